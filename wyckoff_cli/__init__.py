@@ -1,0 +1,3 @@
+"""Wyckoff: a terminal coding assistant."""
+
+__version__ = "0.1.0"

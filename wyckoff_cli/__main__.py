@@ -1,0 +1,3 @@
+from wyckoff_cli.cli.main import main
+
+raise SystemExit(main())

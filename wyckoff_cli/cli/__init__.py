@@ -1,0 +1,1 @@
+"""The command line: entry point and sub-commands (the composition root)."""

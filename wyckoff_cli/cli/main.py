@@ -1,0 +1,64 @@
+"""The `wyckoff` entry point.
+
+Sub-commands live in their own modules and are imported only when chosen, so
+`wyckoff --help` and `wyckoff --version` stay near Python's own start-up time (no
+textual, no provider SDK). Each command module has `configure(parser)` and
+`run(args) -> int`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from wyckoff_cli import __version__
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("wyckoff_cli.cli.run_cmd", "run one turn headless and print the answer or events"),
+    "config": ("wyckoff_cli.cli.config_cmd", "see and edit the configuration"),
+}
+
+
+def build_parser(selected: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wyckoff",
+        description="Wyckoff: a terminal coding assistant.",
+        epilog="Run `wyckoff COMMAND --help` for a command's options. Docs: docs/ in the repository.",
+    )
+    parser.add_argument("--version", action="version", version=f"wyckoff {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        child = sub.add_parser(name, help=help_text, description=help_text)
+        if name == selected:
+            importlib.import_module(module).configure(child)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    selected = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser(selected if selected in COMMANDS else None)
+    args = parser.parse_args(args_list)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    from wyckoff_cli.runtime.errors import WyckoffError
+
+    module = importlib.import_module(COMMANDS[args.command][0])
+    try:
+        return int(module.run(args))
+    except WyckoffError as exc:
+        print(f"wyckoff: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("wyckoff: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -1,0 +1,1 @@
+"""Context management: system prompt, project instructions, memory, compaction."""

@@ -1,0 +1,1 @@
+"""Model metadata: catalogue, context windows, prices and costs."""

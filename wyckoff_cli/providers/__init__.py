@@ -1,0 +1,1 @@
+"""Language-model providers behind one protocol (see base.py)."""

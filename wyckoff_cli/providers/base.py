@@ -1,0 +1,176 @@
+"""The provider protocol, the uniform stream chunks, and the one error tree.
+
+A provider turns (system prompt, messages, tool specs) into a stream of chunks:
+`TextChunk`, `ThinkingChunk`, `ToolCallChunk` (fragments, assembled by the runtime
+per index), `UsageChunk`. Every vendor failure is translated into a `ProviderError`
+subclass carrying `kind` and `retryable`, so the runtime and the fallback logic never
+look at vendor exceptions. Providers never import tools, storage or the TUI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from wyckoff_cli.runtime.errors import WyckoffError
+from wyckoff_cli.runtime.messages import Message, Part, ToolSpec, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingChunk:
+    """Reasoning text. A chunk with `signature` (or `redacted_data`) closes the current
+    thinking block; the next thinking text opens a new one."""
+
+    text: str = ""
+    signature: str | None = None
+    redacted_data: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallChunk:
+    """A fragment of tool call number `index` of this response. The first fragment of a
+    call carries `id` and `name`; `arguments` fragments are concatenated. A vendor that
+    delivers whole calls sends one chunk with the complete JSON."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class UsageChunk:
+    """One model call's token counts; `model` is the model that served it."""
+
+    usage: Usage
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FallbackChunk:
+    """Sent by a fallback provider when `from_model` failed with a retryable error and
+    `to_model` takes over: everything streamed so far in this call is to be dropped."""
+
+    from_model: str
+    to_model: str
+    error: str
+
+
+Chunk = TextChunk | ThinkingChunk | ToolCallChunk | UsageChunk | FallbackChunk
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse:
+    """A whole (non-streamed) answer."""
+
+    parts: tuple[Part, ...]
+    usage: Usage
+
+    @property
+    def text(self) -> str:
+        return Message("assistant", self.parts).text
+
+
+@runtime_checkable
+class LLMProvider(Protocol):
+    """What the runtime needs from a model. `name` is the model id in use
+    (`provider:model`); `context_window` feeds compaction thresholds."""
+
+    @property
+    def name(self) -> str: ...
+
+    def chat_stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        system_prompt: str,
+    ) -> AsyncIterator[Chunk]: ...
+
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        system_prompt: str,
+    ) -> ChatResponse: ...
+
+
+async def collect_response(stream: AsyncIterator[Chunk]) -> ChatResponse:
+    """Drain a chunk stream into a `ChatResponse` (for `chat()` implementations)."""
+    from wyckoff_cli.providers.assembly import ResponseAssembler
+
+    assembler = ResponseAssembler()
+    usage = Usage()
+    async for chunk in stream:
+        if isinstance(chunk, UsageChunk):
+            usage = usage + chunk.usage
+        elif isinstance(chunk, FallbackChunk):
+            assembler = ResponseAssembler()
+        else:
+            assembler.add(chunk)
+    return ChatResponse(tuple(assembler.parts()), usage)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class ProviderError(WyckoffError):
+    """A model call failed. `kind` names the failure for events and exit output;
+    `retryable` says whether a fallback model (or a later retry) may help."""
+
+    kind = "provider"
+    retryable = False
+
+    def __init__(self, message: str, *, status: int | None = None, provider: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.provider = provider
+
+
+class RateLimited(ProviderError):
+    kind = "rate_limited"
+    retryable = True
+
+
+class Overloaded(ProviderError):
+    """The vendor is overloaded or had a server error (5xx, 529, in-stream error)."""
+
+    kind = "server"
+    retryable = True
+
+
+class ProviderTimeout(ProviderError):
+    """No answer in time, including a stream silent for longer than the watchdog."""
+
+    kind = "timeout"
+    retryable = True
+
+
+class ConnectionFailed(ProviderError):
+    kind = "connection"
+    retryable = True
+
+
+class AuthenticationFailed(ProviderError):
+    kind = "auth"
+
+
+class BadRequest(ProviderError):
+    kind = "bad_request"
+
+
+class ContextTooLong(BadRequest):
+    kind = "context_too_long"
+
+
+class ProviderConfigError(ProviderError):
+    """A mistake in our configuration (missing key, unknown model): never retried."""
+
+    kind = "configuration"
+    exit_code = 2

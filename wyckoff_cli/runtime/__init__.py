@@ -1,0 +1,1 @@
+"""The agent runtime: one loop turning a user message into a stream of events."""

@@ -1,0 +1,292 @@
+"""The runtime's event stream: the only interface from the runtime to any UI.
+
+Every event is a frozen dataclass whose fields are plain JSON values, with a `type`
+string; `to_dict()` gives `{"type": ..., **fields}` and `event_from_dict()` reverses it.
+The TUI, the headless runner, the scratchpad and tests all consume these. Fields are
+documented in docs/EVENTS.md. This module imports nothing else of ours.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+DoneReason = Literal[
+    "completed",  # the model answered without further tool calls
+    "max_tool_rounds",  # MAX_TOOL_ROUNDS reached; history left valid
+    "aborted",  # the user (or host) cancelled the turn
+    "unreliable",  # the loop guard's retries ran out; a warning was shown
+    "completed_by_tool",  # a tool flagged `completes_run` succeeded
+    "stopped",  # a hook stopped the run
+    "error",  # the turn failed (see the preceding `error` event)
+]
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    type: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            data[f.name] = getattr(self, f.name)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class ModelStart(_Event):
+    type: ClassVar[str] = "model_start"
+    round: int
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(_Event):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta(_Event):
+    type: ClassVar[str] = "thinking_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDone(_Event):
+    """A round's whole reasoning, once the round's stream ended."""
+
+    type: ClassVar[str] = "thinking"
+    text: str
+    duration_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallsReceived(_Event):
+    """The calls of one round, in order: each `{"id", "name", "args"}`."""
+
+    type: ClassVar[str] = "tool_calls"
+    calls: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequested(_Event):
+    """A call waits for the host's approver. `preview` holds what a person needs to
+    decide (diff, command and cwd, outside paths); `rule` is what "always" would save."""
+
+    type: ClassVar[str] = "approval_request"
+    id: str
+    name: str
+    args: dict[str, Any]
+    preview: dict[str, Any] = field(default_factory=dict)
+    rule: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecided(_Event):
+    """How a call's approval was decided: `allow`, `always`, `edit`, `deny` by the
+    approver, or `auto_allow` / `auto_deny` by the policy without asking."""
+
+    type: ClassVar[str] = "approval_result"
+    id: str
+    name: str
+    decision: str
+    rule: str | None = None
+    feedback: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted(_Event):
+    type: ClassVar[str] = "tool_start"
+    id: str
+    name: str
+    args: dict[str, Any]
+    background: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput(_Event):
+    """Output a running tool streams (shell output), before its result."""
+
+    type: ClassVar[str] = "tool_output"
+    id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSucceeded(_Event):
+    """`result` is what the model sees (a preview when the full result was offloaded
+    to `offloaded_path`)."""
+
+    type: ClassVar[str] = "tool_result"
+    id: str
+    name: str
+    result: str
+    elapsed_ms: int = 0
+    offloaded_path: str | None = None
+    display: dict[str, Any] | None = None  # extra for UIs: {"diff": ...}, {"todos": [...]}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFailed(_Event):
+    type: ClassVar[str] = "tool_error"
+    id: str
+    name: str
+    error: str
+    elapsed_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundTaskUpdate(_Event):
+    """`status` is `running`, `completed`, `failed` or `stopped`."""
+
+    type: ClassVar[str] = "background_task"
+    task_id: str
+    status: str
+    name: str = ""
+    summary: str = ""
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted(_Event):
+    type: ClassVar[str] = "compaction"
+    before_messages: int
+    after_messages: int
+    before_tokens: int
+    after_tokens: int
+    method: str = "summary"  # "summary" or "drop_oldest" when the summary call failed
+    archive_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryInjected(_Event):
+    """The loop guard asked the model again for tools it should have called."""
+
+    type: ClassVar[str] = "retry"
+    attempt: int
+    missing_tools: list[str]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported(_Event):
+    """One model call's own token counts (consumers add them up). `input_tokens`
+    includes cached tokens; see `Usage` in messages.py."""
+
+    type: ClassVar[str] = "usage"
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FallbackSwitched(_Event):
+    """A model failed with a retryable error and the next one takes over. The UI
+    drops this round's partial output (`discarded_text` is what it was)."""
+
+    type: ClassVar[str] = "fallback"
+    from_model: str
+    to_model: str
+    error: str
+    discarded_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(_Event):
+    """Something a person should see that is not an error of the turn."""
+
+    type: ClassVar[str] = "notice"
+    level: Literal["info", "warning"]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class MessageCommitted(_Event):
+    """A message became final and was appended to the history (for persistence)."""
+
+    type: ClassVar[str] = "message"
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDone(_Event):
+    type: ClassVar[str] = "done"
+    text: str
+    reason: DoneReason
+    rounds: int
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFailed(_Event):
+    """The turn failed. `kind` is the error kind (e.g. `rate_limited`, `auth`)."""
+
+    type: ClassVar[str] = "error"
+    kind: str
+    message: str
+    retryable: bool = False
+
+
+RuntimeEvent = (
+    ModelStart
+    | TextDelta
+    | ThinkingDelta
+    | ThinkingDone
+    | ToolCallsReceived
+    | ApprovalRequested
+    | ApprovalDecided
+    | ToolStarted
+    | ToolOutput
+    | ToolSucceeded
+    | ToolFailed
+    | BackgroundTaskUpdate
+    | Compacted
+    | RetryInjected
+    | UsageReported
+    | FallbackSwitched
+    | Notice
+    | MessageCommitted
+    | TurnDone
+    | TurnFailed
+)
+
+EVENT_TYPES: dict[str, type[_Event]] = {
+    cls.type: cls
+    for cls in (
+        ModelStart,
+        TextDelta,
+        ThinkingDelta,
+        ThinkingDone,
+        ToolCallsReceived,
+        ApprovalRequested,
+        ApprovalDecided,
+        ToolStarted,
+        ToolOutput,
+        ToolSucceeded,
+        ToolFailed,
+        BackgroundTaskUpdate,
+        Compacted,
+        RetryInjected,
+        UsageReported,
+        FallbackSwitched,
+        Notice,
+        MessageCommitted,
+        TurnDone,
+        TurnFailed,
+    )
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> RuntimeEvent:
+    """Rebuild an event from `to_dict()` output. Unknown keys are an error."""
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(f"unknown event type: {kind!r}")
+    fields = {k: v for k, v in data.items() if k != "type"}
+    return cls(**fields)  # type: ignore[return-value]

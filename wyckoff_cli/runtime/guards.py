@@ -1,0 +1,145 @@
+"""Guards: small objects the loop consults at fixed points, run as a pipeline.
+
+- `RoundLimitGuard`: more tool rounds than allowed ends the turn.
+- `DoomLoopGuard`: the same call (tool + canonical arguments) 3 times within the last
+  6 calls is refused and the rest of the batch is aborted.
+- `LoopGuard`: a final answer that skipped required tools gets a retry message, at
+  most `max_retries` times; then the turn ends as unreliable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from wyckoff_cli.runtime.expectation import Requirement, TurnExpectation
+from wyckoff_cli.runtime.messages import ToolCallPart
+
+
+@dataclass
+class TurnState:
+    """What guards may look at. Owned by the loop, one per turn."""
+
+    tool_rounds: int = 0
+    retries: int = 0
+    succeeded: list[ToolCallPart] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundVerdict:
+    stop: bool
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CallVerdict:
+    refuse: str | None = None  # error text for this call
+    abort_rest: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FinalVerdict:
+    retry_message: str | None = None
+    missing: tuple[Requirement, ...] = ()
+    unreliable: bool = False
+
+
+class Guard:
+    def check_round(self, state: TurnState) -> RoundVerdict | None:
+        return None
+
+    def check_call(self, state: TurnState, call: ToolCallPart) -> CallVerdict | None:
+        return None
+
+    def check_final(self, state: TurnState, text: str) -> FinalVerdict | None:
+        return None
+
+
+class RoundLimitGuard(Guard):
+    def __init__(self, max_tool_rounds: int) -> None:
+        self.max_tool_rounds = max_tool_rounds
+
+    def check_round(self, state: TurnState) -> RoundVerdict | None:
+        if state.tool_rounds > self.max_tool_rounds:
+            return RoundVerdict(
+                True,
+                f"Not run: this turn reached its limit of {self.max_tool_rounds} tool rounds. "
+                "Summarise what you did and what remains; the user can ask you to continue.",
+            )
+        return None
+
+
+def canonical_call(call: ToolCallPart) -> str:
+    args: Any = call.arguments if call.raw_arguments is None else call.raw_arguments
+    return call.name + ":" + json.dumps(args, sort_keys=True, separators=(",", ":"))
+
+
+class DoomLoopGuard(Guard):
+    def __init__(self, repeats: int = 3, window: int = 6) -> None:
+        self.repeats = repeats
+        self.window: deque[str] = deque(maxlen=window)
+
+    def check_call(self, state: TurnState, call: ToolCallPart) -> CallVerdict | None:
+        key = canonical_call(call)
+        self.window.append(key)
+        if sum(1 for k in self.window if k == key) >= self.repeats:
+            return CallVerdict(
+                refuse=(
+                    f"Refused: you called {call.name} with these exact arguments {self.repeats} "
+                    f"times within the last {self.window.maxlen} calls, so you appear to be in "
+                    "a loop. The remaining calls of this batch were not run. "
+                    "Stop repeating it: use the results you already have, change the "
+                    "arguments, or explain to the user what is blocking you."
+                ),
+                abort_rest=True,
+            )
+        return None
+
+
+class LoopGuard(Guard):
+    def __init__(self, expectation: TurnExpectation, max_retries: int = 2) -> None:
+        self.expectation = expectation
+        self.max_retries = max_retries
+
+    def check_final(self, state: TurnState, text: str) -> FinalVerdict | None:
+        missing = self.expectation.missing(state.succeeded, text)
+        if not missing:
+            return None
+        if state.retries >= self.max_retries:
+            return FinalVerdict(missing=tuple(missing), unreliable=True)
+        lines = "\n".join(f"- {req.describe()}" for req in missing)
+        message = (
+            "Before you answer, you still need to use tools you have not called "
+            f"successfully in this turn:\n{lines}\n"
+            "Call them now and base your answer on their results; do not claim results "
+            "you have not seen."
+        )
+        return FinalVerdict(retry_message=message, missing=tuple(missing))
+
+
+class GuardPipeline:
+    def __init__(self, guards: list[Guard]) -> None:
+        self.guards = guards
+
+    def check_round(self, state: TurnState) -> RoundVerdict | None:
+        for guard in self.guards:
+            verdict = guard.check_round(state)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def check_call(self, state: TurnState, call: ToolCallPart) -> CallVerdict | None:
+        for guard in self.guards:
+            verdict = guard.check_call(state, call)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def check_final(self, state: TurnState, text: str) -> FinalVerdict | None:
+        for guard in self.guards:
+            verdict = guard.check_final(state, text)
+            if verdict is not None:
+                return verdict
+        return None

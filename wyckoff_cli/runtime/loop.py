@@ -1,0 +1,458 @@
+"""AgentRuntime: one user message in, a stream of `RuntimeEvent`s out.
+
+The runtime is stateless between turns: `run_stream` gets the history (a list it
+appends to in place, announcing each final message with a `message` event), the tools
+and the settings, runs the turn to its end and returns. The session above it owns
+the history and persistence. See docs/ARCHITECTURE.md for the turn's steps.
+
+The turn runs in a producer task that feeds a queue; the generator yields from it.
+Cancelling the consumer (or `AbortSignal.abort()`) cancels the producer, which closes
+the provider stream, cancels running tools, answers every outstanding tool call as
+aborted and ends with `done(reason="aborted")`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wyckoff_cli.providers.assembly import ResponseAssembler
+from wyckoff_cli.providers.base import (
+    FallbackChunk,
+    LLMProvider,
+    ProviderError,
+    TextChunk,
+    ThinkingChunk,
+    ToolCallChunk,
+    UsageChunk,
+)
+from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.runtime.approval import Approver, deny_without_approver
+from wyckoff_cli.runtime.errors import StopRun
+from wyckoff_cli.runtime.expectation import resolve_turn_expectation
+from wyckoff_cli.runtime.guards import (
+    DoomLoopGuard,
+    GuardPipeline,
+    LoopGuard,
+    RoundLimitGuard,
+    TurnState,
+)
+from wyckoff_cli.runtime.hooks import ContextHooks, ModelRequest, RuntimeHooks
+from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, Usage
+from wyckoff_cli.runtime.tool_calls import ABORTED, NOT_RUN, CallResult, ToolCallRunner
+from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
+from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+_END = object()
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeSettings:
+    max_tool_rounds: int = 15
+    max_parallel_tools: int = 5
+    offload_threshold: int = 8_000
+    loop_guard_retries: int = 2
+    doom_loop_repeats: int = 3
+    doom_loop_window: int = 6
+
+
+class AbortSignal:
+    """Lets a host abort a running turn without owning the consuming task."""
+
+    def __init__(self) -> None:
+        self.aborted = False
+        self._callbacks: list[Callable[[], None]] = []
+
+    def abort(self) -> None:
+        self.aborted = True
+        for callback in list(self._callbacks):
+            callback()
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        self._callbacks.append(callback)
+        if self.aborted:
+            callback()
+        return lambda: self._callbacks.remove(callback)
+
+
+class _TurnOver(Exception):
+    def __init__(self, reason: ev.DoneReason, text: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.text = text
+
+
+@dataclass
+class _Turn:
+    history: list[Message]
+    queue: asyncio.Queue[Any]
+    state: TurnState
+    runner: ToolCallRunner
+    rounds: int = 0
+    usage: Usage = Usage()
+    streaming: ResponseAssembler | None = None
+    pending_calls: Sequence[ToolCallPart] = ()
+    last_text: str = ""
+
+
+class AgentRuntime:
+    def __init__(
+        self,
+        provider: LLMProvider,
+        tools: ToolRegistry,
+        *,
+        workspace: Path,
+        policy: ApprovalPolicy | None = None,
+        approver: Approver | None = None,
+        settings: RuntimeSettings | None = None,
+        hooks: Iterable[RuntimeHooks] = (),
+        context: ContextHooks | None = None,
+        background: BackgroundTaskManager | None = None,
+        results_dir: Path | None = None,
+        tool_env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.workspace = workspace.resolve()
+        self.policy = policy or ApprovalPolicy()
+        self.approver = approver or deny_without_approver
+        self.settings = settings or RuntimeSettings()
+        self.hooks = list(hooks)
+        self.context = context or ContextHooks()
+        self.background = background or BackgroundTaskManager()
+        self._results_dir = results_dir
+        self.tool_env = dict(tool_env) if tool_env is not None else None
+
+    @property
+    def results_dir(self) -> Path:
+        """Where large results are offloaded (a private temp folder if none was given)."""
+        if self._results_dir is None:
+            self._results_dir = Path(tempfile.mkdtemp(prefix="wyckoff-results-"))
+        return self._results_dir
+
+    async def close(self) -> None:
+        """Stop every background task (call when the session closes)."""
+        await self.background.stop_all()
+
+    async def run_stream(
+        self,
+        history: list[Message],
+        user_message: str | Message,
+        *,
+        system_prompt: str = "",
+        required_tools: Iterable[str] = (),
+        abort: AbortSignal | None = None,
+    ) -> AsyncIterator[ev.RuntimeEvent]:
+        message = Message.user(user_message) if isinstance(user_message, str) else user_message
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        expectation = resolve_turn_expectation(
+            message.text,
+            self.workspace,
+            required_tools=required_tools,
+            tool_kinds={tool.name: tool.kind for tool in self.tools},
+        )
+        guards = GuardPipeline(
+            [
+                RoundLimitGuard(self.settings.max_tool_rounds),
+                DoomLoopGuard(self.settings.doom_loop_repeats, self.settings.doom_loop_window),
+                LoopGuard(expectation, self.settings.loop_guard_retries),
+            ]
+        )
+        runner = ToolCallRunner(
+            registry=self.tools,
+            policy=self.policy,
+            approver=self.approver,
+            hooks=self.hooks,
+            guards=guards,
+            workspace=self.workspace,
+            background=self.background,
+            results_dir=lambda: self.results_dir,
+            tool_env=self.tool_env,
+            max_parallel=self.settings.max_parallel_tools,
+            offload_threshold=self.settings.offload_threshold,
+        )
+        turn = _Turn(history, queue, TurnState(), runner)
+        producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
+        unsubscribe = abort.subscribe(producer.cancel) if abort is not None else None
+        try:
+            while True:
+                item = await queue.get()
+                if item is _END:
+                    return
+                yield item
+        except asyncio.CancelledError:
+            # The consumer was cancelled: end the turn cleanly and deliver its last events.
+            producer.cancel()
+            await asyncio.wait({producer})
+            while not queue.empty():
+                item = queue.get_nowait()
+                if item is _END:
+                    break
+                yield item
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
+            if not producer.done():
+                producer.cancel()
+                await asyncio.wait({producer})
+
+    # ------------------------------------------------------------------ the turn
+
+    async def _emit(self, turn: _Turn, event: ev.RuntimeEvent) -> None:
+        for hook in self.hooks:
+            await hook.on_event(event)
+        turn.queue.put_nowait(event)
+
+    async def _commit(self, turn: _Turn, message: Message) -> None:
+        turn.history.append(message)
+        await self._emit(turn, ev.MessageCommitted(message.to_dict()))
+
+    async def _drive(
+        self, turn: _Turn, message: Message, system_prompt: str, guards: GuardPipeline
+    ) -> None:
+        try:
+            try:
+                reason, text = await self._run_turn(turn, message, system_prompt, guards)
+            except _TurnOver as over:
+                reason, text = over.reason, over.text
+            except StopRun as stop:
+                await self._settle(turn, f"Not run: the run was stopped ({stop.reason}).")
+                await self._emit(turn, ev.Notice("warning", f"Run stopped: {stop.reason}"))
+                reason, text = "stopped", turn.last_text
+            except ProviderError as exc:
+                await self._settle(turn, ABORTED)
+                await self._emit(turn, ev.TurnFailed(exc.kind, exc.message, exc.retryable))
+                reason, text = "error", turn.last_text
+            except asyncio.CancelledError:
+                await self._settle(turn, ABORTED)
+                reason, text = "aborted", turn.last_text
+            except Exception as exc:  # a bug: report it as a failed turn, keep history valid
+                log.exception("turn failed")
+                await self._settle(turn, ABORTED)
+                await self._emit(turn, ev.TurnFailed("internal", f"{type(exc).__name__}: {exc}"))
+                reason, text = "error", turn.last_text
+            done = ev.TurnDone(text, reason, turn.rounds, turn.usage.to_dict())
+            await self._emit(turn, done)
+            for hook in self.hooks:
+                await hook.after_run(done)
+        except (StopRun, asyncio.CancelledError):
+            pass
+        except Exception:
+            log.exception("error while ending a turn")
+        finally:
+            turn.queue.put_nowait(_END)
+
+    async def _settle(self, turn: _Turn, answer: str) -> None:
+        """Leave the history valid after an interruption: keep partial text, answer
+        every outstanding tool call."""
+        if turn.streaming is not None:
+            text = turn.streaming.text
+            turn.streaming = None
+            if text:
+                turn.last_text = text
+                await self._commit(turn, Message("assistant", (TextPart(text),), meta={"interrupted": True}))
+        for call in turn.runner.unanswered(turn.pending_calls):
+            result = CallResult(call, answer, True)
+            turn.runner.answered[call.id] = result
+            await self._emit(turn, ev.ToolFailed(call.id, call.name, answer))
+            await self._commit(turn, Message.tool_result(call.id, call.name, answer, is_error=True))
+        turn.pending_calls = ()
+
+    async def _run_turn(
+        self, turn: _Turn, message: Message, system_prompt: str, guards: GuardPipeline
+    ) -> tuple[ev.DoneReason, str]:
+        for hook in self.hooks:
+            changed = await hook.before_run(message)
+            if changed is not None:
+                message = changed
+        message = await self.context.prepare_user_message(message, turn.history)
+        await self._commit(turn, message)
+        specs = self.tools.specs()
+        while True:
+            turn.rounds += 1
+            await self._deliver_background_updates(turn)
+            compacted = await self.context.before_model_call(turn.history, system_prompt, specs, self.provider)
+            if compacted is not None:
+                await self._emit(turn, compacted)
+            request = ModelRequest(system_prompt, tuple(turn.history), tuple(specs), turn.rounds)
+            for hook in self.hooks:
+                changed_request = await hook.before_model_call(request)
+                if changed_request is not None:
+                    request = changed_request
+            assistant = await self._model_round(turn, request)
+            for hook in self.hooks:
+                changed_message = await hook.after_model_call(assistant)
+                if changed_message is not None:
+                    assistant = changed_message
+            if assistant.parts:
+                await self._commit(turn, assistant)
+            turn.last_text = assistant.text or turn.last_text
+            calls = assistant.tool_calls
+            if not calls:
+                verdict = guards.check_final(turn.state, assistant.text)
+                if verdict is None:
+                    return "completed", assistant.text
+                if verdict.unreliable:
+                    names = ", ".join(req.describe() for req in verdict.missing)
+                    await self._emit(
+                        turn,
+                        ev.Notice(
+                            "warning",
+                            "This answer may be unreliable: the model did not call the tools it "
+                            f"needed after {turn.state.retries} reminders ({names}).",
+                        ),
+                    )
+                    return "unreliable", assistant.text
+                turn.state.retries += 1
+                missing = [req.tool or req.kind or "" for req in verdict.missing]
+                retry_text = verdict.retry_message or ""
+                await self._emit(turn, ev.RetryInjected(turn.state.retries, missing, retry_text))
+                await self._commit(turn, Message.user(retry_text, synthetic="loop_guard"))
+                continue
+            turn.pending_calls = calls
+            await self._emit(
+                turn,
+                ev.ToolCallsReceived([{"id": c.id, "name": c.name, "args": c.arguments} for c in calls]),
+            )
+            turn.state.tool_rounds += 1
+            limit = guards.check_round(turn.state)
+            if limit is not None and limit.stop:
+                await self._settle(turn, limit.message)
+                return "max_tool_rounds", turn.last_text
+            results = await turn.runner.run_batch(calls, turn.state, lambda e: self._emit(turn, e))
+            for result in results:
+                await self._commit(
+                    turn,
+                    Message.tool_result(result.call.id, result.call.name, result.text, is_error=result.is_error),
+                )
+                if not result.is_error:
+                    turn.state.succeeded.append(result.call)
+            turn.pending_calls = ()
+            finisher = next((r for r in results if r.completes_run and not r.is_error), None)
+            if finisher is not None:
+                return "completed_by_tool", finisher.text
+
+    async def _model_round(self, turn: _Turn, request: ModelRequest) -> Message:
+        model = self.provider.name
+        await self._emit(turn, ev.ModelStart(request.round, model))
+        assembler = ResponseAssembler(provider=_vendor(model))
+        turn.streaming = assembler
+        thinking_started: float | None = None
+        thinking_ms = 0
+        stream = self.provider.chat_stream(request.messages, request.tools, request.system_prompt)
+        try:
+            async for chunk in stream:
+                if isinstance(chunk, TextChunk):
+                    if thinking_started is not None:
+                        thinking_ms += _ms_since(thinking_started)
+                        thinking_started = None
+                    assembler.add(chunk)
+                    if chunk.text:
+                        await self._emit(turn, ev.TextDelta(chunk.text))
+                elif isinstance(chunk, ThinkingChunk):
+                    if thinking_started is None and chunk.text:
+                        thinking_started = time.monotonic()
+                    assembler.add(chunk)
+                    if chunk.text:
+                        await self._emit(turn, ev.ThinkingDelta(chunk.text))
+                elif isinstance(chunk, ToolCallChunk):
+                    assembler.add(chunk)
+                elif isinstance(chunk, UsageChunk):
+                    turn.usage = turn.usage + chunk.usage
+                    await self._emit(turn, _usage_event(chunk.model or model, chunk.usage))
+                elif isinstance(chunk, FallbackChunk):
+                    discarded = assembler.text
+                    model = chunk.to_model
+                    assembler = ResponseAssembler(provider=_vendor(model))
+                    turn.streaming = assembler
+                    thinking_started, thinking_ms = None, 0
+                    await self._emit(turn, ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded))
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
+        if thinking_started is not None:
+            thinking_ms += _ms_since(thinking_started)
+        thinking = assembler.thinking_text
+        if thinking:
+            await self._emit(turn, ev.ThinkingDone(thinking, thinking_ms))
+        turn.streaming = None
+        return Message("assistant", tuple(assembler.parts()), meta={"model": model})
+
+    async def _deliver_background_updates(self, turn: _Turn) -> None:
+        finished = self.background.drain_finished()
+        if not finished:
+            return
+        for task in finished:
+            await self._emit(
+                turn, ev.BackgroundTaskUpdate(task.id, task.status, task.name, task.summary, task.exit_code)
+            )
+        note = "\n\n".join(_background_note(task) for task in finished)
+        await self._commit(turn, Message.user(note, synthetic="background"))
+
+
+def _background_note(task: BackgroundTask) -> str:
+    tail, _ = task.text_since(0)
+    tail = tail[-2_000:]
+    code = f" with exit code {task.exit_code}" if task.exit_code is not None else ""
+    lines = [f"<background-task-update>Task {task.id} ({task.name}: {task.summary}) {task.status}{code}."]
+    if task.result:
+        lines.append(f"Result: {task.result[:2_000]}")
+    if tail:
+        lines.append(f"Output tail:\n{tail}")
+    lines.append(f"Full output: task_output(task_id={task.id!r}).</background-task-update>")
+    return "\n".join(lines)
+
+
+def _usage_event(model: str, usage: Usage) -> ev.UsageReported:
+    return ev.UsageReported(
+        model,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_tokens,
+        usage.cache_write_tokens,
+        usage.reasoning_tokens,
+    )
+
+
+def _vendor(model: str) -> str:
+    return model.split(":", 1)[0] if ":" in model else model
+
+
+def _ms_since(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for tool child processes: the current one without API keys."""
+    env = dict(os.environ if base is None else base)
+    for key in list(env):
+        upper = key.upper()
+        if upper.endswith(("_API_KEY", "_AUTH_TOKEN", "_ACCESS_TOKEN")) or upper in {
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+        }:
+            del env[key]
+    return env
+
+
+__all__ = [
+    "AbortSignal",
+    "AgentRuntime",
+    "RuntimeSettings",
+    "ThinkingPart",
+    "child_environment",
+    "NOT_RUN",
+]

@@ -1,0 +1,246 @@
+"""The provider-neutral conversation model.
+
+A conversation is a list of `Message`s. An assistant message keeps its parts (text,
+thinking, tool calls) in the order the model produced them, so a vendor adapter can
+replay them exactly. Everything here is plain data with lossless `to_dict`/`from_dict`
+round trips; this module imports nothing else of ours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingPart:
+    """Reasoning the model showed. `signature` and `provider` let the same vendor
+    verify a replayed block; another vendor's blocks are dropped on conversion."""
+
+    text: str
+    signature: str | None = None
+    provider: str | None = None
+    redacted_data: str | None = None
+    type: Literal["thinking"] = "thinking"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPart:
+    """One tool call. `arguments` is the parsed object; when the model sent text that
+    is not a JSON object, `raw_arguments` keeps it and `arguments` is empty.
+    `extra` carries vendor data that must round-trip (e.g. Gemini thought signatures)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    type: Literal["tool_call"] = "tool_call"
+
+
+Part = TextPart | ThinkingPart | ToolCallPart
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message. Tool results are messages of role `tool` answering `tool_call_id`."""
+
+    role: Role
+    parts: tuple[Part, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    is_error: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def user(cls, text: str, **meta: Any) -> Message:
+        return cls("user", (TextPart(text),), meta=meta)
+
+    @classmethod
+    def assistant(cls, text: str) -> Message:
+        return cls("assistant", (TextPart(text),) if text else ())
+
+    @classmethod
+    def tool_result(
+        cls, call_id: str, name: str, content: str, *, is_error: bool = False, **meta: Any
+    ) -> Message:
+        return cls(
+            "tool",
+            (TextPart(content),),
+            tool_call_id=call_id,
+            tool_name=name,
+            is_error=is_error,
+            meta=meta,
+        )
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def thinking(self) -> list[ThinkingPart]:
+        return [p for p in self.parts if isinstance(p, ThinkingPart)]
+
+    @property
+    def tool_calls(self) -> list[ToolCallPart]:
+        return [p for p in self.parts if isinstance(p, ToolCallPart)]
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"role": self.role, "parts": [part_to_dict(p) for p in self.parts]}
+        if self.tool_call_id is not None:
+            data["tool_call_id"] = self.tool_call_id
+        if self.tool_name is not None:
+            data["tool_name"] = self.tool_name
+        if self.is_error:
+            data["is_error"] = True
+        if self.meta:
+            data["meta"] = dict(self.meta)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        return cls(
+            role=data["role"],
+            parts=tuple(part_from_dict(p) for p in data.get("parts", ())),
+            tool_call_id=data.get("tool_call_id"),
+            tool_name=data.get("tool_name"),
+            is_error=bool(data.get("is_error", False)),
+            meta=dict(data.get("meta", {})),
+        )
+
+
+def part_to_dict(part: Part) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ThinkingPart):
+        data: dict[str, Any] = {"type": "thinking", "text": part.text}
+        for key in ("signature", "provider", "redacted_data"):
+            value = getattr(part, key)
+            if value is not None:
+                data[key] = value
+        return data
+    data = {"type": "tool_call", "id": part.id, "name": part.name, "arguments": part.arguments}
+    if part.raw_arguments is not None:
+        data["raw_arguments"] = part.raw_arguments
+    if part.extra:
+        data["extra"] = dict(part.extra)
+    return data
+
+
+def part_from_dict(data: dict[str, Any]) -> Part:
+    kind = data.get("type")
+    if kind == "text":
+        return TextPart(data["text"])
+    if kind == "thinking":
+        return ThinkingPart(
+            data.get("text", ""),
+            signature=data.get("signature"),
+            provider=data.get("provider"),
+            redacted_data=data.get("redacted_data"),
+        )
+    if kind == "tool_call":
+        return ToolCallPart(
+            id=data["id"],
+            name=data["name"],
+            arguments=dict(data.get("arguments") or {}),
+            raw_arguments=data.get("raw_arguments"),
+            extra=dict(data.get("extra", {})),
+        )
+    raise ValueError(f"unknown message part type: {kind!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one model call, in one convention for every vendor.
+
+    `input_tokens` counts every prompt token of the request, *including* those read
+    from or written to the prompt cache; `cache_read_tokens` and `cache_write_tokens`
+    say how many of them were. Adapters convert: Anthropic reports cache tokens apart
+    from `input_tokens` (so they are added), OpenAI's `prompt_tokens` already include
+    cached ones. `reasoning_tokens` are part of `output_tokens` and billed as output.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def uncached_input_tokens(self) -> int:
+        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        return cls(**{k: int(data.get(k, 0) or 0) for k in cls.__dataclass_fields__})
+
+    @classmethod
+    def from_anthropic(
+        cls, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
+    ) -> Usage:
+        """Anthropic's `input_tokens` excludes cache reads and writes."""
+        return cls(input_tokens + cache_read + cache_write, output_tokens, cache_read, cache_write)
+
+    @classmethod
+    def from_openai(
+        cls, prompt_tokens: int, completion_tokens: int, cached: int = 0, reasoning: int = 0
+    ) -> Usage:
+        """OpenAI's `prompt_tokens` include cached tokens; there are no cache writes."""
+        return cls(prompt_tokens, completion_tokens, cached, 0, reasoning)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What a model is told about a tool: name, description and a JSON schema of the
+    arguments (an object schema). Vendor adapters translate it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def as_openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def as_anthropic(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.parameters}
+
+    def as_gemini(self) -> dict[str, Any]:
+        """A FunctionDeclaration as a dict (`parameters_json_schema` takes JSON Schema)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters_json_schema": self.parameters,
+        }

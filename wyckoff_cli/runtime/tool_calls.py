@@ -1,0 +1,320 @@
+"""Running one round's tool calls: checks, approval, batching and results.
+
+Calls are partitioned into groups: consecutive `concurrency_safe` calls form one group
+run in parallel (at most `max_parallel` at once), every other call is a group of its
+own. Within a group, each call is first checked in order (hook, unknown tool, argument
+parsing and schema, doom-loop guard, policy and approval), then the approved calls
+run. Results are returned in call order, every call answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wyckoff_cli.providers.assembly import ArgumentsError, parse_arguments
+from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.runtime.approval import ApprovalRequest, Approver
+from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
+from wyckoff_cli.runtime.hooks import RuntimeHooks
+from wyckoff_cli.runtime.messages import ToolCallPart
+from wyckoff_cli.runtime.offload import offload_result
+from wyckoff_cli.tools.background import BackgroundTaskManager
+from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[ev.RuntimeEvent], Awaitable[None]]
+ABORTED = "Aborted: the user interrupted the turn before this call finished."
+NOT_RUN = "Not run: an earlier call in this batch was refused, so the rest of the batch was skipped."
+
+
+@dataclass
+class CallResult:
+    call: ToolCallPart
+    text: str
+    is_error: bool
+    display: dict[str, Any] | None = None
+    offloaded_path: Path | None = None
+    elapsed_ms: int = 0
+    completes_run: bool = False
+
+
+@dataclass
+class _Prepared:
+    call: ToolCallPart
+    tool: Tool
+    args: dict[str, Any]
+    outside: frozenset[Path] = frozenset()
+
+
+@dataclass
+class ToolCallRunner:
+    registry: ToolRegistry
+    policy: ApprovalPolicy
+    approver: Approver
+    hooks: Sequence[RuntimeHooks]
+    guards: GuardPipeline
+    workspace: Path
+    background: BackgroundTaskManager
+    results_dir: Callable[[], Path]
+    tool_env: dict[str, str] | None
+    max_parallel: int = 5
+    offload_threshold: int = 8_000
+    answered: dict[str, CallResult] = field(default_factory=dict)
+
+    async def run_batch(
+        self, calls: Sequence[ToolCallPart], state: TurnState, emit: Emit
+    ) -> list[CallResult]:
+        """Run `calls`; returns one result per call, in call order."""
+        self.answered = {}
+        aborted_rest = False
+        for group in _partition(calls, self.registry):
+            if aborted_rest:
+                for call in group:
+                    await self._answer(CallResult(call, NOT_RUN, True), emit)
+                continue
+            ready: list[_Prepared] = []
+            for call in group:
+                if aborted_rest:
+                    await self._answer(CallResult(call, NOT_RUN, True), emit)
+                    continue
+                prepared, abort = await self._prepare(call, state, emit)
+                aborted_rest = aborted_rest or abort
+                if prepared is not None:
+                    ready.append(prepared)
+            await self._run_group(ready, emit)
+        return [self.answered[c.id] for c in calls]
+
+    def unanswered(self, calls: Sequence[ToolCallPart]) -> list[ToolCallPart]:
+        return [c for c in calls if c.id not in self.answered]
+
+    async def _answer(self, result: CallResult, emit: Emit) -> None:
+        call = result.call
+        for hook in self.hooks:
+            changed = await hook.after_tool(call, result.text, result.is_error)
+            if changed is not None:
+                result.text = changed
+        self.answered[call.id] = result
+        if result.is_error:
+            await emit(ev.ToolFailed(call.id, call.name, result.text, result.elapsed_ms))
+        else:
+            await emit(
+                ev.ToolSucceeded(
+                    call.id,
+                    call.name,
+                    result.text,
+                    result.elapsed_ms,
+                    str(result.offloaded_path) if result.offloaded_path else None,
+                    result.display,
+                )
+            )
+
+    async def _prepare(
+        self, call: ToolCallPart, state: TurnState, emit: Emit
+    ) -> tuple[_Prepared | None, bool]:
+        """Check one call; answer it with an error if it may not run.
+        Returns (prepared call or None, whether the rest of the batch is aborted)."""
+        for hook in self.hooks:
+            changed = await hook.before_tool(call)
+            if changed is not None:
+                call = changed
+        tool = self.registry.get(call.name)
+        if tool is None:
+            known = ", ".join(self.registry.names()) or "none"
+            await self._answer(
+                CallResult(call, f"Unknown tool {call.name!r}. Available tools: {known}.", True),
+                emit,
+            )
+            return None, False
+        args = call.arguments
+        if call.raw_arguments is not None:
+            try:
+                args = parse_arguments(call.raw_arguments)
+            except ArgumentsError as exc:
+                await self._answer(CallResult(call, f"Invalid arguments for {call.name}: {exc}", True), emit)
+                return None, False
+        verdict = self.guards.check_call(state, call)
+        if verdict is not None and verdict.refuse:
+            await self._answer(CallResult(call, verdict.refuse, True), emit)
+            return None, verdict.abort_rest
+        try:
+            tool.check_arguments(args)
+        except ToolError as exc:
+            await self._answer(CallResult(call, exc.message, True), emit)
+            return None, False
+        return await self._approve(call, tool, args, emit), False
+
+    async def _approve(
+        self, call: ToolCallPart, tool: Tool, args: dict[str, Any], emit: Emit
+    ) -> _Prepared | None:
+        ctx = self._context(call.id)
+        verdict = self.policy.evaluate(tool, args, ctx)
+        if verdict.action == "allow":
+            if tool.requires_approval:
+                await emit(ev.ApprovalDecided(call.id, call.name, "auto_allow", feedback=verdict.reason or None))
+            return _Prepared(call, tool, args)
+        if verdict.action == "deny":
+            await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=verdict.reason))
+            await self._answer(CallResult(call, f"Not run: {verdict.reason}", True), emit)
+            return None
+        preview = _safe_preview(tool, args, ctx)
+        if verdict.reason:
+            preview.setdefault("reason", verdict.reason)
+        outside = frozenset(verdict.outside_paths)
+        if outside:
+            preview["outside_paths"] = sorted(str(p) for p in outside)
+        request = ApprovalRequest(call.id, call.name, args, preview, verdict.rule, verdict.reason)
+        await emit(ev.ApprovalRequested(call.id, call.name, args, preview, verdict.rule))
+        decision = await self.approver(request)
+        if decision.kind == "deny":
+            await emit(ev.ApprovalDecided(call.id, call.name, "deny", feedback=decision.feedback))
+            text = f"The user denied this {call.name} call; it was not run."
+            if decision.feedback:
+                text += f" Their feedback: {decision.feedback}"
+            await self._answer(CallResult(call, text, True), emit)
+            return None
+        if decision.kind == "always" and verdict.rule:
+            self.policy.remember(verdict.rule)
+        if decision.kind == "edit" and decision.args is not None:
+            args = decision.args
+            try:
+                tool.check_arguments(args)
+            except ToolError as exc:
+                await emit(ev.ApprovalDecided(call.id, call.name, "edit"))
+                await self._answer(
+                    CallResult(call, f"The user edited the arguments, but they are invalid: {exc.message}", True),
+                    emit,
+                )
+                return None
+            again = self.policy.evaluate(tool, args, ctx)
+            if again.action == "deny":
+                await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=again.reason))
+                await self._answer(CallResult(call, f"Not run: {again.reason}", True), emit)
+                return None
+            outside = outside | frozenset(again.outside_paths)
+            call = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
+        rule = verdict.rule if decision.kind == "always" else None
+        await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule))
+        return _Prepared(call, tool, args, outside)
+
+    def _context(self, call_id: str, outside: frozenset[Path] = frozenset(), sink: Callable[[str], None] | None = None) -> ToolContext:
+        ctx = ToolContext(
+            workspace=self.workspace,
+            call_id=call_id,
+            background=self.background,
+            env=self.tool_env,
+            approved_outside_paths=outside,
+        )
+        ctx.results_dir = self.results_dir()
+        if sink is not None:
+            ctx.emit_output = sink
+        return ctx
+
+    async def _run_group(self, group: list[_Prepared], emit: Emit) -> None:
+        if not group:
+            return
+        outputs: asyncio.Queue[ev.ToolOutput] = asyncio.Queue()
+        limit = asyncio.Semaphore(self.max_parallel)
+
+        async def run_one(item: _Prepared) -> CallResult:
+            async with limit:
+                return await self._execute(item, outputs)
+
+        for item in group:
+            await emit(ev.ToolStarted(item.call.id, item.call.name, item.args, item.tool.background))
+        tasks = {asyncio.create_task(run_one(item)): item for item in group}
+        pending: set[asyncio.Task[Any]] = set(tasks)
+        try:
+            while pending:
+                getter = asyncio.ensure_future(outputs.get())
+                done, _ = await asyncio.wait(pending | {getter}, return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    await emit(getter.result())
+                else:
+                    getter.cancel()
+                pending -= done
+            while not outputs.empty():
+                await emit(outputs.get_nowait())
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+            raise
+        results = {tasks_item.call.id: task.result() for task, tasks_item in tasks.items()}
+        for item in group:
+            await self._answer(results[item.call.id], emit)
+
+    async def _execute(self, item: _Prepared, outputs: asyncio.Queue[ev.ToolOutput]) -> CallResult:
+        call, tool = item.call, item.tool
+        ctx = self._context(call.id, item.outside, lambda text: outputs.put_nowait(ev.ToolOutput(call.id, text)))
+        started = time.monotonic()
+        if tool.background:
+            task = self.background.start(call.name, _summary(tool, item.args), lambda sink: tool.run(item.args, _with_sink(ctx, sink)))
+            text = (
+                f"Started in the background as task {task.id}. You will be told when it "
+                f"finishes; meanwhile read its output with task_output(task_id={task.id!r})."
+            )
+            return CallResult(call, text, False, elapsed_ms=_ms(started))
+        try:
+            outcome = await tool.run(item.args, ctx)
+        except ToolError as exc:
+            return CallResult(call, exc.message, True, elapsed_ms=_ms(started))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug in a tool: the model is told, the loop goes on
+            log.exception("tool %s crashed", call.name)
+            return CallResult(call, f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", True, elapsed_ms=_ms(started))
+        text, display = (outcome.text, outcome.display) if isinstance(outcome, ToolOutcome) else (str(outcome), None)
+        offloaded = None
+        if len(text) > self.offload_threshold:
+            text, offloaded = offload_result(text, self.results_dir(), call.id, call.name)
+        return CallResult(call, text, False, display, offloaded, _ms(started), tool.completes_run)
+
+
+def _partition(calls: Sequence[ToolCallPart], registry: ToolRegistry) -> list[list[ToolCallPart]]:
+    """Consecutive concurrency-safe calls share a group; every other call is alone."""
+    groups: list[list[ToolCallPart]] = []
+    previous_safe = False
+    for call in calls:
+        tool = registry.get(call.name)
+        safe = tool is not None and tool.concurrency_safe
+        if safe and previous_safe:
+            groups[-1].append(call)
+        else:
+            groups.append([call])
+        previous_safe = safe
+    return groups
+
+
+def _safe_preview(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    if tool.preview is None:
+        return {"kind": "args"}
+    try:
+        return dict(tool.preview(args, ctx))
+    except Exception as exc:  # a preview must never stop the approval itself
+        log.warning("preview of %s failed: %s", tool.name, exc)
+        return {"kind": "args", "error": str(exc)}
+
+
+def _summary(tool: Tool, args: dict[str, Any]) -> str:
+    if tool.summary_arg and isinstance(args.get(tool.summary_arg), str):
+        return str(args[tool.summary_arg])[:200]
+    return tool.name
+
+
+def _with_sink(ctx: ToolContext, sink: Callable[[str], None]) -> ToolContext:
+    ctx.emit_output = sink
+    return ctx
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

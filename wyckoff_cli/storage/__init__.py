@@ -1,0 +1,1 @@
+"""Everything on disk: paths, config, chat logs, scratchpads, sessions."""

@@ -1,0 +1,362 @@
+"""The configuration: one typed model, read with tomllib, written atomically.
+
+Sources, later ones winning key by key: built-in defaults, the user's
+`config.toml` (see `paths.config_file()`), the project's `.wyckoff/config.toml`.
+Permission rule lists (`permissions.allow`, `permissions.deny`) are combined across
+files rather than replaced. Every key is documented in docs/CONFIG.md; each field's
+docstring-like `doc` metadata is the source of that page.
+
+A syntax error or a wrong type raises `ConfigError` naming the file, the line (when
+it can be found) and the key, with the expected type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+from wyckoff_cli.runtime.errors import ConfigError
+from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.atomic import write_atomic
+
+
+def _doc(text: str, **kwargs: Any) -> Any:
+    return field(metadata={"doc": text}, **kwargs)
+
+
+@dataclass
+class ModelAlias:
+    """`[models.NAME]`: a named model with its endpoint and options."""
+
+    provider: Literal["anthropic", "openai", "gemini", "scripted"] = _doc(
+        "Which adapter talks to it: `anthropic`, `openai` (any OpenAI-compatible endpoint), `gemini`."
+    )
+    model: str = _doc("The model id the endpoint expects, e.g. `deepseek-chat`.")
+    base_url: str | None = _doc("Endpoint base URL (e.g. `http://localhost:11434/v1`).", default=None)
+    api_key_env: str | None = _doc("Environment variable holding the API key.", default=None)
+    thinking: Literal["off", "budget", "adaptive"] | None = _doc(
+        "Anthropic/Gemini extended thinking: `off`, `budget` (uses `thinking_budget`) or `adaptive`.",
+        default=None,
+    )
+    thinking_budget: int | None = _doc("Token budget for thinking when `thinking = \"budget\"`.", default=None)
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = _doc(
+        "OpenAI-style reasoning effort.", default=None
+    )
+    max_tokens: int | None = _doc("Maximum output tokens per call (default: from the catalogue).", default=None)
+    temperature: float | None = _doc("Sampling temperature, where the endpoint accepts it.", default=None)
+    top_p: float | None = _doc("Nucleus sampling, where the endpoint accepts it.", default=None)
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+
+@dataclass
+class ModelOverride:
+    """`[model_overrides."PROVIDER:MODEL"]`: figures saved by `wyckoff model cost`."""
+
+    context_window: int | None = _doc("Context window in tokens.", default=None)
+    input: float | None = _doc("USD per million input tokens (not read from cache).", default=None)
+    output: float | None = _doc("USD per million output tokens.", default=None)
+    cache_read: float | None = _doc("USD per million tokens read from the prompt cache.", default=None)
+    cache_write: float | None = _doc("USD per million tokens written to the prompt cache.", default=None)
+
+
+@dataclass
+class Permissions:
+    """`[permissions]`: rules that allow or deny tool calls without asking."""
+
+    allow: list[str] = _doc(
+        "Rules `TOOL` or `TOOL(PATTERN)` that run without asking, e.g. `run_shell(pytest*)`.",
+        default_factory=list,
+    )
+    deny: list[str] = _doc("Rules that are always refused. Deny wins over allow and every mode.", default_factory=list)
+
+
+@dataclass
+class ContextConfig:
+    """`[context]`: how the conversation is kept within the model's window."""
+
+    reserve_tokens: int | None = _doc(
+        "Tokens kept free for the answer; compaction starts above window - reserve "
+        "(default: the model's max output, and at least 15% of the window).",
+        default=None,
+    )
+    memory: bool = _doc("Recall and save memories.", default=True)
+
+
+@dataclass
+class Config:
+    """The whole configuration."""
+
+    model: str = _doc("Default model: `provider:model` or an alias from `[models]`.", default="anthropic:claude-sonnet-4-5")
+    fallbacks: list[str] = _doc(
+        "Models tried in order when the default fails with a rate limit, timeout, network or server error.",
+        default_factory=list,
+    )
+    permission_mode: Literal["default", "plan", "auto-edit", "yolo"] = _doc(
+        "Start-up permission mode: `default`, `plan`, `auto-edit` or `yolo`.", default="default"
+    )
+    max_tool_rounds: int = _doc("Tool rounds per turn before the turn stops.", default=15)
+    stream_idle_timeout: float = _doc("Seconds without a streamed chunk before a model call times out.", default=60.0)
+    fallback_cooldown: float = _doc("Seconds a failed model is skipped before it is tried again.", default=120.0)
+    models: dict[str, ModelAlias] = _doc("Model aliases, `[models.NAME]`.", default_factory=dict)
+    model_overrides: dict[str, ModelOverride] = _doc(
+        "Per-model figures saved by `wyckoff model cost`.", default_factory=dict
+    )
+    permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
+    context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    config: Config
+    files: tuple[Path, ...]  # the files that were read, in order
+    raw: dict[str, Any]  # the merged TOML data
+
+
+def load_config(project_root: Path | None = None) -> LoadedConfig:
+    """Read the user file and, if given, the project's file; validate the result."""
+    merged: dict[str, Any] = {}
+    files: list[Path] = []
+    candidates = [paths.config_file()]
+    if project_root is not None:
+        candidates.append(paths.project_config_file(project_root))
+    for path in candidates:
+        data = read_toml(path)
+        if data is None:
+            continue
+        files.append(path)
+        check_against(Config, data, path)
+        merged = _merge(merged, data)
+    return LoadedConfig(build(Config, merged, files[-1] if files else None), tuple(files), merged)
+
+
+def read_toml(path: Path) -> dict[str, Any] | None:
+    """The parsed file, or None when it does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value, dotted + ".")
+        elif dotted in ("permissions.allow", "permissions.deny") and isinstance(out.get(key), list):
+            out[key] = list(dict.fromkeys([*out[key], *value]))
+        else:
+            out[key] = value
+    return out
+
+
+def check_against(cls: type, data: dict[str, Any], source: Path | None) -> None:
+    build(cls, data, source)
+
+
+def build(cls: type, data: dict[str, Any], source: Path | None, prefix: str = "") -> Any:
+    """Turn TOML data into the dataclass `cls`, checking every key and type."""
+    hints = typing.get_type_hints(cls)
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if key not in known:
+            choices = ", ".join(sorted(known))
+            raise ConfigError(f"{_where(source, dotted)}unknown key {dotted!r} (known keys here: {choices})")
+        values[key] = _convert(hints[key], value, source, dotted)
+    missing = [
+        name
+        for name, f in known.items()
+        if name not in values
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    ]
+    if missing:
+        raise ConfigError(f"{_where(source, prefix.rstrip('.'))}{prefix}{missing[0]} is required")
+    return cls(**values)
+
+
+def _convert(hint: Any, value: Any, source: Path | None, key: str) -> Any:
+    origin = get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        options = [a for a in get_args(hint) if a is not type(None)]
+        if len(options) == 1:
+            return _convert(options[0], value, source, key)
+    if origin is Literal:
+        choices = get_args(hint)
+        if value not in choices:
+            allowed = ", ".join(repr(c) for c in choices)
+            raise ConfigError(f"{_where(source, key)}{key} must be one of {allowed}, got {value!r}")
+        return value
+    if origin is list:
+        (item,) = get_args(hint)
+        if not isinstance(value, list):
+            raise _type_error(source, key, "a list", value)
+        return [_convert(item, v, source, f"{key}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        _, item = get_args(hint)
+        if not isinstance(value, dict):
+            raise _type_error(source, key, "a table", value)
+        return {k: _convert(item, v, source, f"{key}.{k}") for k, v in value.items()}
+    if dataclasses.is_dataclass(hint):
+        if not isinstance(value, dict):
+            raise _type_error(source, key, "a table", value)
+        return build(hint, value, source, key + ".")  # type: ignore[arg-type]
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise _type_error(source, key, "true or false", value)
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _type_error(source, key, "an integer", value)
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _type_error(source, key, "a number", value)
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise _type_error(source, key, "a string", value)
+        return value
+    return value
+
+
+def _type_error(source: Path | None, key: str, expected: str, value: Any) -> ConfigError:
+    return ConfigError(f"{_where(source, key)}{key} must be {expected}, got {_toml_type(value)} {value!r}")
+
+
+def _toml_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    return {int: "integer", float: "float", str: "string", list: "array", dict: "table"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _where(source: Path | None, key: str) -> str:
+    if source is None:
+        return ""
+    line = find_key_line(source, key)
+    return f"{source}, line {line}: " if line else f"{source}: "
+
+
+def find_key_line(path: Path, key: str) -> int | None:
+    """Best-effort line number of `key` (dotted) in a TOML file."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    parts = re.sub(r"\[\d+\]", "", key).split(".")
+    leaf = parts[-1]
+    table = ".".join(parts[:-1])
+    current = ""
+    header = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+    for number, line in enumerate(lines, 1):
+        match = header.match(line)
+        if match:
+            current = match.group(1).replace('"', "").replace("'", "")
+            if current == key.replace('"', ""):
+                return number
+            continue
+        stripped = line.strip()
+        if current == table and re.match(rf"^[\"']?{re.escape(leaf)}[\"']?\s*=", stripped):
+            return number
+        if not current and re.match(rf"^{re.escape(key)}\s*=", stripped):
+            return number
+    return None
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def save_user_config(data: dict[str, Any], path: Path | None = None) -> Path:
+    """Validate `data` and write it atomically as the user (or given) config file."""
+    import tomli_w
+
+    target = path or paths.config_file()
+    build(Config, data, None)
+    paths.ensure_private_dir(target.parent)
+    write_atomic(target, tomli_w.dumps(_drop_none(data)))
+    return target
+
+
+def _drop_none(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _drop_none(v) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [_drop_none(v) for v in data]
+    return data
+
+
+def update_config_file(path: Path, changes: dict[str, Any | None]) -> dict[str, Any]:
+    """Apply dotted-key `changes` (None removes a key) to one file, validate, write
+    atomically; other keys are kept. Returns the new data."""
+    data = read_toml(path) or {}
+    for dotted, value in changes.items():
+        set_dotted(data, dotted, value)
+    save_user_config(data, path)
+    return data
+
+
+def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    keys = split_key(dotted)
+    node = data
+    for key in keys[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            if value is None:
+                return
+            child = node[key] = {}
+        node = child
+    if value is None:
+        node.pop(keys[-1], None)
+    else:
+        node[keys[-1]] = value
+
+
+def get_dotted(data: Any, dotted: str) -> Any:
+    node = data
+    for key in split_key(dotted):
+        if dataclasses.is_dataclass(node) and not isinstance(node, type):
+            if key not in {f.name for f in dataclasses.fields(node)}:
+                raise KeyError(dotted)
+            node = getattr(node, key)
+        elif isinstance(node, dict) and key in node:
+            node = node[key]
+        else:
+            raise KeyError(dotted)
+    return node
+
+
+def split_key(dotted: str) -> list[str]:
+    """Split `models."gpt-5.1".model` into keys, honouring quotes."""
+    return [a or b for a, b in re.findall(r'"([^"]*)"|([^.]+)', dotted)]
+
+
+def to_plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {k: to_plain(v) for k, v in dataclasses.asdict(value).items() if v is not None}
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    return value

@@ -1,0 +1,96 @@
+"""What a tool is: an argument schema, a run function, flags and a model-facing
+description next to them.
+
+A tool's `run(args, ctx)` returns a string (what the model sees) or a `ToolOutcome`
+(text plus display data for UIs). A recoverable failure raises `ToolError` with a
+message for the model; the runtime turns it into a `tool_error` message. Tools never
+prompt the user: approval happens before `run` is called, driven by the policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.runtime.messages import ToolSpec
+
+if TYPE_CHECKING:
+    from wyckoff_cli.tools.background import BackgroundTaskManager
+
+__all__ = ["Tool", "ToolContext", "ToolError", "ToolOutcome", "ToolRun", "PreviewFn"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """A tool's result: `text` goes to the model; `display` is for UIs only (a diff,
+    a todo list) and never reaches the model."""
+
+    text: str
+    display: dict[str, Any] | None = None
+
+
+def _discard_output(_text: str) -> None:
+    return None
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a running tool may use. Built by the runtime for each call."""
+
+    workspace: Path
+    call_id: str = ""
+    results_dir: Path | None = None
+    background: BackgroundTaskManager | None = None
+    emit_output: Callable[[str], None] = _discard_output
+    env: Mapping[str, str] | None = None  # environment for child processes (keys removed)
+    approved_outside_paths: frozenset[Path] = frozenset()
+
+
+ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable["str | ToolOutcome"]]
+PreviewFn = Callable[[dict[str, Any], ToolContext], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool.
+
+    Flags:
+    - `concurrency_safe`: may run in parallel with other safe calls (reads).
+    - `requires_approval`: the policy decides whether to ask before it runs.
+    - `background`: every call is handed to the BackgroundTaskManager and returns a
+      task id at once.
+    - `completes_run`: a successful call ends the run (`done.reason ==
+      "completed_by_tool"`), used by headless runs.
+    - `path_args`: names of arguments holding paths, checked against the workspace.
+    - `kind`: `read`, `edit`, `execute` or `other`, which permission modes act on.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: ToolRun
+    concurrency_safe: bool = False
+    requires_approval: bool = False
+    background: bool = False
+    completes_run: bool = False
+    kind: str = "other"
+    path_args: tuple[str, ...] = ()
+    preview: PreviewFn | None = None
+    summary_arg: str | None = None  # the argument a one-line UI summary shows
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.parameters)
+
+    def check_arguments(self, args: dict[str, Any]) -> None:
+        """Raise `ToolError` when `args` do not satisfy the schema."""
+        from wyckoff_cli.tools.schema import validate
+
+        problems = validate(args, self.parameters)
+        if problems:
+            raise ToolError(
+                f"invalid arguments for {self.name}: " + "; ".join(problems) + "."
+            )

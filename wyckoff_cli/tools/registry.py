@@ -1,0 +1,39 @@
+"""The set of tools a run may use, by name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from wyckoff_cli.runtime.messages import ToolSpec
+from wyckoff_cli.tools.base import Tool
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} is registered twice")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        """Tool specs in registration order (stable, so the prompt cache holds)."""
+        return [tool.spec() for tool in self._tools.values()]
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools

@@ -1,0 +1,1 @@
+"""The Textual app behind `wyckoff chat`. The only package that imports textual."""
