@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import sys
@@ -78,10 +79,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     runtime = build_runtime(workspace, provider, policy=policy, max_tool_rounds=args.max_tool_rounds)
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
-    try:
+    with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, abort.abort)
-    except (NotImplementedError, RuntimeError):
-        pass
     history: list[Any] = []
     done: ev.TurnDone | None = None
     failure: ev.TurnFailed | None = None
@@ -107,10 +106,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             if isinstance(event, ev.TurnDone):
                 done = event
     finally:
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
         await runtime.close()
     assert done is not None
     if args.output_format == "json":

@@ -7,6 +7,7 @@ leniently. Used by the runtime for every model round and by `collect_response`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import uuid
@@ -41,10 +42,8 @@ def parse_arguments(raw: str) -> dict[str, Any]:
         value = _repair(text, first)
     if isinstance(value, str):
         # Some models double-encode: "{\"path\": ...}".
-        try:
+        with contextlib.suppress(json.JSONDecodeError):
             value = json.loads(value)
-        except json.JSONDecodeError:
-            pass
     if not isinstance(value, dict):
         raise ArgumentsError(
             f"tool arguments must be a JSON object, got {type(value).__name__}: {_clip(raw)}"

@@ -80,12 +80,10 @@ class ScriptedProvider:
         except OSError as exc:
             raise ProviderConfigError(f"cannot read script {path}: {exc.strerror}") from None
         except json.JSONDecodeError as exc:
-            raise ProviderConfigError(
-                f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})"
-            ) from None
+            raise ProviderConfigError(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
         rounds = data.get("rounds") if isinstance(data, dict) else data
         if not isinstance(rounds, list):
-            raise ProviderConfigError(f"{path}: expected a list of rounds or {{\"rounds\": [...]}}")
+            raise ProviderConfigError(f'{path}: expected a list of rounds or {{"rounds": [...]}}')
         return cls(rounds, model=model or f"scripted:{path.name}")
 
     @property
@@ -153,9 +151,7 @@ def _pieces(text: str, size: int | None) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _chunks(
-    step: dict[str, Any], chunk_size: int | None, default_id: str, index: int
-) -> list[Chunk | float]:
+def _chunks(step: dict[str, Any], chunk_size: int | None, default_id: str, index: int) -> list[Chunk | float]:
     if "text" in step:
         return [TextChunk(p) for p in _pieces(step["text"], chunk_size)]
     if "thinking" in step:
@@ -175,7 +171,9 @@ def _chunks(
     if "raw_tool_call" in step:
         call = step["raw_tool_call"]
         return [
-            ToolCallChunk(index, call.get("id") or f"call_{default_id}", call["name"], call.get("arguments", ""))
+            ToolCallChunk(
+                index, call.get("id") or f"call_{default_id}", call["name"], call.get("arguments", "")
+            )
         ]
     if "usage" in step:
         return [UsageChunk(Usage.from_dict(step["usage"]))]

@@ -81,9 +81,7 @@ class TurnExpectation:
         if "execute" in self.available_kinds and _RUN_CLAIM.search(final_text):
             wanted.append(Requirement(kind="execute", reason="your answer says a command was run"))
         return [
-            req
-            for req in wanted
-            if not any(req.satisfied_by(c, self.kind_of, self.workspace) for c in calls)
+            req for req in wanted if not any(req.satisfied_by(c, self.kind_of, self.workspace) for c in calls)
         ]
 
 
@@ -116,9 +114,7 @@ def resolve_turn_expectation(
             except ValueError:
                 continue
             seen.add(target)
-            required.append(
-                Requirement(tool=read_tool, path=target, reason=f"the user mentioned @{raw}")
-            )
+            required.append(Requirement(tool=read_tool, path=target, reason=f"the user mentioned @{raw}"))
     return TurnExpectation(
         workspace=root,
         required=required,

@@ -217,9 +217,7 @@ class AgentRuntime:
         turn.history.append(message)
         await self._emit(turn, ev.MessageCommitted(message.to_dict()))
 
-    async def _drive(
-        self, turn: _Turn, message: Message, system_prompt: str, guards: GuardPipeline
-    ) -> None:
+    async def _drive(self, turn: _Turn, message: Message, system_prompt: str, guards: GuardPipeline) -> None:
         try:
             try:
                 reason, text = await self._run_turn(turn, message, system_prompt, guards)
@@ -281,7 +279,9 @@ class AgentRuntime:
         while True:
             turn.rounds += 1
             await self._deliver_background_updates(turn)
-            compacted = await self.context.before_model_call(turn.history, system_prompt, specs, self.provider)
+            compacted = await self.context.before_model_call(
+                turn.history, system_prompt, specs, self.provider
+            )
             if compacted is not None:
                 await self._emit(turn, compacted)
             request = ModelRequest(system_prompt, tuple(turn.history), tuple(specs), turn.rounds)
@@ -333,7 +333,9 @@ class AgentRuntime:
             for result in results:
                 await self._commit(
                     turn,
-                    Message.tool_result(result.call.id, result.call.name, result.text, is_error=result.is_error),
+                    Message.tool_result(
+                        result.call.id, result.call.name, result.text, is_error=result.is_error
+                    ),
                 )
                 if not result.is_error:
                     turn.state.succeeded.append(result.call)
@@ -376,7 +378,9 @@ class AgentRuntime:
                     assembler = ResponseAssembler(provider=_vendor(model))
                     turn.streaming = assembler
                     thinking_started, thinking_ms = None, 0
-                    await self._emit(turn, ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded))
+                    await self._emit(
+                        turn, ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded)
+                    )
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:

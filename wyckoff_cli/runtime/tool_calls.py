@@ -160,7 +160,9 @@ class ToolCallRunner:
         verdict = self.policy.evaluate(tool, args, ctx)
         if verdict.action == "allow":
             if tool.requires_approval:
-                await emit(ev.ApprovalDecided(call.id, call.name, "auto_allow", feedback=verdict.reason or None))
+                await emit(
+                    ev.ApprovalDecided(call.id, call.name, "auto_allow", feedback=verdict.reason or None)
+                )
             return _Prepared(call, tool, args)
         if verdict.action == "deny":
             await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=verdict.reason))
@@ -191,7 +193,9 @@ class ToolCallRunner:
             except ToolError as exc:
                 await emit(ev.ApprovalDecided(call.id, call.name, "edit"))
                 await self._answer(
-                    CallResult(call, f"The user edited the arguments, but they are invalid: {exc.message}", True),
+                    CallResult(
+                        call, f"The user edited the arguments, but they are invalid: {exc.message}", True
+                    ),
                     emit,
                 )
                 return None
@@ -206,7 +210,9 @@ class ToolCallRunner:
         await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule))
         return _Prepared(call, tool, args, outside)
 
-    def _context(self, call_id: str, outside: frozenset[Path] = frozenset(), sink: Callable[[str], None] | None = None) -> ToolContext:
+    def _context(
+        self, call_id: str, outside: frozenset[Path] = frozenset(), sink: Callable[[str], None] | None = None
+    ) -> ToolContext:
         ctx = ToolContext(
             workspace=self.workspace,
             call_id=call_id,
@@ -255,10 +261,14 @@ class ToolCallRunner:
 
     async def _execute(self, item: _Prepared, outputs: asyncio.Queue[ev.ToolOutput]) -> CallResult:
         call, tool = item.call, item.tool
-        ctx = self._context(call.id, item.outside, lambda text: outputs.put_nowait(ev.ToolOutput(call.id, text)))
+        ctx = self._context(
+            call.id, item.outside, lambda text: outputs.put_nowait(ev.ToolOutput(call.id, text))
+        )
         started = time.monotonic()
         if tool.background:
-            task = self.background.start(call.name, _summary(tool, item.args), lambda sink: tool.run(item.args, _with_sink(ctx, sink)))
+            task = self.background.start(
+                call.name, _summary(tool, item.args), lambda sink: tool.run(item.args, _with_sink(ctx, sink))
+            )
             text = (
                 f"Started in the background as task {task.id}. You will be told when it "
                 f"finishes; meanwhile read its output with task_output(task_id={task.id!r})."
@@ -272,8 +282,15 @@ class ToolCallRunner:
             raise
         except Exception as exc:  # a bug in a tool: the model is told, the loop goes on
             log.exception("tool %s crashed", call.name)
-            return CallResult(call, f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", True, elapsed_ms=_ms(started))
-        text, display = (outcome.text, outcome.display) if isinstance(outcome, ToolOutcome) else (str(outcome), None)
+            return CallResult(
+                call,
+                f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}",
+                True,
+                elapsed_ms=_ms(started),
+            )
+        text, display = (
+            (outcome.text, outcome.display) if isinstance(outcome, ToolOutcome) else (str(outcome), None)
+        )
         offloaded = None
         if len(text) > self.offload_threshold:
             text, offloaded = offload_result(text, self.results_dir(), call.id, call.name)

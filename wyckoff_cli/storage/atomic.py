@@ -12,10 +12,8 @@ def write_atomic(path: Path, text: str, *, mode: int = 0o600) -> None:
     """Replace `path` with `text` so readers see the old or the new file, never half.
     New files get `mode`; an existing file keeps its permissions."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    try:
+    with contextlib.suppress(FileNotFoundError):
         mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        pass
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

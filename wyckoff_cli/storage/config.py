@@ -44,11 +44,13 @@ class ModelAlias:
         "Anthropic/Gemini extended thinking: `off`, `budget` (uses `thinking_budget`) or `adaptive`.",
         default=None,
     )
-    thinking_budget: int | None = _doc("Token budget for thinking when `thinking = \"budget\"`.", default=None)
+    thinking_budget: int | None = _doc('Token budget for thinking when `thinking = "budget"`.', default=None)
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = _doc(
         "OpenAI-style reasoning effort.", default=None
     )
-    max_tokens: int | None = _doc("Maximum output tokens per call (default: from the catalogue).", default=None)
+    max_tokens: int | None = _doc(
+        "Maximum output tokens per call (default: from the catalogue).", default=None
+    )
     temperature: float | None = _doc("Sampling temperature, where the endpoint accepts it.", default=None)
     top_p: float | None = _doc("Nucleus sampling, where the endpoint accepts it.", default=None)
 
@@ -76,7 +78,9 @@ class Permissions:
         "Rules `TOOL` or `TOOL(PATTERN)` that run without asking, e.g. `run_shell(pytest*)`.",
         default_factory=list,
     )
-    deny: list[str] = _doc("Rules that are always refused. Deny wins over allow and every mode.", default_factory=list)
+    deny: list[str] = _doc(
+        "Rules that are always refused. Deny wins over allow and every mode.", default_factory=list
+    )
 
 
 @dataclass
@@ -95,7 +99,9 @@ class ContextConfig:
 class Config:
     """The whole configuration."""
 
-    model: str = _doc("Default model: `provider:model` or an alias from `[models]`.", default="anthropic:claude-sonnet-4-5")
+    model: str = _doc(
+        "Default model: `provider:model` or an alias from `[models]`.", default="anthropic:claude-sonnet-4-5"
+    )
     fallbacks: list[str] = _doc(
         "Models tried in order when the default fails with a rate limit, timeout, network or server error.",
         default_factory=list,
@@ -104,8 +110,12 @@ class Config:
         "Start-up permission mode: `default`, `plan`, `auto-edit` or `yolo`.", default="default"
     )
     max_tool_rounds: int = _doc("Tool rounds per turn before the turn stops.", default=15)
-    stream_idle_timeout: float = _doc("Seconds without a streamed chunk before a model call times out.", default=60.0)
-    fallback_cooldown: float = _doc("Seconds a failed model is skipped before it is tried again.", default=120.0)
+    stream_idle_timeout: float = _doc(
+        "Seconds without a streamed chunk before a model call times out.", default=60.0
+    )
+    fallback_cooldown: float = _doc(
+        "Seconds a failed model is skipped before it is tried again.", default=120.0
+    )
     models: dict[str, ModelAlias] = _doc("Model aliases, `[models.NAME]`.", default_factory=dict)
     model_overrides: dict[str, ModelOverride] = _doc(
         "Per-model figures saved by `wyckoff model cost`.", default_factory=dict

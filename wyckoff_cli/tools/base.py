@@ -91,6 +91,4 @@ class Tool:
 
         problems = validate(args, self.parameters)
         if problems:
-            raise ToolError(
-                f"invalid arguments for {self.name}: " + "; ".join(problems) + "."
-            )
+            raise ToolError(f"invalid arguments for {self.name}: " + "; ".join(problems) + ".")
