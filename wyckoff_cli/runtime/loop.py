@@ -71,14 +71,14 @@ class AbortSignal:
 
     def __init__(self) -> None:
         self.aborted = False
-        self._callbacks: list[Callable[[], None]] = []
+        self._callbacks: list[Callable[[], object]] = []
 
     def abort(self) -> None:
         self.aborted = True
         for callback in list(self._callbacks):
             callback()
 
-    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+    def subscribe(self, callback: Callable[[], object]) -> Callable[[], None]:
         self._callbacks.append(callback)
         if self.aborted:
             callback()

@@ -1,0 +1,78 @@
+"""Helpers for driving the runtime with the scripted provider."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from wyckoff_cli.providers.scripted import ScriptedProvider
+from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.runtime.loop import AgentRuntime
+from wyckoff_cli.runtime.messages import Message
+from wyckoff_cli.tools.base import Tool, ToolContext
+from wyckoff_cli.tools.registry import ToolRegistry
+
+OBJECT = {"type": "object", "properties": {}, "additionalProperties": True}
+
+
+def make_tool(
+    name: str,
+    fn: Callable[[dict[str, Any], ToolContext], Awaitable[Any]] | None = None,
+    *,
+    schema: dict[str, Any] | None = None,
+    **flags: Any,
+) -> Tool:
+    async def default(args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"{name} ok {sorted(args.items())}"
+
+    return Tool(name, f"The {name} tool.", schema or OBJECT, fn or default, **flags)
+
+
+def make_runtime(
+    rounds: list[Any], tools: list[Tool], workspace: Path, **kwargs: Any
+) -> tuple[AgentRuntime, ScriptedProvider]:
+    provider = ScriptedProvider(rounds)
+    kwargs.setdefault("results_dir", workspace / ".results")
+    runtime = AgentRuntime(provider, ToolRegistry(tools), workspace=workspace, **kwargs)
+    return runtime, provider
+
+
+async def collect(
+    runtime: AgentRuntime, prompt: str | Message = "go", history: list[Message] | None = None, **kwargs: Any
+) -> tuple[list[ev.RuntimeEvent], list[Message]]:
+    history = [] if history is None else history
+    events = [e async for e in runtime.run_stream(history, prompt, **kwargs)]
+    return events, history
+
+
+def of_type(events: list[ev.RuntimeEvent], cls: type) -> list[Any]:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def assert_history_valid(history: list[Message]) -> None:
+    """Every tool call is answered exactly once, right after its assistant message."""
+    index = 0
+    while index < len(history):
+        message = history[index]
+        calls = message.tool_calls if message.role == "assistant" else []
+        if calls:
+            answers = []
+            j = index + 1
+            while j < len(history) and history[j].role == "tool":
+                answers.append(history[j].tool_call_id)
+                j += 1
+            assert answers == [c.id for c in calls], (answers, [c.id for c in calls])
+            index = j
+        else:
+            assert message.role != "tool", f"orphan tool message at {index}"
+            index += 1
+
+
+async def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.01)
