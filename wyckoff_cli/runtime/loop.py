@@ -45,8 +45,8 @@ from wyckoff_cli.runtime.guards import (
     TurnState,
 )
 from wyckoff_cli.runtime.hooks import ContextHooks, ModelRequest, RuntimeHooks
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, Usage
-from wyckoff_cli.runtime.tool_calls import ABORTED, NOT_RUN, CallResult, ToolCallRunner
+from wyckoff_cli.runtime.messages import Message, TextPart, ToolCallPart, Usage
+from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
@@ -83,13 +83,6 @@ class AbortSignal:
         if self.aborted:
             callback()
         return lambda: self._callbacks.remove(callback)
-
-
-class _TurnOver(Exception):
-    def __init__(self, reason: ev.DoneReason, text: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.text = text
 
 
 @dataclass
@@ -221,8 +214,6 @@ class AgentRuntime:
         try:
             try:
                 reason, text = await self._run_turn(turn, message, system_prompt, guards)
-            except _TurnOver as over:
-                reason, text = over.reason, over.text
             except StopRun as stop:
                 await self._settle(turn, f"Not run: the run was stopped ({stop.reason}).")
                 await self._emit(turn, ev.Notice("warning", f"Run stopped: {stop.reason}"))
@@ -450,13 +441,3 @@ def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
         }:
             del env[key]
     return env
-
-
-__all__ = [
-    "AbortSignal",
-    "AgentRuntime",
-    "RuntimeSettings",
-    "ThinkingPart",
-    "child_environment",
-    "NOT_RUN",
-]
