@@ -19,6 +19,7 @@ from wyckoff_cli import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("wyckoff_cli.cli.run_cmd", "run one turn headless and print the answer or events"),
     "config": ("wyckoff_cli.cli.config_cmd", "see and edit the configuration"),
+    "model": ("wyckoff_cli.cli.model_cmd", "models: context windows, prices, default, fallbacks, aliases"),
 }
 
 
