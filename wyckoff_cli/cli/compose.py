@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wyckoff_cli.providers.base import LLMProvider
-from wyckoff_cli.providers.factory import ModelSpec, build_provider, parse_model_id
+from wyckoff_cli.providers.factory import ModelSpec, build_fallback, parse_model_id
 from wyckoff_cli.runtime.approval import Approver
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
@@ -52,7 +52,12 @@ def resolve_model_spec(name: str, config: Config) -> ModelSpec:
 
 
 def build_model(name: str, config: Config) -> LLMProvider:
-    return build_provider(resolve_model_spec(name, config))
+    """`name` (or the configured default) followed by `config.fallbacks`, each guarded
+    by the stream watchdog; a failed model sits out `config.fallback_cooldown` seconds.
+    A missing key or unknown model of any of them fails here, before any request."""
+    names = [name, *(n for n in config.fallbacks if n != name)]
+    specs = [resolve_model_spec(n, config) for n in names]
+    return build_fallback(specs, cooldown=config.fallback_cooldown)
 
 
 def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:

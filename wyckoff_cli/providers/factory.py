@@ -1,11 +1,15 @@
 """Build a provider from a `ModelSpec` (the composition root resolves config into it).
 
-Vendor modules are imported only when their provider is built, so importing this
-module imports no SDK.
+`build_provider` makes one model's provider (key and base URL resolved first, so a
+missing key fails before any request) wrapped in the stream watchdog;
+`build_fallback` makes the default model plus its fallbacks. Vendor modules are
+imported only when their provider is built, and their SDKs only at the first request,
+so importing this module imports no SDK.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,9 @@ class ModelSpec:
     top_p: float | None = None
     stream_idle_timeout: float = 60.0
     extra: dict[str, Any] = field(default_factory=dict)
+    # A key handed over by the composition root (e.g. from a credentials file); when
+    # None, the environment is read. Never shown in reprs.
+    api_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -49,9 +56,61 @@ def parse_model_id(model_id: str) -> tuple[str, str]:
     return provider, model
 
 
-def build_provider(spec: ModelSpec) -> LLMProvider:
+def build_provider(spec: ModelSpec, *, watchdog: bool = True) -> LLMProvider:
+    """One model's provider, guarded by the stream watchdog (`spec.stream_idle_timeout`).
+    Raises `ProviderConfigError` for an unknown provider or a missing API key."""
+    provider = _build_vendor(spec)
+    if not watchdog:
+        return provider
+    from wyckoff_cli.providers.watchdog import WatchdogProvider
+
+    return WatchdogProvider(provider, spec.stream_idle_timeout)
+
+
+def _build_vendor(spec: ModelSpec) -> LLMProvider:
     if spec.provider == "scripted":
         from wyckoff_cli.providers.scripted import ScriptedProvider
 
         return ScriptedProvider.from_file(Path(spec.model).expanduser())
-    raise ProviderConfigError(f"the {spec.provider} provider is not available in this build")
+    if spec.provider not in PROVIDERS:
+        raise ProviderConfigError(f"the {spec.provider} provider is not available in this build")
+    from wyckoff_cli.providers.credentials import resolve_api_key, resolve_base_url
+
+    api_key = resolve_api_key(spec)
+    base_url = resolve_base_url(spec)
+    if spec.provider == "anthropic":
+        from wyckoff_cli.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(spec, api_key=api_key, base_url=base_url)
+    if spec.provider == "openai":
+        from wyckoff_cli.providers.openai_compat import OpenAICompatProvider
+
+        return OpenAICompatProvider(spec, api_key=api_key, base_url=base_url)
+    from wyckoff_cli.providers.gemini import GeminiProvider
+
+    return GeminiProvider(spec, api_key=api_key, base_url=base_url)
+
+
+def build_fallback(
+    specs: Sequence[ModelSpec],
+    *,
+    cooldown: float = 120.0,
+    clock: Callable[[], float] | None = None,
+) -> LLMProvider:
+    """The first spec's provider, falling back to the others in order on retryable
+    failures (see `providers.fallback`). One spec gives that provider unwrapped;
+    duplicates are dropped. Every model is built (and its key checked) up front."""
+    unique: list[ModelSpec] = []
+    for spec in specs:
+        if all(spec.id != seen.id or spec.base_url != seen.base_url for seen in unique):
+            unique.append(spec)
+    if not unique:
+        raise ProviderConfigError("no model configured: set `model` in config.toml or pass --model")
+    providers = [build_provider(spec) for spec in unique]
+    if len(providers) == 1:
+        return providers[0]
+    from wyckoff_cli.providers.fallback import FallbackProvider
+
+    if clock is None:
+        return FallbackProvider(providers, cooldown=cooldown)
+    return FallbackProvider(providers, cooldown=cooldown, clock=clock)

@@ -1,0 +1,55 @@
+"""Provider modules import no SDK at import time, and nothing outside their layer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+MODULES = [
+    "wyckoff_cli.providers.factory",
+    "wyckoff_cli.providers.anthropic",
+    "wyckoff_cli.providers.openai_compat",
+    "wyckoff_cli.providers.gemini",
+    "wyckoff_cli.providers.fallback",
+    "wyckoff_cli.providers.watchdog",
+    "wyckoff_cli.providers.credentials",
+    "wyckoff_cli.providers.sdk_errors",
+    "wyckoff_cli.providers.text_tool_calls",
+    "wyckoff_cli.testing.fake_server",
+]
+FORBIDDEN = (
+    "anthropic",
+    "openai",
+    "google.genai",
+    "httpx2",
+    "wyckoff_cli.tools",
+    "wyckoff_cli.tui",
+    "wyckoff_cli.storage",
+)
+
+SCRIPT = f"""
+import sys
+for name in {MODULES!r}:
+    __import__(name)
+loaded = [m for m in sys.modules if m.startswith({FORBIDDEN!r})]
+print(",".join(sorted(loaded)))
+"""
+
+
+def test_importing_providers_loads_no_sdk_and_no_other_layer() -> None:
+    result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_building_a_provider_loads_only_its_own_sdk() -> None:
+    script = """
+import sys
+from wyckoff_cli.providers.factory import ModelSpec, build_provider
+provider = build_provider(ModelSpec("gemini", "m", api_key="k"))
+provider.chat_stream([], [], "")  # creates the client; no request is made
+print(",".join(sorted(m for m in ("anthropic", "openai", "google.genai") if m in sys.modules)))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "google.genai"

@@ -1,0 +1,106 @@
+"""Fallback across models: the default first, then the configured fallbacks in order.
+
+`FallbackProvider` switches only on retryable failures (rate limits, timeouts, network
+and server errors). A model that just failed is skipped for `cooldown` seconds, so a
+rate-limited default is not hit again every round. When a switch happens after output
+began, a `FallbackChunk` tells the runtime to drop what the failed attempt streamed
+(the UI removes it; nothing is duplicated in history) and names the new model.
+Authentication, bad-request and configuration errors are raised at once.
+
+History crosses vendors through the neutral message model: each adapter converts the
+whole history on every call, dropping other vendors' thinking blocks and keeping tool
+calls and results.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from wyckoff_cli.providers.base import (
+    ChatResponse,
+    Chunk,
+    FallbackChunk,
+    LLMProvider,
+    ProviderError,
+    collect_response,
+)
+from wyckoff_cli.runtime.messages import Message, ToolSpec
+
+DEFAULT_COOLDOWN = 120.0
+
+
+class FallbackProvider:
+    """Tries `providers` in order. `name` is the model the next call starts with."""
+
+    def __init__(
+        self,
+        providers: Sequence[LLMProvider],
+        *,
+        cooldown: float = DEFAULT_COOLDOWN,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not providers:
+            raise ValueError("FallbackProvider needs at least one provider")
+        self.providers = list(providers)
+        self.cooldown = float(cooldown)
+        self._clock = clock
+        self._failed_at: dict[int, float] = {}
+
+    @property
+    def name(self) -> str:
+        return self._order()[0][1].name
+
+    def __repr__(self) -> str:
+        names = ", ".join(p.name for p in self.providers)
+        return f"FallbackProvider([{names}], cooldown={self.cooldown:g})"
+
+    def cooling_down(self) -> list[str]:
+        """Names of the models skipped right now."""
+        return [p.name for i, p in enumerate(self.providers) if self._cooling(i)]
+
+    def _cooling(self, index: int) -> bool:
+        failed = self._failed_at.get(index)
+        return failed is not None and self._clock() - failed < self.cooldown
+
+    def _order(self) -> list[tuple[int, LLMProvider]]:
+        """Models not cooling down, in configured order; all of them if every one is."""
+        every = list(enumerate(self.providers))
+        return [(i, p) for i, p in every if not self._cooling(i)] or every
+
+    def chat_stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
+    ) -> AsyncIterator[Chunk]:
+        return self._stream(tuple(messages), tuple(tools), system_prompt)
+
+    async def chat(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
+    ) -> ChatResponse:
+        return await collect_response(self.chat_stream(messages, tools, system_prompt))
+
+    async def _stream(
+        self, messages: tuple[Message, ...], tools: tuple[ToolSpec, ...], system_prompt: str
+    ) -> AsyncIterator[Chunk]:
+        order = self._order()
+        failed: tuple[LLMProvider, ProviderError] | None = None
+        for position, (index, provider) in enumerate(order):
+            if failed is not None:
+                yield FallbackChunk(failed[0].name, provider.name, failed[1].message)
+            stream = provider.chat_stream(messages, tools, system_prompt)
+            try:
+                async for chunk in stream:
+                    yield chunk
+            except ProviderError as exc:
+                if not exc.retryable:
+                    raise
+                self._failed_at[index] = self._clock()
+                if position == len(order) - 1:
+                    raise
+                failed = (provider, exc)
+                continue
+            finally:
+                close = getattr(stream, "aclose", None)
+                if close is not None:
+                    await close()
+            self._failed_at.pop(index, None)
+            return

@@ -1,0 +1,225 @@
+"""Translate every vendor SDK failure into the one error tree of `providers.base`.
+
+Covers the rows of the wire reference's error table (`../shared/reference/wire/`):
+HTTP statuses, error events inside a 200 stream, and the raw `httpx2` transport
+errors that escape the Anthropic and Gemini SDKs mid-stream. SDKs are imported only
+inside the function for their own exceptions, and only when the exception came from
+that SDK, so translating a Gemini error never imports `anthropic`.
+
+| status / event                 | error              | retryable |
+| ------------------------------ | ------------------ | --------- |
+| 400, 404, 409-422 (not below)  | BadRequest         | no        |
+| 400 "too long" / overflow code | ContextTooLong     | no        |
+| 401, 403, Gemini "key invalid" | AuthenticationFailed | no      |
+| 402 (out of credit)            | RateLimited        | yes       |
+| 408                            | ProviderTimeout    | yes       |
+| 429                            | RateLimited        | yes       |
+| 5xx, 529, in-stream overload   | Overloaded         | yes       |
+| connection refused / dropped   | ConnectionFailed   | yes       |
+| read timeout                   | ProviderTimeout    | yes       |
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from wyckoff_cli.providers.base import (
+    AuthenticationFailed,
+    BadRequest,
+    ConnectionFailed,
+    ContextTooLong,
+    Overloaded,
+    ProviderConfigError,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+)
+from wyckoff_cli.providers.credentials import redact
+
+_TOO_LONG = re.compile(
+    r"prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|"
+    r"exceeds? the (?:maximum|max)(?: number of)? (?:input )?tokens|input token count|"
+    r"reduce the length|request too large|string_above_max_length",
+    re.IGNORECASE,
+)
+_BAD_KEY = re.compile(r"api[ _-]?key (?:not valid|invalid|is invalid)|invalid api[ _-]?key", re.IGNORECASE)
+
+_AUTH_CODES = ("authentication_error", "permission_error", "invalid_api_key")
+_RATE_CODES = ("rate_limit_error", "rate_limit_exceeded", "resource_exhausted")
+_LABELS = {
+    RateLimited: "rate limited",
+    Overloaded: "server error or overloaded",
+    ProviderTimeout: "timed out",
+    ConnectionFailed: "connection failed",
+    AuthenticationFailed: "authentication failed (check the API key)",
+    BadRequest: "request rejected",
+    ContextTooLong: "the conversation is too long for this model",
+    ProviderConfigError: "configuration problem",
+}
+
+
+def make_error(
+    cls: type[ProviderError],
+    provider: str,
+    detail: str,
+    *,
+    status: int | None = None,
+    secret: str | None = None,
+) -> ProviderError:
+    where = f" (HTTP {status})" if status and status != 200 else ""
+    detail = redact(" ".join(str(detail).split()), secret)
+    if len(detail) > 500:
+        detail = detail[:500] + "…"
+    text = f"{provider}: {_LABELS.get(cls, 'failed')}{where}"
+    if detail:
+        text += f": {detail}"
+    return cls(text, status=status, provider=provider)
+
+
+def classify_status(
+    status: int,
+    detail: str,
+    *,
+    provider: str,
+    code: str | None = None,
+    secret: str | None = None,
+) -> ProviderError:
+    """The error for an HTTP status (and the vendor's error code or type)."""
+    code = (code or "").lower()
+    cls: type[ProviderError]
+    bad_key = status == 400 and _BAD_KEY.search(detail) is not None
+    if status in (401, 403) or code in _AUTH_CODES or bad_key:
+        cls = AuthenticationFailed
+    elif status in (402, 429) or code in _RATE_CODES:  # 402: out of credit; another vendor may help
+        cls = RateLimited
+    elif status == 408:
+        cls = ProviderTimeout
+    elif status >= 500 or code in ("overloaded_error", "api_error", "server_error"):
+        cls = Overloaded
+    elif code == "context_length_exceeded" or status == 413 or _TOO_LONG.search(detail):
+        cls = ContextTooLong
+    else:
+        cls = BadRequest
+    return make_error(cls, provider, detail, status=status, secret=secret)
+
+
+def translate(exc: BaseException, *, provider: str, secret: str | None = None) -> ProviderError | None:
+    """The `ProviderError` for `exc`, or None when it is not a provider failure (a bug)."""
+    if isinstance(exc, ProviderError):
+        return exc
+    module = type(exc).__module__
+    if module.startswith("anthropic"):
+        return _anthropic(exc, provider, secret)
+    if module.startswith("openai"):
+        return _openai(exc, provider, secret)
+    if module.startswith("google.genai"):
+        return _gemini(exc, provider, secret)
+    return transport_error(exc, provider=provider, secret=secret)
+
+
+def transport_error(exc: BaseException, *, provider: str, secret: str | None = None) -> ProviderError | None:
+    """Raw `httpx2` (or socket) errors: a timeout or a broken connection."""
+    module = type(exc).__module__
+    detail = _describe(exc)
+    if module.startswith("httpx2"):
+        import httpx2
+
+        if isinstance(exc, httpx2.TimeoutException):
+            return make_error(ProviderTimeout, provider, detail, secret=secret)
+        if isinstance(exc, httpx2.TransportError | httpx2.StreamError):
+            return make_error(ConnectionFailed, provider, detail, secret=secret)
+        return None
+    if isinstance(exc, TimeoutError):
+        return make_error(ProviderTimeout, provider, detail, secret=secret)
+    if isinstance(exc, ConnectionError):
+        return make_error(ConnectionFailed, provider, detail, secret=secret)
+    if isinstance(exc, json.JSONDecodeError):
+        return make_error(Overloaded, provider, f"the server sent malformed data ({exc.msg})", secret=secret)
+    return None
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    name = type(exc).__name__
+    return f"{name}: {text}" if text else name
+
+
+def _anthropic(exc: BaseException, provider: str, secret: str | None) -> ProviderError | None:
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        detail = exc.api_message or _body_message(exc.body) or str(exc)
+        kind = (exc.type or "").lower()
+        if exc.status_code == 200 or exc.status_code is None:
+            return _in_stream(kind, detail, provider, secret)
+        return classify_status(exc.status_code, detail, provider=provider, code=kind, secret=secret)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return make_error(ProviderTimeout, provider, "no answer in time", secret=secret)
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        return make_error(ConnectionFailed, provider, _describe(cause) if cause else str(exc), secret=secret)
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return make_error(Overloaded, provider, str(exc), status=exc.status_code, secret=secret)
+    if isinstance(exc, anthropic.AnthropicError):
+        return make_error(ProviderConfigError, provider, str(exc), secret=secret)
+    return transport_error(exc, provider=provider, secret=secret)
+
+
+def _openai(exc: BaseException, provider: str, secret: str | None) -> ProviderError | None:
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        detail = _body_message(exc.body) or exc.message
+        code = exc.code or exc.type
+        return classify_status(exc.status_code, detail, provider=provider, code=code, secret=secret)
+    if isinstance(exc, openai.APITimeoutError):
+        return make_error(ProviderTimeout, provider, "no answer in time", secret=secret)
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        return make_error(ConnectionFailed, provider, _describe(cause) if cause else str(exc), secret=secret)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return make_error(Overloaded, provider, str(exc), status=exc.status_code, secret=secret)
+    if isinstance(exc, openai.APIError):  # an error object inside a 200 stream
+        kind = (exc.code or exc.type or "").lower()
+        return _in_stream(kind, exc.message, provider, secret)
+    if isinstance(exc, openai.OpenAIError):
+        return make_error(ProviderConfigError, provider, str(exc), secret=secret)
+    return transport_error(exc, provider=provider, secret=secret)
+
+
+def _gemini(exc: BaseException, provider: str, secret: str | None) -> ProviderError | None:
+    from google.genai import errors
+
+    if isinstance(exc, errors.APIError):
+        status = exc.code if isinstance(exc.code, int) else 500
+        detail = exc.message or str(exc)
+        return classify_status(status, detail, provider=provider, code=exc.status, secret=secret)
+    if isinstance(exc, errors.UnknownApiResponseError):
+        return make_error(Overloaded, provider, str(exc), secret=secret)
+    return transport_error(exc, provider=provider, secret=secret)
+
+
+def _in_stream(kind: str, detail: str, provider: str, secret: str | None) -> ProviderError:
+    """An error event inside a 200 stream: retryable unless it says otherwise."""
+    cls: type[ProviderError] = Overloaded
+    if "rate_limit" in kind:
+        cls = RateLimited
+    elif kind in ("authentication_error", "permission_error", "invalid_api_key"):
+        cls = AuthenticationFailed
+    elif kind == "context_length_exceeded" or (kind == "invalid_request_error" and _TOO_LONG.search(detail)):
+        cls = ContextTooLong
+    elif kind == "invalid_request_error":
+        cls = BadRequest
+    elif "timeout" in kind:
+        cls = ProviderTimeout
+    return make_error(cls, provider, detail, secret=secret)
+
+
+def _body_message(body: Any) -> str:
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+    return ""

@@ -1,0 +1,75 @@
+"""The stream watchdog: a model call silent for too long becomes a retryable timeout.
+
+A half-open TCP connection can leave an SDK waiting forever. `WatchdogProvider` wraps
+any provider: if no chunk arrives for `idle_timeout` seconds (60 by default, config
+`stream_idle_timeout`), it closes the inner stream (which closes the HTTP response) and
+raises `ProviderTimeout`, which a fallback chain treats like any retryable failure.
+Everything runs on the event loop (`asyncio.timeout` per chunk): no thread is left
+blocked behind a dead socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from wyckoff_cli.providers.base import ChatResponse, Chunk, LLMProvider, ProviderTimeout, collect_response
+from wyckoff_cli.runtime.messages import Message, ToolSpec
+
+DEFAULT_IDLE_TIMEOUT = 60.0
+
+
+class WatchdogProvider:
+    """`inner` with an idle timeout on its stream. Other attributes pass through."""
+
+    def __init__(self, inner: LLMProvider, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> None:
+        self.inner = inner
+        self.idle_timeout = float(idle_timeout)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def __getattr__(self, attribute: str) -> Any:
+        # Only called for attributes not found here: e.g. `requests` of a scripted provider.
+        if attribute == "inner":
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)
+
+    def __repr__(self) -> str:
+        return f"WatchdogProvider({self.inner!r}, idle_timeout={self.idle_timeout})"
+
+    def chat_stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
+    ) -> AsyncIterator[Chunk]:
+        return self._guard(self.inner.chat_stream(messages, tools, system_prompt))
+
+    async def chat(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
+    ) -> ChatResponse:
+        return await collect_response(self.chat_stream(messages, tools, system_prompt))
+
+    async def _guard(self, stream: AsyncIterator[Chunk]) -> AsyncIterator[Chunk]:
+        timeout = self.idle_timeout
+        try:
+            while True:
+                try:
+                    if timeout > 0:
+                        async with asyncio.timeout(timeout):
+                            chunk = await anext(stream)
+                    else:
+                        chunk = await anext(stream)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    raise ProviderTimeout(
+                        f"{self.name}: no data from the model for {timeout:g} s; the stream was closed "
+                        "(stream_idle_timeout in config.toml sets this limit)",
+                        provider=self.name,
+                    ) from None
+                yield chunk
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
