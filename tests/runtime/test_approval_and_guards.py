@@ -52,8 +52,13 @@ async def test_allow_runs_the_call_and_the_request_carries_a_preview(workspace: 
     events, _ = await collect(runtime)
     assert ran == ["ls"]
     request = of_type(events, ev.ApprovalRequested)[0]
-    assert request.preview == {"kind": "command", "command": "ls", "cwd": str(workspace.resolve())}
-    assert request.rule == "shell"
+    assert request.preview == {
+        "kind": "command",
+        "command": "ls",
+        "cwd": str(workspace.resolve()),
+        "reason": "default mode asks before running commands",
+    }
+    assert request.rule == "shell(ls)"  # the narrowest rule: this command
     assert approver.requests[0].args == {"command": "ls"}
     assert of_type(events, ev.ApprovalDecided)[0].decision == "allow"
 
@@ -62,17 +67,21 @@ async def test_parallel_approvals_are_asked_one_after_another_and_always_is_reme
     workspace: Path,
 ) -> None:
     ran: list[str] = []
-    approver = ScriptedApprover(ApprovalDecision.always())
+    approver = ScriptedApprover(ApprovalDecision.always(), ApprovalDecision.always())
     policy = ApprovalPolicy()
     runtime, _ = make_runtime(
-        [calls("ls", "pwd"), {"text": "ok"}], [shell_tool(ran)], workspace, approver=approver, policy=policy
+        [calls("ls", "ls -la", "pwd"), {"text": "ok"}], [shell_tool(ran)], workspace, approver=approver, policy=policy
     )
     events, _ = await collect(runtime)
-    assert ran == ["ls", "pwd"]
-    assert len(approver.requests) == 1  # the second call was allowed by the remembered rule
+    assert ran == ["ls", "ls -la", "pwd"]
+    assert len(approver.requests) == 2  # `ls -la` was allowed by the remembered rule; `pwd` was asked
     decided = of_type(events, ev.ApprovalDecided)
-    assert [(d.decision, d.rule) for d in decided] == [("always", "shell"), ("auto_allow", None)]
-    assert policy.session_allow == ["shell"]
+    assert [(d.decision, d.rule) for d in decided] == [
+        ("always", "shell(ls)"),
+        ("auto_allow", None),
+        ("always", "shell(pwd)"),
+    ]
+    assert policy.session_allow == ["shell(ls)", "shell(pwd)"]
 
 
 async def test_edit_runs_the_edited_call_after_revalidation(workspace: Path) -> None:

@@ -1,10 +1,37 @@
-"""The built-in tool set of a coding session."""
+"""The built-in tool set of a coding session.
+
+Extra tools (such as `fetch_url`, see fetch.py) are appended after the built-ins, so
+the built-in part of the prompt stays byte-identical and cached.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from wyckoff_cli.tools.base import Tool
+from wyckoff_cli.tools.edit import edit_file
+from wyckoff_cli.tools.files import read_file, write_file
+from wyckoff_cli.tools.listing import glob, list_dir
 from wyckoff_cli.tools.registry import ToolRegistry
+from wyckoff_cli.tools.search import grep
+from wyckoff_cli.tools.shell import run_shell, task_output, task_stop
+from wyckoff_cli.tools.todo import todo_write
+
+BUILTIN_TOOLS: tuple[Tool, ...] = (
+    read_file,
+    list_dir,
+    glob,
+    grep,
+    edit_file,
+    write_file,
+    run_shell,
+    task_output,
+    task_stop,
+    todo_write,
+)
 
 
-def default_registry() -> ToolRegistry:
-    """Every built-in tool, in a fixed order (the order is part of the prompt cache)."""
-    return ToolRegistry([])
+def default_registry(extra: Iterable[Tool] = ()) -> ToolRegistry:
+    """Every built-in tool, in a fixed order (the order is part of the prompt cache),
+    then `extra`."""
+    return ToolRegistry([*BUILTIN_TOOLS, *extra])

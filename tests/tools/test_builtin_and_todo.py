@@ -1,0 +1,157 @@
+"""The built-in registry, its schemas and descriptions; todo_write; the fetch_url extension point."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tools.conftest import run_tool
+from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.tools.base import ToolContext
+from wyckoff_cli.tools.builtin import default_registry
+from wyckoff_cli.tools.fetch import make_fetch_url_tool
+from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.todo import todo_write
+
+EXPECTED = [
+    "read_file",
+    "list_dir",
+    "glob",
+    "grep",
+    "edit_file",
+    "write_file",
+    "run_shell",
+    "task_output",
+    "task_stop",
+    "todo_write",
+]
+TOOLS_DIR = Path(__file__).resolve().parents[2] / "wyckoff_cli" / "tools"
+
+
+def test_registry_order_and_flags() -> None:
+    registry = default_registry()
+    assert registry.names() == EXPECTED
+    by_name = {tool.name: tool for tool in registry}
+    assert {n for n, t in by_name.items() if t.requires_approval} == {"edit_file", "write_file", "run_shell"}
+    assert {n for n, t in by_name.items() if t.concurrency_safe} == {
+        "read_file",
+        "list_dir",
+        "glob",
+        "grep",
+        "task_output",
+    }
+    assert {n: t.kind for n, t in by_name.items()} == {
+        "read_file": "read",
+        "list_dir": "read",
+        "glob": "read",
+        "grep": "read",
+        "edit_file": "edit",
+        "write_file": "edit",
+        "run_shell": "execute",
+        "task_output": "read",
+        "task_stop": "other",
+        "todo_write": "other",
+    }
+    assert default_registry().specs() == registry.specs()  # stable: the prompt cache holds
+
+
+def test_schemas_and_descriptions() -> None:
+    for tool in default_registry():
+        schema = tool.parameters
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert set(schema.get("required", [])) <= set(schema["properties"])
+        assert set(tool.path_args) <= set(schema["properties"])
+        assert tool.summary_arg is None or tool.summary_arg in schema["properties"]
+        assert 150 < len(tool.description) < 2_500, tool.name
+
+
+def test_extra_tools_come_last() -> None:
+    async def fetch(url: str) -> str:
+        return "page"
+
+    registry = default_registry(extra=[make_fetch_url_tool(fetch)])
+    assert registry.names() == [*EXPECTED, "fetch_url"]
+
+
+def test_tools_import_no_ui_provider_or_storage_code() -> None:
+    for path in TOOLS_DIR.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert not name.startswith(
+                    (
+                        "wyckoff_cli.providers",
+                        "wyckoff_cli.tui",
+                        "wyckoff_cli.storage",
+                        "wyckoff_cli.cli",
+                        "textual",
+                    )
+                ), (path.name, name)
+                if name.startswith("wyckoff_cli.runtime"):
+                    assert name in (
+                        "wyckoff_cli.runtime.errors",
+                        "wyckoff_cli.runtime.messages",
+                        "wyckoff_cli.runtime.events",
+                    ), (path.name, name)
+
+
+def test_modules_stay_small() -> None:
+    for path in TOOLS_DIR.glob("*.py"):
+        assert len(path.read_text().splitlines()) < 600, path.name
+
+
+async def test_todo_write(ctx: ToolContext) -> None:
+    items = [
+        {"content": "Read the config loader", "status": "completed"},
+        {"content": "Add the --json flag", "status": "in_progress", "active_form": "Adding the --json flag"},
+        {"content": "Run the tests", "status": "pending"},
+    ]
+    outcome = await run_tool(todo_write, ctx, items=items)
+    assert outcome.text.splitlines() == [
+        "Plan updated: 1 completed, 1 in progress, 1 pending.",
+        "[x] Read the config loader",
+        "[>] Add the --json flag",
+        "[ ] Run the tests",
+    ]
+    assert outcome.display == {"todos": items}
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        [{"content": "x", "status": "done"}],
+        [{"content": "x"}],
+        [{"content": "", "status": "pending"}],
+    ],
+)
+async def test_todo_write_rejects_bad_items(ctx: ToolContext, items: list[dict[str, Any]]) -> None:
+    with pytest.raises(ToolError):
+        await run_tool(todo_write, ctx, items=items)
+
+
+async def test_fetch_url_extension_point(root: Path, ctx: ToolContext) -> None:
+    async def fetch(url: str) -> str:
+        if "fail" in url:
+            raise ConnectionError("no route")
+        return "x" * 10_000
+
+    tool = make_fetch_url_tool(fetch)
+    outcome = await run_tool(tool, ctx, url="https://docs.python.org/3/")
+    assert outcome.text.startswith("x" * 100) and "cut: the page has 10,000 characters" in outcome.text
+    with pytest.raises(ToolError, match="not an http"):
+        await run_tool(tool, ctx, url="file:///etc/passwd")
+    with pytest.raises(ToolError, match="ConnectionError: no route"):
+        await run_tool(tool, ctx, url="https://fail.example/")
+    policy = ApprovalPolicy(allow=["fetch_url(https://docs.python.org/*)"])
+    assert policy.evaluate(tool, {"url": "https://docs.python.org/3/"}, ctx).action == "allow"
+    ask = policy.evaluate(tool, {"url": "https://evil.example/"}, ctx)
+    assert ask.action == "ask" and ask.rule == "fetch_url(https://evil.example/)"
+    assert ApprovalPolicy(mode="plan").evaluate(tool, {"url": "https://x.org/"}, ctx).action == "ask"

@@ -1,0 +1,77 @@
+"""`wyckoff permissions list|add|remove`: the saved allow and deny rules.
+
+    wyckoff permissions list [--json]
+    wyckoff permissions add 'run_shell(pytest*)' [--deny] [--user]
+    wyckoff permissions remove 'run_shell(pytest*)' [--deny | --allow] [--user | --project]
+
+Rules are `TOOL` or `TOOL(PATTERN)` (see docs/TOOLS.md). `add` writes the project's
+`.wyckoff/config.toml` unless `--user` is given; `remove` removes the rule from every
+list it is in unless narrowed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    show = actions.add_parser("list", help="print the saved rules (user, then project)")
+    show.add_argument("--json", action="store_true", help="print JSON objects {rule, kind, scope, file}")
+    add = actions.add_parser("add", help="save a rule (allow, unless --deny)")
+    add.add_argument("rule", help="TOOL or TOOL(PATTERN), e.g. 'run_shell(pytest*)'")
+    add.add_argument("--deny", action="store_true", help="save it as a deny rule")
+    add.add_argument("--user", action="store_true", help="save it in the user config, not the project's")
+    remove = actions.add_parser("remove", help="remove a saved rule")
+    remove.add_argument("rule", help="the rule exactly as `permissions list` shows it")
+    kind = remove.add_mutually_exclusive_group()
+    kind.add_argument("--allow", action="store_true", help="only from the allow lists")
+    kind.add_argument("--deny", action="store_true", help="only from the deny lists")
+    scope = remove.add_mutually_exclusive_group()
+    scope.add_argument("--user", action="store_true", help="only from the user config")
+    scope.add_argument("--project", action="store_true", help="only from the project config")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wyckoff_cli.runtime.errors import UsageError
+    from wyckoff_cli.storage import permissions as store
+    from wyckoff_cli.storage.paths import find_project_root
+    from wyckoff_cli.tools.rules import RuleError, check_rule
+
+    root = find_project_root(Path.cwd())
+    if args.action == "list":
+        saved = store.list_rules(root)
+        if args.json:
+            rows = [{"rule": s.rule, "kind": s.kind, "scope": s.scope, "file": str(s.file)} for s in saved]
+            print(json.dumps(rows, ensure_ascii=False, indent=2))
+            return 0
+        if not saved:
+            print("No saved rules. Add one with `wyckoff permissions add RULE`, or choose")
+            print('"always" when the app asks for approval.')
+            return 0
+        width = max(len(s.rule) for s in saved)
+        for s in saved:
+            print(f"{s.kind:<5}  {s.rule:<{width}}  {s.scope} ({s.file})")
+        return 0
+    try:
+        rule = check_rule(args.rule)
+    except RuleError as exc:
+        raise UsageError(str(exc)) from None
+    if args.action == "add":
+        kind: store.RuleKind = "deny" if args.deny else "allow"
+        target = store.save_rule(rule, root=root, kind=kind, scope="user" if args.user else "project")
+        print(f"saved {kind} rule {rule} in {target}")
+        return 0
+    removed = store.remove_rule(
+        rule,
+        root=root,
+        kind="allow" if args.allow else "deny" if args.deny else None,
+        scope="user" if args.user else "project" if args.project else None,
+    )
+    if not removed:
+        raise UsageError(f"no saved rule {rule!r} (see `wyckoff permissions list`)")
+    for gone in removed:
+        print(f"removed {gone.kind} rule {gone.rule} from {gone.file}")
+    return 0

@@ -1,0 +1,263 @@
+"""Running a shell command as its own process group, streaming and capturing its output.
+
+- The command runs under `bash -c` (`sh -c` without bash) in a new session, so it and
+  everything it starts share one process group. On timeout or cancellation the whole
+  group gets SIGTERM, then SIGKILL after a short grace; when the command itself ends,
+  processes it left running in the group are stopped the same way (long-running
+  programs belong in background tasks).
+- Standard input is empty; stdout and stderr are merged, streamed to `emit` as they
+  come, and kept head and tail, with the whole output spilled to a file in the
+  results folder once it grows past what is shown inline.
+- The environment never carries provider API keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import re
+import shutil
+import signal
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+HEAD_CHARS = 2_000
+TAIL_CHARS = 4_500
+INLINE_CHARS = HEAD_CHARS + TAIL_CHARS + 300  # output up to this size is shown whole
+KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
+DRAIN_GRACE = 0.3  # seconds to wait for the output pipe to close after the command ends
+_SECRET_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_ACCESS_TOKEN")
+_SECRET_NAMES = frozenset({"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"})
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a command: `base` (default: this process's) without API
+    keys or tokens, with pagers and prompts turned off for non-interactive use."""
+    env = {
+        key: value
+        for key, value in (os.environ if base is None else base).items()
+        if not key.upper().endswith(_SECRET_SUFFIXES) and key.upper() not in _SECRET_NAMES
+    }
+    env.setdefault("PAGER", "cat")
+    env.setdefault("GIT_PAGER", "cat")
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    return env
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
+def collapse_carriage_returns(text: str) -> str:
+    """Progress bars redraw with `\\r`: keep what the last redraw left on each line."""
+    if "\r" not in text:
+        return text
+    lines = text.split("\n")
+    return "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in lines)
+
+
+class _Writer(Protocol):
+    def write(self, text: str, /) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class OutputCapture:
+    """Keeps the head and tail of a command's output; once it outgrows the inline
+    size, the whole output is written to `<results_dir>/<name>.txt` as it comes."""
+
+    def __init__(self, results_dir: Path | None, name: str) -> None:
+        self.results_dir = results_dir
+        self.name = _UNSAFE_NAME.sub("_", name)
+        self.total = 0
+        self.lines = 0
+        self._early: list[str] = []  # everything, until the output is too big
+        self._head = ""
+        self._tail = ""
+        self._file: _Writer | None = None
+        self.path: Path | None = None
+
+    def add(self, text: str) -> None:
+        if not text:
+            return
+        self.total += len(text)
+        self.lines += text.count("\n")
+        if self._file is None and self.total <= INLINE_CHARS:
+            self._early.append(text)
+            return
+        if self._file is None:
+            so_far = "".join(self._early) + text
+            self._early = []
+            self._head = so_far[:HEAD_CHARS]
+            self._tail = so_far[-TAIL_CHARS:]
+            self._open(so_far)
+            return
+        self._tail = (self._tail + text)[-TAIL_CHARS:]
+        with contextlib.suppress(OSError):
+            self._file.write(text)
+
+    def _open(self, so_far: str) -> None:
+        if self.results_dir is None:
+            self._file = _NullFile()
+            return
+        try:
+            self.results_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.path = self.results_dir / f"{self.name}.txt"
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            self._file = os.fdopen(fd, "w", encoding="utf-8", errors="replace")
+            self._file.write(so_far)
+        except OSError:
+            self.path = None
+            self._file = _NullFile()
+
+    def close(self) -> None:
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+
+    def text(self) -> str:
+        """What the model sees: the whole output, or its head and tail with a note."""
+        if self._file is None:
+            return collapse_carriage_returns(strip_ansi("".join(self._early)))
+        omitted = self.total - len(self._head) - len(self._tail)
+        lines = self.lines + 1
+        if self.path is not None:
+            where = (
+                f"The full output ({self.total:,} characters, {lines:,} lines) is in {self.path}: "
+                f"read_file(path={str(self.path)!r}, offset=LINE) pages through it, grep searches it."
+            )
+        else:
+            where = "The full output was not saved."
+        head = collapse_carriage_returns(strip_ansi(self._head))
+        tail = collapse_carriage_returns(strip_ansi(self._tail))
+        return f"{head}\n[… {omitted:,} characters omitted from the middle. {where}]\n{tail}"
+
+
+class _NullFile:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def close(self) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessResult:
+    exit_code: int | None  # None when the command was stopped for its timeout
+    output: str  # head and tail, as OutputCapture.text()
+    timed_out: bool
+    elapsed: float
+    saved_to: Path | None
+
+    def status_line(self, timeout: float | None) -> str:
+        if self.timed_out:
+            return (
+                f"[timed out after {timeout:g} s: the command and every process it started were stopped. "
+                "Use a longer timeout, or background: true for long-running commands]"
+            )
+        if self.exit_code is not None and self.exit_code < 0:
+            return f"[killed by signal {-self.exit_code}]"
+        return f"[exit code {self.exit_code}]"
+
+
+def _shell() -> list[str]:
+    bash = shutil.which("bash") or ("/bin/bash" if os.path.exists("/bin/bash") else None)
+    return [bash, "-c"] if bash else ["/bin/sh", "-c"]
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> int:
+    """The exit status, as soon as the process ends. (`Process.wait()` on Python 3.11
+    also waits for the output pipe to close, which a leftover child can hold open.)"""
+    delay = 0.002
+    while proc.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    return proc.returncode
+
+
+async def _terminate(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM to the whole group, SIGKILL after a grace period (always sent, so
+    members that ignore SIGTERM or outlive the leader die too)."""
+    pgid = proc.pid
+    _signal_group(pgid, signal.SIGTERM)
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_exited(proc), KILL_GRACE)
+    finally:
+        _signal_group(pgid, signal.SIGKILL)
+
+
+async def run_process(
+    command: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    timeout: float | None,
+    emit: Callable[[str], None],
+    capture: OutputCapture,
+) -> ProcessResult:
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *_shell(),
+        command,
+        cwd=cwd,
+        env=child_env(env),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def take(data: bytes, final: bool = False) -> None:
+        text = decoder.decode(data, final)
+        if text:
+            capture.add(text)
+            emit(strip_ansi(text))
+
+    async def pump() -> None:
+        while chunk := await stdout.read(65_536):
+            take(chunk)
+        take(b"", final=True)
+
+    reader = asyncio.ensure_future(pump())
+    timed_out = False
+    try:
+        try:
+            async with asyncio.timeout(timeout):
+                exited = asyncio.ensure_future(_exited(proc))
+                try:
+                    await asyncio.wait({reader, exited}, return_when=asyncio.FIRST_COMPLETED)
+                    if not reader.done():
+                        # The command ended; leftovers in its group may still hold the pipe.
+                        await asyncio.wait({reader}, timeout=DRAIN_GRACE)
+                    await exited
+                finally:
+                    exited.cancel()
+        except TimeoutError:
+            timed_out = True
+        await _terminate(proc)  # the group: after a timeout, or what the command left running
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(reader, 2.0)
+    except asyncio.CancelledError:
+        reader.cancel()
+        await _terminate(proc)
+        raise
+    finally:
+        capture.close()
+    code = None if timed_out else proc.returncode
+    return ProcessResult(code, capture.text(), timed_out, time.monotonic() - started, capture.path)
