@@ -1,0 +1,481 @@
+"""Sessions on disk: create, list, find, load, resume, delete and prune.
+
+Layout (docs/SESSIONS.md has the formats):
+
+    <data dir>/sessions/<project-key>/<session-id>/
+        session.json        summary used by `list` (rewritten atomically at each turn end)
+        chat.jsonl          the conversation (see chatlog.py)
+        scratchpad.jsonl    the run trace (see scratchpad.py)
+        tool-results/       results the runtime offloaded (paths the model was given)
+        archive/            messages replaced by compaction
+
+`<project-key>` is the project folder's name plus a hash of its absolute path.
+Session ids are `YYYYMMDD-HHMMSS-xxxx` (UTC time, 4 random hex digits), so they sort by
+time. `list` reads only the small `session.json` files; one whose `chat_bytes` no
+longer matches its chat log (a crash mid-turn, or a turn still running) is rebuilt
+from the logs. Folders are created 0700 and files 0600.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wyckoff_cli.runtime.errors import WyckoffError
+from wyckoff_cli.runtime.messages import Message, Usage
+from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.atomic import write_atomic
+from wyckoff_cli.storage.chatlog import (
+    FORMAT_VERSION,
+    JsonlFile,
+    SessionFormatError,
+    chat_header,
+    read_chat,
+    read_jsonl,
+    scratchpad_header,
+)
+from wyckoff_cli.storage.redact import Redactor
+
+if TYPE_CHECKING:
+    from wyckoff_cli.storage.recorder import SessionRecorder
+
+SUMMARY_FORMAT = "wyckoff.session"
+SUMMARY_FILE = "session.json"
+CHAT_FILE = "chat.jsonl"
+SCRATCHPAD_FILE = "scratchpad.jsonl"
+RESULTS_DIR = "tool-results"
+ARCHIVE_DIR = "archive"
+TITLE_CHARS = 200
+
+_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{4}$")
+_PREFIX = re.compile(r"^[0-9a-f-]{1,40}$")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+CallCost = Callable[[str, Usage], "float | None"]
+"""The USD cost of one model call (model id, usage), or None when its price is unknown."""
+
+
+class SessionNotFound(WyckoffError):
+    """No session, or more than one, matches an id or prefix."""
+
+    exit_code = 2
+
+
+def project_key(project_root: Path) -> str:
+    """`<folder name>-<12 hex digits of sha256(absolute path)>`: readable and unique."""
+    resolved = str(project_root.resolve())
+    name = _UNSAFE.sub("_", project_root.resolve().name).strip("._")[:40] or "root"
+    return f"{name}-{hashlib.sha256(resolved.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
+
+
+def new_session_id(now: datetime) -> str:
+    return f"{now.astimezone(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """One line, at most `limit` characters (an ellipsis marks a cut)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(0, limit - 1)].rstrip() + "…"
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def parse_time(text: str) -> datetime | None:
+    try:
+        value = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------- the summary
+
+
+@dataclass
+class SessionInfo:
+    """What `session.json` holds: enough to list a session without reading its logs."""
+
+    id: str
+    project_root: str
+    project_key: str
+    created: str
+    updated: str
+    model: str
+    title: str = ""  # the first user message, on one line, shortened
+    turns: int = 0  # user messages typed by a person (not loop-guard or background notes)
+    messages: int = 0  # messages ever written to the chat log
+    compactions: int = 0
+    usage: Usage = Usage()
+    usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    cost_usd: float = 0.0  # the summed cost of the calls that could be priced
+    uncosted_calls: int = 0  # calls whose price was unknown (or recorded without prices)
+    last_reason: str | None = None  # the last turn's `done` reason; None while unknown
+    chat_bytes: int = 0  # the chat log's size when this summary was written
+    directory: Path = Path()
+
+    @property
+    def tokens(self) -> int:
+        return self.usage.input_tokens + self.usage.output_tokens
+
+    @property
+    def started(self) -> datetime | None:
+        return parse_time(self.created)
+
+    def add_message(self, message: dict[str, Any]) -> None:
+        self.messages += 1
+        if message.get("role") != "user" or (message.get("meta") or {}).get("synthetic"):
+            return
+        self.turns += 1
+        if not self.title:
+            text = "".join(p.get("text", "") for p in message.get("parts", ()) if p.get("type") == "text")
+            self.title = shorten(text, TITLE_CHARS)
+
+    def add_usage(self, model: str, usage: Usage, cost: float | None) -> None:
+        self.usage = self.usage + usage
+        self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
+        if cost is None:
+            self.uncosted_calls += 1
+        else:
+            self.cost_usd += cost
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": SUMMARY_FORMAT,
+            "version": FORMAT_VERSION,
+            "id": self.id,
+            "project_root": self.project_root,
+            "project_key": self.project_key,
+            "created": self.created,
+            "updated": self.updated,
+            "model": self.model,
+            "title": self.title,
+            "turns": self.turns,
+            "messages": self.messages,
+            "compactions": self.compactions,
+            "usage": self.usage.to_dict(),
+            "usage_by_model": {k: v.to_dict() for k, v in self.usage_by_model.items()},
+            "cost_usd": round(self.cost_usd, 6),
+            "uncosted_calls": self.uncosted_calls,
+            "last_reason": self.last_reason,
+            "chat_bytes": self.chat_bytes,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], directory: Path) -> SessionInfo:
+        return cls(
+            id=str(data["id"]),
+            project_root=str(data.get("project_root", "")),
+            project_key=str(data.get("project_key", directory.parent.name)),
+            created=str(data.get("created", "")),
+            updated=str(data.get("updated", data.get("created", ""))),
+            model=str(data.get("model", "")),
+            title=str(data.get("title", "")),
+            turns=int(data.get("turns", 0)),
+            messages=int(data.get("messages", 0)),
+            compactions=int(data.get("compactions", 0)),
+            usage=Usage.from_dict(data.get("usage") or {}),
+            usage_by_model={k: Usage.from_dict(v) for k, v in (data.get("usage_by_model") or {}).items()},
+            cost_usd=float(data.get("cost_usd", 0.0)),
+            uncosted_calls=int(data.get("uncosted_calls", 0)),
+            last_reason=data.get("last_reason"),
+            chat_bytes=int(data.get("chat_bytes", 0)),
+            directory=directory,
+        )
+
+    def save(self) -> None:
+        """Rewrite `session.json` atomically, recording the chat log's current size."""
+        with contextlib.suppress(OSError):
+            self.chat_bytes = (self.directory / CHAT_FILE).stat().st_size
+        write_atomic(self.directory / SUMMARY_FILE, json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
+
+
+def summarize(directory: Path) -> SessionInfo:
+    """Rebuild a summary from the logs (when `session.json` is missing or stale)."""
+    chat = read_chat(directory / CHAT_FILE)
+    header = chat.header
+    root = str(header.get("project_root", ""))
+    info = SessionInfo(
+        id=str(header.get("session_id", directory.name)),
+        project_root=root,
+        project_key=directory.parent.name,
+        created=str(header.get("created", "")),
+        updated=str(header.get("created", "")),
+        model=str(header.get("model", "")),
+        chat_bytes=chat.size,
+        directory=directory,
+    )
+    for record in chat.records[1:]:
+        kind = record.get("kind")
+        if kind == "message" and isinstance(record.get("message"), dict):
+            info.add_message(record["message"])
+        elif kind == "compaction":
+            info.compactions += 1
+        elif kind == "turn_end":
+            info.last_reason = record.get("reason")
+        info.updated = str(record.get("ts", info.updated))
+    with contextlib.suppress(OSError):
+        for record in read_jsonl(directory / SCRATCHPAD_FILE).records:
+            if record.get("type") == "usage":
+                cost = record.get("cost_usd")
+                cost = float(cost) if isinstance(cost, int | float) else None
+                info.add_usage(str(record.get("model", "")), Usage.from_dict(record), cost)
+    return info
+
+
+def read_info(directory: Path) -> SessionInfo | None:
+    """The summary of the session in `directory`, rebuilt from the logs when needed;
+    None when the folder holds no readable session."""
+    try:
+        with open(directory / SUMMARY_FILE, encoding="utf-8") as handle:
+            info = SessionInfo.from_dict(json.load(handle), directory)
+        if os.stat(directory / CHAT_FILE).st_size == info.chat_bytes:
+            return info
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    try:
+        return summarize(directory)
+    except (OSError, SessionFormatError):
+        return None
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass
+class LoadedSession:
+    """A session read back. `history` is exactly what the chat log holds (after a
+    crash, up to the last complete message); `torn` says a cut last line was skipped."""
+
+    info: SessionInfo
+    header: dict[str, Any]
+    history: list[Message]
+    torn: bool = False
+    skipped: int = 0  # unreadable lines other than a torn tail
+    interrupted: bool = False  # the last turn has no `turn_end` (crash or kill mid-turn)
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def directory(self) -> Path:
+        return self.info.directory
+
+    @property
+    def results_dir(self) -> Path:
+        return self.directory / RESULTS_DIR
+
+
+def answer_dangling_calls(history: list[Message]) -> list[Message]:
+    """Tool results for the calls of the last assistant message that a crash left
+    unanswered, so the history is valid for every provider again."""
+    index = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "assistant"), None)
+    if index is None or not history[index].tool_calls:
+        return []
+    after = history[index + 1 :]
+    if any(m.role != "tool" for m in after):
+        return []
+    answered = {m.tool_call_id for m in after}
+    note = "Not run: Wyckoff stopped before this call finished (the session was resumed)."
+    return [
+        Message.tool_result(call.id, call.name, note, is_error=True, interrupted=True)
+        for call in history[index].tool_calls
+        if call.id not in answered
+    ]
+
+
+# --------------------------------------------------------------------------- the store
+
+
+class SessionStore:
+    """All sessions under `root` (default: `<data dir>/sessions`)."""
+
+    def __init__(
+        self,
+        root: Path | None = None,
+        *,
+        redactor: Redactor | None = None,
+        clock: Callable[[], datetime] = _utcnow,
+        call_cost: CallCost | None = None,
+    ) -> None:
+        self.root = root if root is not None else paths.data_dir() / "sessions"
+        self.redactor = redactor if redactor is not None else Redactor.from_environment()
+        self.clock = clock
+        self.call_cost = call_cost  # prices each model call as it is recorded
+
+    def project_dir(self, project_root: Path) -> Path:
+        return self.root / project_key(project_root)
+
+    # ---------------------------------------------------------------- writing
+
+    def create(self, project_root: Path, *, model: str) -> SessionRecorder:
+        """A new, empty session for `project_root`, ready to record events."""
+        from wyckoff_cli.storage.recorder import SessionRecorder
+
+        project_root = project_root.resolve()
+        paths.ensure_private_dir(self.root)
+        parent = paths.ensure_private_dir(self.project_dir(project_root))
+        now = self.clock()
+        while True:
+            session_id = new_session_id(now)
+            directory = parent / session_id
+            try:
+                directory.mkdir(mode=0o700)
+                break
+            except FileExistsError:
+                continue
+        (directory / RESULTS_DIR).mkdir(mode=0o700)
+        created = now.astimezone(UTC).isoformat(timespec="milliseconds")
+        chat = JsonlFile.create(directory / CHAT_FILE, chat_header(session_id, project_root, created, model))
+        pad = JsonlFile.create(directory / SCRATCHPAD_FILE, scratchpad_header(session_id, created))
+        info = SessionInfo(
+            id=session_id,
+            project_root=str(project_root),
+            project_key=parent.name,
+            created=created,
+            updated=created,
+            model=model,
+            directory=directory,
+        )
+        info.save()
+        return SessionRecorder(info, chat, pad, self.redactor, [], call_cost=self.call_cost)
+
+    def reopen(self, loaded: LoadedSession) -> SessionRecorder:
+        """Continue a loaded session: append to its logs. A torn last line is cut off
+        the files, and tool calls a crash left unanswered get an error result (written
+        to the log and added to `recorder.history`)."""
+        from wyckoff_cli.storage.recorder import SessionRecorder
+
+        directory = loaded.directory
+        chat = JsonlFile.reopen(directory / CHAT_FILE)
+        pad_path = directory / SCRATCHPAD_FILE
+        if pad_path.exists():
+            pad = JsonlFile.reopen(pad_path)
+        else:
+            pad = JsonlFile.create(pad_path, scratchpad_header(loaded.id, loaded.info.created))
+        (directory / RESULTS_DIR).mkdir(mode=0o700, exist_ok=True)
+        recorder = SessionRecorder(
+            loaded.info, chat, pad, self.redactor, list(loaded.history), call_cost=self.call_cost
+        )
+        repairs = answer_dangling_calls(recorder.history)
+        for message in repairs:
+            recorder.append_message(message)
+        recorder.scratchpad.write(
+            "resumed",
+            {
+                "history_messages": len(loaded.history),
+                "torn_tail": loaded.torn,
+                "interrupted": loaded.interrupted,
+                "answered_dangling_calls": [m.tool_call_id for m in repairs],
+            },
+        )
+        recorder.flush()
+        return recorder
+
+    # ---------------------------------------------------------------- reading
+
+    def _session_dirs(self, project_root: Path | None) -> Iterator[Path]:
+        projects = [self.project_dir(project_root)] if project_root is not None else self._projects()
+        for project in projects:
+            try:
+                entries = os.scandir(project)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    if _ID.match(entry.name) and entry.is_dir(follow_symlinks=False):
+                        yield Path(entry.path)
+
+    def _projects(self) -> list[Path]:
+        try:
+            with os.scandir(self.root) as entries:
+                return [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            return []
+
+    def list(self, project_root: Path | None = None) -> list[SessionInfo]:
+        """Sessions of one project (or of all when None), newest first."""
+        found = [info for d in self._session_dirs(project_root) if (info := read_info(d)) is not None]
+        found.sort(key=lambda info: info.id, reverse=True)
+        return found
+
+    def latest(self, project_root: Path) -> SessionInfo | None:
+        """The project's most recently used session."""
+        sessions = self.list(project_root)
+        return max(sessions, key=lambda info: (info.updated, info.id), default=None)
+
+    def find(self, id_or_prefix: str) -> SessionInfo:
+        """The session whose id is `id_or_prefix` or uniquely starts with it, in any project."""
+        text = id_or_prefix.strip().lower()
+        if not _PREFIX.match(text):
+            raise SessionNotFound(f"no session matches {id_or_prefix!r} (ids look like 20261130-123456-abcd)")
+        matches = [d for d in self._session_dirs(None) if d.name.startswith(text)]
+        exact = [d for d in matches if d.name == text]
+        if exact:
+            matches = exact
+        if not matches:
+            raise SessionNotFound(
+                f"no session matches {id_or_prefix!r} (see `wyckoff sessions list --all-projects`)"
+            )
+        if len(matches) > 1:
+            names = ", ".join(sorted(d.name for d in matches)[:5])
+            raise SessionNotFound(
+                f"{id_or_prefix!r} matches {len(matches)} sessions ({names}…); give more of the id"
+            )
+        info = read_info(matches[0])
+        if info is None:
+            raise SessionNotFound(
+                f"session {matches[0].name} cannot be read (its chat log is missing or damaged)"
+            )
+        return info
+
+    def load(self, id_or_prefix: str) -> LoadedSession:
+        """Read a session back, rebuilding the history exactly as the runtime had it."""
+        info = self.find(id_or_prefix)
+        chat = read_chat(info.directory / CHAT_FILE)
+        return LoadedSession(info, chat.header, chat.history, chat.torn, chat.skipped, chat.interrupted)
+
+    # ---------------------------------------------------------------- removing
+
+    def delete(self, id_or_prefix: str) -> SessionInfo:
+        info = self.find(id_or_prefix)
+        self._remove(info.directory)
+        return info
+
+    def prune(
+        self, older_than: timedelta, *, project_root: Path | None = None, dry_run: bool = False
+    ) -> builtins.list[SessionInfo]:
+        """Delete sessions last used more than `older_than` ago; returns them."""
+        cutoff = self.clock() - older_than
+        old = [
+            info
+            for info in self.list(project_root)
+            if (parse_time(info.updated) or parse_time(info.created) or cutoff) < cutoff
+        ]
+        if not dry_run:
+            for info in old:
+                self._remove(info.directory)
+        return old
+
+    def _remove(self, directory: Path) -> None:
+        root = self.root.resolve()
+        target = directory.resolve()
+        if target.parent.parent != root or not _ID.match(target.name):
+            raise WyckoffError(f"refusing to delete {target}: not a session folder under {root}")
+        shutil.rmtree(target)
+        with contextlib.suppress(OSError):
+            target.parent.rmdir()  # the project folder, when it was the last session
