@@ -19,7 +19,11 @@ from wyckoff_cli import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("wyckoff_cli.cli.run_cmd", "run one turn headless and print the answer or events"),
     "config": ("wyckoff_cli.cli.config_cmd", "see and edit the configuration"),
+    "permissions": ("wyckoff_cli.cli.permissions_cmd", "list, add and remove saved allow/deny rules"),
+    "sessions": ("wyckoff_cli.cli.sessions_cmd", "saved sessions: list, show, export, delete, prune"),
     "model": ("wyckoff_cli.cli.model_cmd", "models: context windows, prices, default, fallbacks, aliases"),
+    "usage": ("wyckoff_cli.cli.usage_cmd", "tokens and cost per model from saved sessions"),
+    "memory": ("wyckoff_cli.cli.memory_cmd", "durable memories: list, search, add, delete, clear"),
 }
 
 

@@ -3,6 +3,10 @@
 Exit status: 0 completed (or completed by a tool), 1 the turn failed or did not
 finish (error, stopped, tool-round limit, unreliable), 2 usage or configuration
 error, 130 interrupted.
+
+Every run is saved as a session (docs/SESSIONS.md) unless `--no-session` is given;
+`--continue` and `--resume ID` add the turn to an earlier session. In text mode the
+session id is printed to stderr; the `json` output carries it as `session_id`.
 """
 
 from __future__ import annotations
@@ -14,9 +18,13 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.runtime.errors import UsageError
+
+if TYPE_CHECKING:
+    from wyckoff_cli.storage.config import Config
+    from wyckoff_cli.storage.recorder import SessionRecorder
 
 EXIT_FOR_REASON = {
     "completed": 0,
@@ -48,6 +56,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="allow calls matching RULE, e.g. 'run_shell(pytest*)' (repeatable)",
     )
     parser.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current)")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        "-c",
+        dest="continue_session",
+        action="store_true",
+        help="add this turn to the project's most recently used session",
+    )
+    resume.add_argument(
+        "--resume", metavar="ID", help="add this turn to session ID (a unique prefix will do)"
+    )
+    resume.add_argument("--no-session", action="store_true", help="do not save this run as a session")
 
 
 def _positive_int(text: str) -> int:
@@ -68,7 +88,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
-    from wyckoff_cli.cli.compose import build_model, build_policy, build_runtime, open_workspace
+    from wyckoff_cli.cli.compose import (
+        build_context,
+        build_model,
+        build_policy,
+        build_runtime,
+        open_workspace,
+    )
     from wyckoff_cli.runtime import events as ev
     from wyckoff_cli.runtime.loop import AbortSignal
 
@@ -76,18 +102,37 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     config = workspace.config
     provider = build_model(args.model or config.model, config)
     policy = build_policy(config, args.permission_mode or config.permission_mode, args.allow)
-    runtime = build_runtime(workspace, provider, policy=policy, max_tool_rounds=args.max_tool_rounds)
+    recorder = _open_session(args, workspace.root, config, provider.name)
+    history: list[Any] = recorder.history if recorder is not None else []
+    context = build_context(
+        workspace,
+        provider,
+        cwd=(args.cwd or Path.cwd()).resolve(),
+        archive=recorder.record_compaction if recorder is not None else None,
+        session_id=recorder.id if recorder is not None else None,
+    )
+    runtime = build_runtime(
+        workspace,
+        provider,
+        policy=policy,
+        max_tool_rounds=args.max_tool_rounds,
+        results_dir=recorder.results_dir if recorder is not None else None,
+        context=context,
+    )
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, abort.abort)
-    history: list[Any] = []
     done: ev.TurnDone | None = None
     failure: ev.TurnFailed | None = None
     collected: list[dict[str, Any]] = []
     out = sys.stdout
     try:
-        async for event in runtime.run_stream(history, prompt, abort=abort):
+        async for event in runtime.run_stream(
+            history, prompt, system_prompt=context.system_prompt, abort=abort
+        ):
+            if recorder is not None:
+                recorder.record(event)
             if args.output_format == "stream-json":
                 out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
                 out.flush()
@@ -109,6 +154,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
         await runtime.close()
+        if recorder is not None:
+            recorder.close()
+            _report_session(recorder, args.output_format)
     assert done is not None
     if args.output_format == "json":
         result = {
@@ -118,6 +166,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             "usage": done.usage,
             "error": failure.to_dict() if failure else None,
             "events": collected,
+            "session_id": recorder.id if recorder is not None else None,
         }
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     elif args.output_format == "text" and done.text and not done.text.endswith("\n"):
@@ -125,6 +174,49 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     if failure is not None and failure.kind == "configuration":
         return 2
     return EXIT_FOR_REASON.get(done.reason, 1)
+
+
+def _open_session(
+    args: argparse.Namespace, project_root: Path, config: Config, model: str
+) -> SessionRecorder | None:
+    """A new session, or the one `--continue` / `--resume` names, reopened."""
+    if args.no_session:
+        return None
+    from wyckoff_cli.cli.sessions_cmd import build_session_store
+
+    store = build_session_store(config)
+    if not (args.continue_session or args.resume):
+        return store.create(project_root, model=model)
+    if args.resume:
+        loaded = store.load(args.resume)
+    else:
+        latest = store.latest(project_root)
+        if latest is None:
+            raise UsageError(f"no session to continue in {project_root}; run without --continue to start one")
+        loaded = store.load(latest.id)
+    if loaded.torn:
+        print(
+            f"wyckoff: session {loaded.id}: the last message was cut off by a crash; "
+            "resuming from the last complete message",
+            file=sys.stderr,
+        )
+    if loaded.info.project_root != str(project_root):
+        print(
+            f"wyckoff: session {loaded.id} belongs to {loaded.info.project_root}; "
+            f"this run's workspace is {project_root}",
+            file=sys.stderr,
+        )
+    return store.reopen(loaded)
+
+
+def _report_session(recorder: SessionRecorder, output_format: str) -> None:
+    if recorder.write_error is not None:
+        print(f"wyckoff: the session could not be fully saved: {recorder.write_error}", file=sys.stderr)
+    if output_format == "text":
+        print(
+            f"[session {recorder.id}; continue it with: wyckoff run --resume {recorder.id} ...]",
+            file=sys.stderr,
+        )
 
 
 def _describe(event: Any) -> str:

@@ -4,8 +4,10 @@ Subclass `RuntimeHooks` and override what you need. A hook may return a modified
 input (or `None` to keep it) and may raise `StopRun(reason)` to end the run; the turn
 then ends with `done.reason == "stopped"` and a valid history.
 
-`ContextHooks` are the two points where context management plugs in: recall before a
-user message is sent, and compaction before each model call.
+`ContextHooks` are the points where context management plugs in: recall before a
+user message is sent, compaction before each model call (and on demand), and the
+provider's reported usage after each call. `wyckoff_cli.context.manager.ContextManager`
+implements them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from wyckoff_cli.runtime.messages import Message, ToolCallPart, ToolSpec
+from wyckoff_cli.runtime.messages import Message, ToolCallPart, ToolSpec, Usage
 
 if TYPE_CHECKING:
     from wyckoff_cli.providers.base import LLMProvider
@@ -74,4 +76,26 @@ class ContextHooks:
         provider: LLMProvider,
     ) -> Compacted | None:
         """Compact `history` in place when it is too long; return the event if so."""
+        return None
+
+    def refresh_system_prompt(self, system_prompt: str) -> str:
+        """The system prompt to use from here on, asked at the start of a turn and after
+        a compaction (which may have re-read the project instructions): a context
+        manager swaps a prompt it has superseded for its current one. By default the
+        same prompt."""
+        return system_prompt
+
+    def record_usage(self, usage: Usage) -> None:
+        """The provider's token counts for the model call just made (calibration)."""
+        return None
+
+    async def compact(
+        self,
+        history: list[Message],
+        system_prompt: str,
+        tools: list[ToolSpec],
+        provider: LLMProvider,
+        focus: str | None = None,
+    ) -> Compacted | None:
+        """Compact `history` in place now (`/compact [focus]`); None if nothing was done."""
         return None

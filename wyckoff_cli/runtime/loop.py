@@ -137,6 +137,13 @@ class AgentRuntime:
         """Stop every background task (call when the session closes)."""
         await self.background.stop_all()
 
+    async def compact(
+        self, history: list[Message], system_prompt: str, focus: str | None = None
+    ) -> ev.Compacted | None:
+        """Compact `history` in place now (`/compact [focus]`, between turns), with the
+        context hooks; returns the `compaction` event, or None if nothing was done."""
+        return await self.context.compact(history, system_prompt, self.tools.specs(), self.provider, focus)
+
     async def run_stream(
         self,
         history: list[Message],
@@ -266,6 +273,7 @@ class AgentRuntime:
                 message = changed
         message = await self.context.prepare_user_message(message, turn.history)
         await self._commit(turn, message)
+        system_prompt = self.context.refresh_system_prompt(system_prompt)
         specs = self.tools.specs()
         while True:
             turn.rounds += 1
@@ -274,6 +282,7 @@ class AgentRuntime:
                 turn.history, system_prompt, specs, self.provider
             )
             if compacted is not None:
+                system_prompt = self.context.refresh_system_prompt(system_prompt)
                 await self._emit(turn, compacted)
             request = ModelRequest(system_prompt, tuple(turn.history), tuple(specs), turn.rounds)
             for hook in self.hooks:
@@ -362,6 +371,7 @@ class AgentRuntime:
                     assembler.add(chunk)
                 elif isinstance(chunk, UsageChunk):
                     turn.usage = turn.usage + chunk.usage
+                    self.context.record_usage(chunk.usage)
                     await self._emit(turn, _usage_event(chunk.model or model, chunk.usage))
                 elif isinstance(chunk, FallbackChunk):
                     discarded = assembler.text
