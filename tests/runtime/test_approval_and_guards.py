@@ -70,7 +70,11 @@ async def test_parallel_approvals_are_asked_one_after_another_and_always_is_reme
     approver = ScriptedApprover(ApprovalDecision.always(), ApprovalDecision.always())
     policy = ApprovalPolicy()
     runtime, _ = make_runtime(
-        [calls("ls", "ls -la", "pwd"), {"text": "ok"}], [shell_tool(ran)], workspace, approver=approver, policy=policy
+        [calls("ls", "ls -la", "pwd"), {"text": "ok"}],
+        [shell_tool(ran)],
+        workspace,
+        approver=approver,
+        policy=policy,
     )
     events, _ = await collect(runtime)
     assert ran == ["ls", "ls -la", "pwd"]

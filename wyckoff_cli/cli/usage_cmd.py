@@ -60,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
     sessions = store.list(None if args.all_projects else workspace.root)
     totals = collect_usage([s.directory for s in sessions], since, call_coster(workspace.config))
     if args.json:
-        print(json.dumps({"days": args.days, "models": {m: u.to_dict() for m, u in totals.items()}}, indent=2))
+        print(
+            json.dumps({"days": args.days, "models": {m: u.to_dict() for m, u in totals.items()}}, indent=2)
+        )
         return 0
     scope = "all projects" if args.all_projects else str(workspace.root)
     print(f"Usage over the last {args.days} days ({scope}, {len(sessions)} sessions)")
@@ -129,14 +131,34 @@ def format_table(totals: dict[str, ModelUsage]) -> str:
     ]
     total = ModelUsage()
     for u in totals.values():
-        for name in ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-                     "unpriced_calls"):
+        for name in (
+            "calls",
+            "input_tokens",
+            "output_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+            "unpriced_calls",
+        ):
             setattr(total, name, getattr(total, name) + getattr(u, name))
         total.cost_usd += u.cost_usd
-    rows.append(("total", f"{total.calls:,}", f"{total.input_tokens:,}", f"{total.output_tokens:,}",
-                 f"{total.cache_read_tokens:,}", f"{total.cache_write_tokens:,}", f"${total.cost_usd:.4f}"))
+    rows.append(
+        (
+            "total",
+            f"{total.calls:,}",
+            f"{total.input_tokens:,}",
+            f"{total.output_tokens:,}",
+            f"{total.cache_read_tokens:,}",
+            f"{total.cache_write_tokens:,}",
+            f"${total.cost_usd:.4f}",
+        )
+    )
     widths = [max(len(str(r[i])) for r in (headers, *rows)) for i in range(len(headers))]
-    lines = ["  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w) for i, (cell, w) in
-                       enumerate(zip(row, widths, strict=True))) for row in (headers, *rows)]
+    lines = [
+        "  ".join(
+            str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in (headers, *rows)
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
