@@ -17,6 +17,7 @@ from wyckoff_cli import __version__
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "chat": ("wyckoff_cli.cli.chat_cmd", "open the interactive app (the default command)"),
     "run": ("wyckoff_cli.cli.run_cmd", "run one turn headless and print the answer or events"),
     "config": ("wyckoff_cli.cli.config_cmd", "see and edit the configuration"),
     "permissions": ("wyckoff_cli.cli.permissions_cmd", "list, add and remove saved allow/deny rules"),
@@ -45,6 +46,9 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     selected = next((a for a in args_list if not a.startswith("-")), None)
+    if selected not in COMMANDS and not {"-h", "--help", "--version"} & set(args_list):
+        args_list.insert(0, "chat")  # plain `wyckoff [PATH] [--model ...]` opens the app
+        selected = "chat"
     parser = build_parser(selected if selected in COMMANDS else None)
     args = parser.parse_args(args_list)
     if args.command is None:

@@ -1,0 +1,97 @@
+"""Snapshots of the main screens: chat mid-stream with the status bar, the approval
+modal with a diff, and the setup screen. Update with `pytest --snapshot-update` after
+looking at the new SVGs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.tui.support import make_app
+from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.runtime.approval import ApprovalRequest
+from wyckoff_cli.tui.screens.approval import ApprovalScreen
+from wyckoff_cli.tui.screens.chat import ChatScreen
+from wyckoff_cli.tui.screens.setup import SetupScreen
+
+ROOT = Path("/home/dev/project")
+SIZE = (100, 32)
+ANSWER = """\
+I found the bug: `parse()` ignores its **limit**.
+
+```python
+def parse(text: str, limit: int | None = None) -> list[str]:
+    tokens = text.split()
+    return tokens[:limit]
+```
+
+Next I will run the tests"""
+
+DIFF = """\
+--- a/src/parser.py
++++ b/src/parser.py
+@@ -1,3 +1,4 @@
+-def parse(text):
+-    return text.split()
++def parse(text, limit=None):
++    tokens = text.split()
++    return tokens[:limit]
+"""
+
+
+def app_at_rest() -> Any:
+    app, _ = make_app(ROOT, [], [])
+    return app
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    for _ in range(5):
+        await pilot.pause(0.05)
+
+
+def test_chat_mid_stream_with_status_bar(snap_compare: Any) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = pilot.app.screen
+        assert isinstance(screen, ChatScreen)
+        screen.add_user("Why does parse() ignore the limit?")
+        router = screen.router
+        router.handle(ev.ModelStart(1, "scripted:test"))
+        router.handle(ev.ThinkingDelta("The limit argument is never used in parse."))
+        router.handle(ev.ThinkingDone("The limit argument is never used in parse.", 1200))
+        router.handle(ev.UsageReported("scripted:test", 12_000, 300, 9_000, 2_000))
+        for start in range(0, len(ANSWER), 4):
+            router.handle(ev.TextDelta(ANSWER[start : start + 4]))
+        await settle(pilot)
+
+    assert snap_compare(app_at_rest(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_approval_modal_with_a_diff(snap_compare: Any) -> None:
+    request = ApprovalRequest(
+        "call_1",
+        "edit_file",
+        {"path": "src/parser.py", "old": "def parse(text):", "new": "def parse(text, limit=None):"},
+        {"kind": "diff", "diff": DIFF, "reason": "default mode asks before editing files"},
+        "edit_file(src/parser.py)",
+    )
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await pilot.app.push_screen(ApprovalScreen(request, None, ROOT))
+        await settle(pilot)
+
+    assert snap_compare(app_at_rest(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_setup_screen(snap_compare: Any) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = SetupScreen(
+            "no API key for anthropic:claude-sonnet-4-5: set the environment variable ANTHROPIC_API_KEY",
+            lambda provider: provider == "gemini",
+            lambda provider, key: None,
+        )
+        await pilot.app.push_screen(screen)
+        await settle(pilot)
+
+    assert snap_compare(app_at_rest(), terminal_size=SIZE, run_before=run_before)

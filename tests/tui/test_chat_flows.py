@@ -1,0 +1,352 @@
+"""The chat app driven with Pilot and the scripted provider."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import TextArea
+
+from tests.tui.support import make_app
+from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tui.app import WyckoffApp
+from wyckoff_cli.tui.screens.approval import ApprovalScreen
+from wyckoff_cli.tui.screens.chat import ChatScreen
+from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
+from wyckoff_cli.tui.widgets.prompt_input import PromptInput
+from wyckoff_cli.tui.widgets.thinking import ThinkingPane
+from wyckoff_cli.tui.widgets.tool_call import ToolCallView, plain_text
+
+SIZE = (100, 40)
+
+
+def shell_tool(ran: list[dict[str, Any]]) -> Tool:
+    async def run(args: dict[str, Any], ctx: ToolContext) -> str:
+        ran.append(args)
+        ctx.emit_output("line 1\nline 2\n")
+        return f"ran {args['command']}"
+
+    def preview(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        return {"kind": "command", "command": args["command"], "cwd": str(ctx.workspace)}
+
+    schema = {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
+    return Tool(
+        "run_shell", "Run a command.", schema, run, requires_approval=True, kind="execute", preview=preview
+    )
+
+
+def chat(app: WyckoffApp) -> ChatScreen:
+    assert isinstance(app.screen, ChatScreen)
+    return app.screen
+
+
+async def send(pilot: Pilot[None], text: str) -> None:
+    prompt = pilot.app.screen.query_one(PromptInput)
+    prompt.load_text(text)
+    prompt.focus()
+    await pilot.press("enter")
+
+
+async def settle(pilot: Pilot[None], screen: ChatScreen) -> None:
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if not screen.busy:
+            break
+    await pilot.pause()
+
+
+async def wait_for_screen(pilot: Pilot[None], kind: type) -> Any:
+    for _ in range(200):
+        if isinstance(pilot.app.screen, kind):
+            return pilot.app.screen
+        await pilot.pause(0.02)
+    raise AssertionError(f"{kind.__name__} did not appear")
+
+
+async def test_streaming_answer_thinking_and_status(tmp_path: Path) -> None:
+    rounds = [
+        {
+            "thinking": "Consider the question.",
+            "text": "The answer is **42**.",
+            "chunk_size": 3,
+            "usage": {"input_tokens": 1000, "output_tokens": 50, "cache_read_tokens": 800},
+        }
+    ]
+    app, provider = make_app(tmp_path, rounds, [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "What is it?")
+        await settle(pilot, screen)
+        assert [w.text for w in screen.query(UserMessage)] == ["What is it?"]
+        pane = screen.query_one(ThinkingPane)
+        assert not pane.live and pane.text == "Consider the question."
+        answer_text = screen.router.last_done.text if screen.router.last_done else ""
+        assert answer_text == "The answer is **42**."
+        status = screen.status
+        assert (status.input_tokens, status.output_tokens, status.cache_read_tokens) == (1000, 50, 800)
+        assert status.state == "idle"
+        assert abs(status.cost - (1000 * 3e-6 + 50 * 15e-6)) < 1e-12
+        assert status.context_percent == 100 * 1050 / 200_000
+        assert provider.requests[0].system_prompt == "SYSTEM"
+
+
+async def test_tool_call_with_allow_and_streamed_output(tmp_path: Path) -> None:
+    ran: list[dict[str, Any]] = []
+    rounds = [{"tool_calls": [{"name": "run_shell", "args": {"command": "make test"}}]}, {"text": "Done."}]
+    app, _ = make_app(tmp_path, rounds, [shell_tool(ran)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "run the tests")
+        modal = await wait_for_screen(pilot, ApprovalScreen)
+        assert modal.request.preview["command"] == "make test"
+        await pilot.pause(0.35)  # past the typing-ahead grace period
+        await pilot.press("y")
+        await settle(pilot, screen)
+        assert ran == [{"command": "make test"}]
+        view = screen.query_one(ToolCallView)
+        assert view.status == "ok" and view.result == "ran make test" and "line 2" in view.output
+
+
+async def test_keys_typed_during_the_grace_period_are_ignored(tmp_path: Path) -> None:
+    ran: list[dict[str, Any]] = []
+    rounds = [{"tool_calls": [{"name": "run_shell", "args": {"command": "rm -rf build"}}]}, {"text": "ok"}]
+    app, _ = make_app(tmp_path, rounds, [shell_tool(ran)])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "clean")
+        modal = await wait_for_screen(pilot, ApprovalScreen)
+        await pilot.press("y")  # typed ahead: must not approve
+        await pilot.pause(0.05)
+        assert pilot.app.screen is modal and ran == []
+        await pilot.pause(0.35)
+        await pilot.press("escape")
+        await settle(pilot, chat(app))
+        assert ran == []
+
+
+async def test_deny_with_feedback_reaches_the_model(tmp_path: Path) -> None:
+    ran: list[dict[str, Any]] = []
+    rounds = [
+        {"tool_calls": [{"name": "run_shell", "args": {"command": "git push"}}]},
+        {"text": "Understood."},
+    ]
+    app, provider = make_app(tmp_path, rounds, [shell_tool(ran)])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "ship it")
+        await wait_for_screen(pilot, ApprovalScreen)
+        await pilot.pause(0.35)
+        await pilot.press("n")
+        await pilot.press(*"not yet")
+        await pilot.press("enter")
+        await settle(pilot, chat(app))
+        assert ran == []
+        answer = provider.requests[1].messages[-1]
+        assert answer.is_error and "not yet" in answer.text
+
+
+async def test_edit_runs_the_edited_arguments(tmp_path: Path) -> None:
+    ran: list[dict[str, Any]] = []
+    rounds = [{"tool_calls": [{"name": "run_shell", "args": {"command": "pytest"}}]}, {"text": "ok"}]
+    app, _ = make_app(tmp_path, rounds, [shell_tool(ran)])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "test")
+        modal = await wait_for_screen(pilot, ApprovalScreen)
+        await pilot.pause(0.35)
+        await pilot.press("e")
+        editor = modal.query_one("#editor", TextArea)
+        editor.load_text('{"command": "pytest -x"}')
+        await pilot.press("ctrl+s")
+        await settle(pilot, chat(app))
+        assert ran == [{"command": "pytest -x"}]
+
+
+async def test_invalid_edit_is_refused_in_the_modal(tmp_path: Path) -> None:
+    ran: list[dict[str, Any]] = []
+    rounds = [{"tool_calls": [{"name": "run_shell", "args": {"command": "pytest"}}]}, {"text": "ok"}]
+    app, _ = make_app(tmp_path, rounds, [shell_tool(ran)])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "test")
+        modal = await wait_for_screen(pilot, ApprovalScreen)
+        await pilot.pause(0.35)
+        await pilot.press("e")
+        modal.query_one("#editor", TextArea).load_text('{"cmd": 1}')
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert pilot.app.screen is modal
+        assert "arguments.command is required" in str(modal.query_one("#edit-error").render())
+        await pilot.press("escape", "escape")
+        await settle(pilot, chat(app))
+        assert ran == []
+
+
+async def test_always_allows_the_next_call_and_is_saved(tmp_path: Path) -> None:
+    ran: list[dict[str, Any]] = []
+    saved: list[str] = []
+    rounds = [
+        {"tool_calls": [{"name": "run_shell", "args": {"command": "ls"}}]},
+        {"tool_calls": [{"name": "run_shell", "args": {"command": "ls"}}]},
+        {"text": "ok"},
+    ]
+    app, _ = make_app(tmp_path, rounds, [shell_tool(ran)], save_rule=saved.append)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "look")
+        modal = await wait_for_screen(pilot, ApprovalScreen)
+        assert modal.request.rule
+        await pilot.pause(0.35)
+        await pilot.press("a")
+        await settle(pilot, chat(app))
+        assert len(ran) == 2 and saved == [modal.request.rule]
+
+
+async def test_escape_interrupts_a_running_turn(tmp_path: Path) -> None:
+    rounds = [[{"text": "Working on it"}, {"sleep": 30}]]
+    app, provider = make_app(tmp_path, rounds, [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "long task")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if screen.router.answer_text:
+                break
+        await pilot.press("escape")
+        await settle(pilot, screen)
+        assert screen.router.last_done is not None and screen.router.last_done.reason == "aborted"
+        assert any(n.kind == "aborted" for n in screen.query(NoticeLine))
+        assert provider.closed_streams == 1
+
+
+async def test_messages_typed_while_busy_are_queued_then_sent(tmp_path: Path) -> None:
+    rounds: list[Any] = [[{"text": "first"}, {"sleep": 1.0}], {"text": "second answer"}]
+    app, provider = make_app(tmp_path, rounds, [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "one")
+        await pilot.pause(0.05)
+        await send(pilot, "two")
+        assert screen.queued == ["two"]
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if len(provider.requests) == 2 and not screen.busy:
+                break
+        await settle(pilot, screen)
+        assert screen.queued == []
+        assert provider.requests[1].messages[-1].text == "two"
+
+
+async def test_shift_tab_cycles_permission_modes(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        seen = []
+        for _ in range(4):
+            await pilot.press("shift+tab")
+            seen.append(screen.status.mode)
+        assert seen == ["plan", "auto-edit", "yolo", "default"]
+
+
+async def test_slash_commands(tmp_path: Path) -> None:
+    rounds = [{"text": "hi", "usage": {"input_tokens": 10, "output_tokens": 5}}]
+    app, _ = make_app(tmp_path, rounds, [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "/help")
+        await send(pilot, "/mode plan")
+        assert screen.status.mode == "plan"
+        await send(pilot, "/mode nonsense")
+        await send(pilot, "hello")
+        await settle(pilot, screen)
+        await send(pilot, "/cost")
+        await send(pilot, "/model scripted:other")
+        await pilot.pause(0.1)
+        assert screen.status.model == "scripted:other"
+        await send(pilot, "/nope")
+        notices = [n.message for n in screen.query(NoticeLine)]
+        assert any("Unknown mode 'nonsense'" in n for n in notices)
+        assert any("Unknown command /nope" in n for n in notices)
+        await send(pilot, "/quit")
+        await pilot.pause()
+    assert app.return_value is None
+
+
+async def test_tool_widgets_show_diffs_todos_and_errors(tmp_path: Path) -> None:
+    async def edit(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        return ToolOutcome("edited", {"diff": "--- a/x\n+++ b/x\n-old\n+new\n"})
+
+    async def todo(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        return ToolOutcome(
+            "plan saved",
+            {
+                "todos": [
+                    {"content": "read", "status": "completed"},
+                    {"content": "fix", "status": "in_progress"},
+                ]
+            },
+        )
+
+    tools = [
+        Tool("edit_file", "e", {"type": "object"}, edit),
+        Tool("todo_write", "t", {"type": "object"}, todo),
+    ]
+    rounds = [
+        {
+            "tool_calls": [
+                {"name": "edit_file", "args": {"path": "x"}},
+                {"name": "todo_write", "args": {}},
+                {"name": "missing", "args": {}},
+            ]
+        },
+        {"text": "ok"},
+    ]
+    app, _ = make_app(tmp_path, rounds, tools)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "go")
+        await settle(pilot, screen)
+        views = {v.tool_name: v for v in screen.query(ToolCallView)}
+        assert views["edit_file"].display_data == {"diff": "--- a/x\n+++ b/x\n-old\n+new\n"}
+        assert "☑ read\n◐ fix" in plain_text(views["todo_write"].render_call())
+        assert "+new" in plain_text(views["edit_file"].render_call())
+        assert views["missing"].status == "error" and views["missing"].has_class("-error")
+
+
+async def test_resume_restores_the_transcript_and_history(tmp_path: Path) -> None:
+    rounds = [{"text": "first answer"}]
+    app, _ = make_app(tmp_path, rounds, [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "remember this")
+        await settle(pilot, screen)
+        session_id = screen.session.id
+    assert session_id is not None
+    loaded = app.deps.store.load(session_id)
+    resumed, provider = make_app(tmp_path, [{"text": "second"}], [], loaded=loaded)
+    async with resumed.run_test(size=SIZE) as pilot:
+        screen = chat(resumed)
+        await pilot.pause()
+        assert [w.text for w in screen.query(UserMessage)] == ["remember this"]
+        await send(pilot, "and now?")
+        await settle(pilot, screen)
+        assert [m.text for m in provider.requests[0].messages] == [
+            "remember this",
+            "first answer",
+            "and now?",
+        ]
+
+
+async def test_fallback_notice_drops_partial_text(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        router = screen.router
+        router.handle(ev.ModelStart(1, "a:x"))
+        router.handle(ev.TextDelta("partial"))
+        await pilot.pause()
+        answer = router.answer
+        router.handle(ev.FallbackSwitched("a:x", "b:y", "overloaded", "partial"))
+        await pilot.pause()
+        assert answer is not None and not answer.is_attached  # type: ignore[attr-defined]
+        assert screen.status.fallback_model == "b:y"
+        assert any(n.kind == "fallback" for n in screen.query(NoticeLine))
+        await asyncio.sleep(0)

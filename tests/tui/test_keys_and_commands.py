@@ -1,0 +1,174 @@
+"""Keys and slash commands of the chat screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.tui.support import make_app
+from tests.tui.test_chat_flows import SIZE, chat, send, settle, wait_for_screen
+from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.tui.screens.sessions import SessionPicker
+from wyckoff_cli.tui.slash import INIT_PROMPT
+from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
+from wyckoff_cli.tui.widgets.prompt_input import PromptInput
+from wyckoff_cli.tui.widgets.thinking import ThinkingPane
+
+
+def notices(screen: Any) -> list[str]:
+    return [n.message for n in screen.query(NoticeLine)]
+
+
+async def test_up_edits_a_queued_message_and_walks_history(tmp_path: Path) -> None:
+    rounds: list[Any] = [[{"text": "busy"}, {"sleep": 1.5}], {"text": "ok"}]
+    app, provider = make_app(tmp_path, rounds, [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        prompt = screen.query_one(PromptInput)
+        await send(pilot, "first")
+        await pilot.pause(0.05)
+        await send(pilot, "second with a typo")
+        assert screen.queued == ["second with a typo"]
+        await pilot.press("up")
+        assert prompt.text == "second with a typo" and screen.queued == []
+        prompt.load_text("second, fixed")
+        await pilot.press("enter")
+        assert screen.queued == ["second, fixed"]
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if len(provider.requests) == 2 and not screen.busy:
+                break
+        await settle(pilot, screen)
+        assert provider.requests[1].messages[-1].text == "second, fixed"
+        prompt.load_text("")
+        await pilot.press("up")
+        assert prompt.text == "second, fixed"
+        await pilot.press("up")
+        assert prompt.text == "second with a typo"
+        await pilot.press("down", "down")
+        assert prompt.text == ""
+
+
+async def test_at_path_completion_is_fuzzy_and_respects_gitignore(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "parser.py").write_text("")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "parser.py").write_text("")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        prompt = screen.query_one(PromptInput)
+        prompt.focus()
+        await pilot.press(*"look at @prs")
+        await pilot.pause()
+        assert [m[0] for m in prompt._matches] == ["@src/parser.py "]
+        await pilot.press("tab")
+        assert prompt.text == "look at @src/parser.py "
+        prompt.load_text("")
+        await pilot.press("/", "c", "o")
+        await pilot.pause()
+        assert [m[0].strip() for m in prompt._matches] == ["/compact", "/cost"]
+
+
+async def test_ctrl_o_toggles_thinking_and_ctrl_d_quits(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [{"thinking": "deep thoughts", "text": "ok"}], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "think")
+        await settle(pilot, screen)
+        pane = screen.query_one(ThinkingPane)
+        assert not pane.expanded
+        await pilot.press("ctrl+o")
+        assert pane.expanded
+        await pilot.press("ctrl+o")
+        assert not pane.expanded
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_ctrl_c_clears_then_asks_then_quits(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        prompt = screen.query_one(PromptInput)
+        prompt.load_text("draft")
+        await pilot.press("ctrl+c")
+        assert prompt.text == "" and app.is_running
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_clear_export_and_resume_commands(tmp_path: Path) -> None:
+    exported: list[tuple[str, Path | None]] = []
+
+    def export(session_id: str, target: Path | None) -> Path:
+        exported.append((session_id, target))
+        return tmp_path / "out.md"
+
+    app, _ = make_app(tmp_path, [{"text": "one"}, {"text": "two"}], [], export_session=export)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "first session")
+        await settle(pilot, screen)
+        first_id = screen.session.id
+        await send(pilot, "/export notes.md")
+        assert exported == [(first_id, Path("notes.md"))]
+        await send(pilot, "/clear")
+        await pilot.pause(0.1)
+        assert screen.session.id is None and not list(screen.query(UserMessage))
+        await send(pilot, "second session")
+        await settle(pilot, screen)
+        assert screen.session.id != first_id
+        await send(pilot, "/resume")
+        picker = await wait_for_screen(pilot, SessionPicker)
+        assert picker.query_one("OptionList").option_count == 2
+        await pilot.press("escape")
+        await send(pilot, f"/resume {first_id}")
+        await pilot.pause(0.2)
+        assert screen.session.id == first_id
+        assert [w.text for w in screen.query(UserMessage)] == ["first session"]
+
+
+async def test_compact_memory_permissions_and_init(tmp_path: Path) -> None:
+    compacted: list[str | None] = []
+    app, provider = make_app(
+        tmp_path,
+        [{"text": "hi"}, {"text": "I wrote AGENTS.md."}, {"text": "I wrote AGENTS.md."}, {"text": "done"}],
+        [],
+        list_memories=lambda q: f"#1 [user/preference] tabs please (query {q!r})",
+        list_rules=lambda: "allow run_shell(pytest*)  (project)",
+        remove_rule=lambda rule: f"Removed {rule}",
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "/compact")
+        assert "Nothing to compact yet" in notices(screen)
+        await send(pilot, "hello")
+        await settle(pilot, screen)
+
+        async def fake_compact(
+            history: list[Any], system_prompt: str, focus: str | None = None
+        ) -> ev.Compacted:
+            compacted.append(focus)
+            return ev.Compacted(4, 2, 1000, 200)
+
+        screen.session.runtime.compact = fake_compact  # type: ignore[method-assign]
+        await send(pilot, "/compact keep the API notes")
+        await pilot.pause(0.1)
+        assert compacted == ["keep the API notes"]
+        assert any("Context summarised: 4 → 2 messages" in n for n in notices(screen))
+        await send(pilot, "/memory tabs")
+        await send(pilot, "/permissions remove run_shell(pytest*)")
+        assert "Removed run_shell(pytest*)" in notices(screen)
+        await send(pilot, "/permissions")
+        await send(pilot, "/init")
+        await settle(pilot, screen)
+        sent = provider.requests[-1].messages[-1]
+        assert sent.role == "user" and sent.text == INIT_PROMPT
+        assert [w.text for w in screen.query(UserMessage)][-1] == "/init"
+        assert screen.router.last_done is not None and screen.router.last_done.text == "I wrote AGENTS.md."

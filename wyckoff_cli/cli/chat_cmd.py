@@ -1,0 +1,69 @@
+"""`wyckoff chat`: the interactive app (also plain `wyckoff`).
+
+This module is the composition root of the app: it turns the configuration into the
+`ChatDeps` the TUI needs and starts it. Textual is imported only here, when chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from wyckoff_cli.runtime.errors import UsageError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "path", nargs="?", type=Path, default=None, help="the project folder (default: current)"
+    )
+    parser.add_argument("--model", "-m", help="model id (provider:model) or alias; default from config")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--continue",
+        "-c",
+        dest="continue_",
+        action="store_true",
+        help="continue the latest session of this project",
+    )
+    group.add_argument(
+        "--resume",
+        "-r",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="resume a session (a picker when no ID is given)",
+    )
+    parser.add_argument(
+        "--permission-mode",
+        choices=("default", "plan", "auto-edit", "yolo"),
+        help="start in this permission mode (Shift+Tab cycles them)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from wyckoff_cli.cli.chat_deps import build_chat_deps
+    from wyckoff_cli.cli.compose import open_workspace
+
+    start = (args.path or Path.cwd()).expanduser().resolve()
+    if not start.is_dir():
+        raise UsageError(f"{start} is not a folder")
+    os.chdir(start)
+    workspace = open_workspace(start)
+    deps = build_chat_deps(workspace, args.model, args.permission_mode)
+    loaded = None
+    pick = False
+    if args.continue_:
+        latest = deps.store.latest(workspace.root)
+        if latest is None:
+            raise UsageError(f"no earlier session in {workspace.root} to continue")
+        loaded = deps.store.load(latest.id)
+    elif args.resume:
+        loaded = deps.store.load(args.resume)
+    elif args.resume == "":
+        pick = True
+    from wyckoff_cli.tui.app import WyckoffApp
+
+    WyckoffApp(deps, loaded=loaded, pick_session=pick).run()
+    return 0

@@ -1,0 +1,53 @@
+"""Slash commands: declared once, with a description, here.
+
+`/help` and the input's completion both read `COMMANDS`; the chat screen dispatches
+a command to its `command_<name>` method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    description: str
+    argument: str = ""  # e.g. "[ID]" — shown in help and completion
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.argument}".rstrip()
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "show keys and commands"),
+    SlashCommand("model", "show or switch the model", "[ID]"),
+    SlashCommand("mode", "show or set the permission mode (default, plan, auto-edit, yolo)", "[MODE]"),
+    SlashCommand("compact", "summarise the older conversation now, optionally focused", "[focus]"),
+    SlashCommand("clear", "start a new session"),
+    SlashCommand("resume", "pick an earlier session of this project"),
+    SlashCommand("cost", "tokens and cost of this session by model, and what the cache saved"),
+    SlashCommand("memory", "list what Wyckoff remembers", "[search]"),
+    SlashCommand("permissions", "list the allow and deny rules", "[remove RULE]"),
+    SlashCommand("init", "ask the model to write AGENTS.md for this project"),
+    SlashCommand("export", "export this session as Markdown", "[FILE]"),
+    SlashCommand("quit", "leave Wyckoff"),
+)
+
+BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def parse_command(text: str) -> tuple[SlashCommand, str] | None:
+    """`/model openai:gpt-5` → (the model command, "openai:gpt-5"); None if not a command."""
+    if not text.startswith("/"):
+        return None
+    name, _, rest = text[1:].partition(" ")
+    command = BY_NAME.get(name.strip().lower())
+    return (command, rest.strip()) if command else None
+
+
+def complete(prefix: str) -> list[SlashCommand]:
+    """Commands whose name starts with `prefix` (without the slash)."""
+    prefix = prefix.lower()
+    return [c for c in COMMANDS if c.name.startswith(prefix)]

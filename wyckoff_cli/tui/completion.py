@@ -1,0 +1,77 @@
+"""Completion for the prompt: `/commands`, `/model IDS` and `@paths` (fuzzy,
+gitignore-aware)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from wyckoff_cli.tui.commands import COMMANDS
+
+MAX_FILES = 20_000
+MAX_SHOWN = 12
+REFRESH_SECONDS = 30.0
+
+
+def fuzzy_score(query: str, candidate: str) -> int | None:
+    """Higher is better; None when `query` is not a subsequence of `candidate`.
+    Rewards contiguous runs, matches at word/path starts and a matching file name."""
+    if not query:
+        return 0
+    query, lowered = query.lower(), candidate.lower()
+    score, position, run = 0, 0, 0
+    for char in query:
+        found = lowered.find(char, position)
+        if found < 0:
+            return None
+        run = run + 1 if found == position else 0
+        score += 1 + 3 * run
+        if found == 0 or lowered[found - 1] in "/_-. ":
+            score += 5
+        position = found + 1
+    name = lowered.rsplit("/", 1)[-1]
+    if query in name:
+        score += 20
+    return score - len(candidate) // 10
+
+
+class Completions:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: list[str] = []
+        self._loaded_at = 0.0
+
+    def __call__(self, word: str) -> list[tuple[str, str]]:
+        if word.startswith("@"):
+            return [(f"@{path} ", f"@{path}") for path in self.match_files(word[1:])]
+        if word.startswith("/"):
+            return [
+                (f"/{c.name} ", f"{c.usage:<24} {c.description}")
+                for c in COMMANDS
+                if c.name.startswith(word[1:].lower())
+            ]
+        return []
+
+    def match_files(self, query: str) -> list[str]:
+        scored = [(s, path) for path in self.files() if (s := fuzzy_score(query, path)) is not None]
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return [path for _, path in scored[:MAX_SHOWN]]
+
+    def files(self) -> list[str]:
+        if not self._files or time.monotonic() - self._loaded_at > REFRESH_SECONDS:
+            self._files = list_files(self.root)
+            self._loaded_at = time.monotonic()
+        return self._files
+
+
+def list_files(root: Path) -> list[str]:
+    from wyckoff_cli.tools.ignore import IgnoreMatcher
+
+    files: list[str] = []
+    for entry in IgnoreMatcher.for_root(root).walk(""):
+        if entry.ignored or entry.is_dir:
+            continue
+        files.append(entry.rel)
+        if len(files) >= MAX_FILES:
+            break
+    return sorted(files)

@@ -1,0 +1,177 @@
+"""The one place where runtime events become screen updates.
+
+`EventRouter.handle(event)` is a single `match` over the event union ending in
+`assert_never`, so a new event type fails type-checking until it is handled here.
+Deltas are coalesced: text goes to the answer widget (which renders at most once per
+frame itself); thinking and tool output are buffered and flushed by `flush()`, which
+the chat screen calls on a timer and at every non-delta event.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, assert_never
+
+from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.tui.status import StatusModel
+from wyckoff_cli.tui.widgets.thinking import ThinkingPane
+from wyckoff_cli.tui.widgets.tool_call import ToolCallView
+
+
+class AnswerView(Protocol):
+    def append(self, text: str) -> None: ...
+    def finish(self) -> None: ...
+    def discard(self) -> None: ...
+
+
+class TranscriptView(Protocol):
+    """What the router needs from the chat screen's transcript."""
+
+    def new_answer(self) -> AnswerView: ...
+    def new_thinking(self) -> ThinkingPane: ...
+    def new_tool_call(self, call_id: str, name: str, args: dict[str, object]) -> ToolCallView: ...
+    def add_notice(self, kind: str, message: str) -> None: ...
+    def add_user(self, text: str) -> None: ...
+    def status_changed(self) -> None: ...
+
+
+class EventRouter:
+    def __init__(self, view: TranscriptView, status: StatusModel) -> None:
+        self.view = view
+        self.status = status
+        self.answer: AnswerView | None = None
+        self.answer_text = ""
+        self.thinking: ThinkingPane | None = None
+        self.tools: dict[str, ToolCallView] = {}
+        self._thinking_buffer = ""
+        self._output_buffers: dict[str, str] = {}
+        self.last_done: ev.TurnDone | None = None
+
+    # ------------------------------------------------------------------ coalescing
+
+    def flush(self) -> None:
+        if self._thinking_buffer:
+            if self.thinking is None:
+                self.thinking = self.view.new_thinking()
+            self.thinking.append(self._thinking_buffer)
+            self._thinking_buffer = ""
+        if self._output_buffers:
+            buffers, self._output_buffers = self._output_buffers, {}
+            for call_id, text in buffers.items():
+                view = self.tools.get(call_id)
+                if view is not None:
+                    view.add_output(text)
+
+    def _close_answer(self) -> None:
+        if self.answer is not None:
+            self.answer.finish()
+            self.answer = None
+            self.answer_text = ""
+
+    def _set_state(self, state: str) -> None:
+        if self.status.state != state:
+            self.status.state = state
+            self.view.status_changed()
+
+    # ------------------------------------------------------------------ dispatch
+
+    def handle(self, event: ev.RuntimeEvent) -> None:
+        if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
+            self.flush()
+        match event:
+            case ev.TextDelta(text=text):
+                if self.answer is None:
+                    self.flush()
+                    self.answer = self.view.new_answer()
+                    self._set_state("responding")
+                self.answer.append(text)
+                self.answer_text += text
+                return
+            case ev.ThinkingDelta(text=text):
+                self._thinking_buffer += text
+                self._set_state("thinking")
+                return
+            case ev.ToolOutput(id=call_id, text=text):
+                self._output_buffers[call_id] = self._output_buffers.get(call_id, "") + text
+                return
+            case ev.ModelStart():
+                self._close_answer()
+                self.thinking = None
+                self._set_state("thinking")
+            case ev.ThinkingDone(text=text, duration_ms=duration):
+                if self.thinking is None:
+                    self.thinking = self.view.new_thinking()
+                self.thinking.finish(text, duration)
+            case ev.ToolCallsReceived(calls=calls):
+                self._close_answer()
+                for call in calls:
+                    self.tools[call["id"]] = self.view.new_tool_call(call["id"], call["name"], call["args"])
+            case ev.ApprovalRequested(id=call_id):
+                view = self.tools.get(call_id)
+                if view is not None:
+                    view.waiting_for_approval()
+                self._set_state("waiting for approval")
+            case ev.ApprovalDecided(id=call_id, decision=decision, rule=rule, feedback=feedback):
+                if decision == "always" and rule:
+                    self.view.add_notice("info", f"Always allowed from now on: {rule}")
+                elif decision == "deny" and feedback:
+                    self.view.add_notice("info", f"Denied with feedback: {feedback}")
+            case ev.ToolStarted(id=call_id, name=name, args=args, background=background):
+                view = self.tools.get(call_id) or self.view.new_tool_call(call_id, name, args)
+                self.tools[call_id] = view
+                view.start(args, background)
+                self._set_state(f"running {name}")
+            case ev.ToolSucceeded(id=call_id, result=result, elapsed_ms=elapsed, display=display):
+                view = self.tools.get(call_id)
+                if view is not None:
+                    view.succeed(result, elapsed, display)
+            case ev.ToolFailed(id=call_id, name=name, error=error, elapsed_ms=elapsed):
+                view = self.tools.get(call_id)
+                if view is None:
+                    view = self.tools[call_id] = self.view.new_tool_call(call_id, name, {})
+                view.fail(error, elapsed)
+            case ev.BackgroundTaskUpdate(task_id=task_id, status=status, summary=summary, exit_code=code):
+                suffix = f" (exit {code})" if code is not None else ""
+                self.view.add_notice("background", f"Background task {task_id} {status}{suffix}: {summary}")
+            case ev.Compacted(
+                before_messages=b, after_messages=a, before_tokens=bt, after_tokens=at, method=m
+            ):
+                how = "summarised" if m == "summary" else "trimmed (the summary failed)"
+                self.view.add_notice(
+                    "compaction", f"Context {how}: {b} → {a} messages, ~{bt:,} → ~{at:,} tokens"
+                )
+            case ev.RetryInjected(attempt=attempt, missing_tools=missing):
+                self.view.add_notice(
+                    "retry", f"Reminded the model to call {', '.join(missing)} (retry {attempt} of 2)"
+                )
+            case ev.UsageReported():
+                self.status.add_usage(event)
+                self.view.status_changed()
+            case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
+                if self.answer is not None:
+                    self.answer.discard()
+                    self.answer = None
+                    self.answer_text = ""
+                if self.thinking is not None:
+                    self.thinking.remove()
+                    self.thinking = None
+                self.status.fallback_model = new
+                self.view.add_notice("fallback", f"{old} failed ({error}); continuing with {new}")
+                self.view.status_changed()
+            case ev.Notice(level=level, message=message):
+                self.view.add_notice(level, message)
+            case ev.MessageCommitted():
+                pass  # the session recorder persists it
+            case ev.TurnFailed(kind=kind, message=message):
+                self.view.add_notice("error", f"{kind}: {message}")
+            case ev.TurnDone(reason=reason):
+                self._close_answer()
+                self.last_done = event
+                if reason == "aborted":
+                    self.view.add_notice("aborted", "Interrupted.")
+                elif reason == "max_tool_rounds":
+                    self.view.add_notice(
+                        "warning", "Stopped at the tool-round limit; say “continue” to go on."
+                    )
+                self._set_state("idle")
+            case _:
+                assert_never(event)

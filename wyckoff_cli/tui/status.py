@@ -1,0 +1,124 @@
+"""What the status bar shows, as plain data fed by runtime events.
+
+Kept free of widgets so it is tested without a screen: the router feeds it `usage`,
+`fallback` and state changes; the status bar renders `StatusModel.segments()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wyckoff_cli.runtime.events import UsageReported
+
+# (model id, usage event) -> (cost in USD, saved by the cache in USD), or None if unpriced
+PriceFn = Callable[[str, UsageReported], tuple[float, float] | None]
+
+
+@dataclass
+class ModelTotals:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float = 0.0
+    saved: float = 0.0
+    priced: bool = True
+
+
+@dataclass
+class StatusModel:
+    model: str
+    mode: str = "default"
+    context_window: int = 64_000
+    fallback_model: str | None = None
+    state: str = "idle"
+    context_tokens: int = 0  # the last call's prompt plus answer: what the next call starts from
+    background_running: int = 0
+    per_model: dict[str, ModelTotals] = field(default_factory=dict)
+    price: PriceFn | None = None
+
+    def add_usage(self, event: UsageReported) -> None:
+        totals = self.per_model.setdefault(event.model, ModelTotals())
+        totals.calls += 1
+        totals.input_tokens += event.input_tokens
+        totals.output_tokens += event.output_tokens
+        totals.cache_read_tokens += event.cache_read_tokens
+        totals.cache_write_tokens += event.cache_write_tokens
+        priced = self.price(event.model, event) if self.price else None
+        if priced is None:
+            totals.priced = False
+        else:
+            totals.cost += priced[0]
+            totals.saved += priced[1]
+        self.context_tokens = event.input_tokens + event.output_tokens
+
+    def _sum(self, name: str) -> int:
+        return sum(getattr(t, name) for t in self.per_model.values())
+
+    @property
+    def input_tokens(self) -> int:
+        return self._sum("input_tokens")
+
+    @property
+    def output_tokens(self) -> int:
+        return self._sum("output_tokens")
+
+    @property
+    def cache_read_tokens(self) -> int:
+        return self._sum("cache_read_tokens")
+
+    @property
+    def cache_write_tokens(self) -> int:
+        return self._sum("cache_write_tokens")
+
+    @property
+    def cost(self) -> float:
+        return sum(t.cost for t in self.per_model.values())
+
+    @property
+    def saved(self) -> float:
+        return sum(t.saved for t in self.per_model.values())
+
+    @property
+    def all_priced(self) -> bool:
+        return all(t.priced for t in self.per_model.values())
+
+    @property
+    def cache_hit_rate(self) -> float:
+        return self.cache_read_tokens / self.input_tokens if self.input_tokens else 0.0
+
+    @property
+    def context_percent(self) -> float:
+        return 100.0 * self.context_tokens / self.context_window if self.context_window else 0.0
+
+    def segments(self) -> list[tuple[str, str]]:
+        """(name, text) pairs, most important first; the bar drops the tail when narrow."""
+        model = self.model if self.fallback_model is None else f"{self.fallback_model} (fallback)"
+        cost = f"${self.cost:.4f}" + ("" if self.all_priced else "+?")
+        parts = [
+            ("state", self.state),
+            ("model", model),
+            ("mode", self.mode),
+            ("context", f"ctx {self.context_percent:.0f}%"),
+            ("tokens", f"↑{human(self.input_tokens)} ↓{human(self.output_tokens)}"),
+            (
+                "cache",
+                f"cache {self.cache_hit_rate:.0%} r{human(self.cache_read_tokens)} w{human(self.cache_write_tokens)}",
+            ),
+            ("cost", f"{cost} saved ${self.saved:.4f}"),
+        ]
+        if self.background_running:
+            parts.append(
+                ("background", f"{self.background_running} bg task{'s' * (self.background_running > 1)}")
+            )
+        return parts
+
+
+def human(count: int) -> str:
+    if count < 1_000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1_000:.1f}k"
+    return f"{count / 1_000_000:.2f}M"

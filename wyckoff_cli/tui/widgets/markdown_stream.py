@@ -1,0 +1,376 @@
+"""The streamed assistant answer: a line-API Markdown widget.
+
+`MarkdownStreamView` shows one assistant answer. Text arrives through `append()`
+(cheap: it only feeds the block splitter). At most once per frame a flush renders
+the blocks that finished since the last flush (each exactly once per width, with
+Rich's Markdown renderer and Pygments highlighting) and re-renders only the block
+still growing. The widget paints with `render_line`: Textual asks only for the
+lines on screen, and every line is a cached `Strip`.
+
+Widths are re-wrapped lazily: on a resize every block keeps its strips for the old
+width, gets an estimated height for the new one, and is re-rendered when it is
+painted, by a bounded pass during layout (nearest to what was last on screen
+first), or by a background pass in ~8 ms slices. See docs/TUI-RENDERING.md.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from functools import lru_cache
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from pygments.lexer import Lexer  # type: ignore[import-untyped]
+from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
+from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement
+from rich.segment import Segment
+from rich.syntax import Syntax, SyntaxTheme
+from textual.strip import Strip
+
+from wyckoff_cli.tui.markdown_blocks import BlockSplitter
+from wyckoff_cli.tui.widgets.transcript import BlockLinesView, _Block
+
+__all__ = ["MarkdownStreamView", "render_markdown"]
+
+DEFAULT_CODE_THEME = "monokai"
+_FENCE_START = re.compile(r"^(`{3,}|~{3,})")
+_PARSER = MarkdownIt().enable("strikethrough").enable("table")
+
+
+@lru_cache(maxsize=64)
+def _lexer(name: str) -> Lexer | None:
+    try:
+        return get_lexer_by_name(name)
+    except ClassNotFound:
+        return None
+
+
+@lru_cache(maxsize=8)
+def _syntax_theme(name: str) -> SyntaxTheme:
+    return Syntax.get_theme(name)  # one instance per name, so its style cache is shared
+
+
+class _CodeBlock(CodeBlock):
+    """Rich's code block with cached lexers and theme, and no vertical padding."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        lexer = _lexer(self.lexer_name) or "text"
+        yield Syntax(code, lexer, theme=_syntax_theme(self.theme), word_wrap=True, padding=(0, 1))
+
+
+class _Heading(Heading):
+    """Every heading left-aligned: this is a transcript, not a document."""
+
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(
+        ("h1", "h2", "h3", "h4", "h5", "h6"), "left"
+    )
+
+
+class _Markdown(Markdown):
+    """Rich's `Markdown`, parsed with one shared parser (building one costs ~0.5 ms)."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "fence": _CodeBlock,
+        "code_block": _CodeBlock,
+        "heading_open": _Heading,
+    }
+
+    def __init__(self, markup: str, code_theme: str = DEFAULT_CODE_THEME) -> None:
+        # Same attributes as Markdown.__init__ (rich 15), without a parser per instance.
+        self.markup = markup
+        self.parsed = _PARSER.parse(markup)
+        self.code_theme = code_theme
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = True
+        self.inline_code_lexer = None
+        self.inline_code_theme = code_theme
+
+
+def render_markdown(
+    source: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
+) -> list[Strip]:
+    """Render one Markdown block into strips `width` cells wide (the transcript's hot path)."""
+    options = console.options.update(
+        width=width, min_width=width, max_width=width, height=None, highlight=False
+    )
+    lines = console.render_lines(_Markdown(source, code_theme), options, pad=True)
+    # Rich opens a list or quote with a blank line and may end a block with one; the
+    # view puts exactly one blank line between blocks, as Rich does between elements.
+    first, last = 0, len(lines)
+    while first < last and _is_blank(lines[first]):
+        first += 1
+    while last > first and _is_blank(lines[last - 1]):
+        last -= 1
+    return [Strip(line, width) for line in lines[first:last]]
+
+
+def _is_blank(line: list[Segment]) -> bool:
+    """No text and no background (an empty line of a code block has a background)."""
+    return all(
+        not segment.text.strip() and (segment.style is None or segment.style.bgcolor is None)
+        for segment in line
+    )
+
+
+def _common_prefix(old: list[Strip], new: list[Strip]) -> int:
+    """How many leading lines two renders of a block share."""
+    same = 0
+    for before, after in zip(old, new, strict=False):
+        if before != after:
+            break
+        same += 1
+    return same
+
+
+def render_code_line(
+    line: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
+) -> list[Strip]:
+    """One line of code as the code block shows it, without highlighting (cheap)."""
+    syntax = Syntax(line, "text", theme=_syntax_theme(code_theme), word_wrap=True, padding=(0, 1))
+    options = console.options.update(width=width, min_width=width, max_width=width, height=None)
+    return [Strip(segments, width) for segments in console.render_lines(syntax, options, pad=True)]
+
+
+class MarkdownStreamView(BlockLinesView):
+    """One assistant answer, streamed as Markdown.
+
+    `append(delta)` buffers (cheap); a flush at most once per frame renders newly
+    finished blocks once and re-renders only the growing block. `finish()` ends the
+    stream; `discard()` drops the answer (a fallback replaces it).
+    """
+
+    DEFAULT_CSS = """
+    MarkdownStreamView {
+        width: 1fr;
+        height: auto;
+    }
+    """
+    FRAME_RATE = 20.0
+    """Flushes per second at most while text streams. Each flush costs a Textual repaint
+    (a full one whenever the answer grows by a line and the view scrolls); 20 a second
+    looks continuous for streamed text and keeps a 50-deltas/s stream under 10% of a
+    core (30 a second measured ~10%). See docs/PERFORMANCE.md."""
+    TAIL_SHARE = 0.25
+    """Longest share of the time the growing block's re-render may take: a slow one
+    (a long code block) stretches the flush interval so it is re-rendered less often."""
+
+    def __init__(
+        self,
+        markdown: str = "",
+        *,
+        code_theme: str = DEFAULT_CODE_THEME,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.code_theme = code_theme
+        self._splitter = BlockSplitter()
+        self._chunks: list[str] = []
+        self._finished_blocks = 0  # blocks taken from the splitter
+        self._tail: _Block | None = None
+        self._flush_pending = False
+        self._last_flush = 0.0
+        self._interval = 1.0 / self.FRAME_RATE
+        self._dirty = False
+        self._lazy = False  # text arrived before mount: estimate finished blocks' heights
+        self._provisional: _Block | None = None  # a tail showing a line not yet highlighted
+        self._code_head: tuple[str, int, list[Strip]] | None = None
+        self.flushes = 0
+        """How many flushes ran (for tests and benchmarks)."""
+        if markdown:
+            self.append(markdown)
+
+    # -- the API for the app ----------------------------------------------------
+
+    @property
+    def markdown(self) -> str:
+        """The Markdown source received so far (what a copy of the answer should give)."""
+        if len(self._chunks) > 1:
+            self._chunks = ["".join(self._chunks)]
+        return self._chunks[0] if self._chunks else ""
+
+    @property
+    def is_finished(self) -> bool:
+        return self._splitter.closed
+
+    @property
+    def is_settled(self) -> bool:
+        """Finished, flushed, and every block rendered at the current width (text given
+        before mount, such as a restored answer, is rendered lazily: what is on screen
+        when painted, the rest in the background)."""
+        return (
+            self.is_finished
+            and not self._dirty
+            and self._width > 0
+            and all(
+                self._width in block.strips and block.height == len(block.strips[self._width])
+                for block in self._blocks
+            )
+        )
+
+    def append(self, delta: str) -> None:
+        """Add streamed text. Cheap: rendering happens at most once per frame."""
+        if not delta:
+            return
+        if self._splitter.closed:
+            raise RuntimeError("append() after finish()")
+        self._chunks.append(delta)
+        self._splitter.feed(delta)
+        self._dirty = True
+        if not self.is_mounted:
+            self._lazy = True  # e.g. a restored answer: render what is on screen first
+        self._schedule_flush()
+
+    def finish(self) -> None:
+        """End of the answer: the growing block becomes final and is shown at once."""
+        if self._splitter.closed:
+            return
+        self._splitter.close()
+        self._dirty = True
+        if self._width and self.is_mounted:
+            self._flush()
+
+    def discard(self, remove: bool = True) -> None:
+        """Drop the partial answer (a fallback retried elsewhere). Removes the widget
+        unless `remove` is False, in which case the view is empty and can stream again."""
+        self._splitter = BlockSplitter()
+        self._chunks = []
+        self._blocks = []
+        self._finished_blocks = 0
+        self._tail = None
+        self._provisional = None
+        self._code_head = None
+        self._dirty = False
+        self._starts = None
+        if remove and self.parent is not None:
+            self.remove()
+        else:
+            self.refresh(layout=True)
+
+    def plain_text(self) -> str:
+        return self.markdown
+
+    # -- flushing -----------------------------------------------------------------
+
+    def _schedule_flush(self) -> None:
+        if self._flush_pending or not self.is_mounted:
+            return
+        self._flush_pending = True
+        delay = self._last_flush + self._interval - time.perf_counter()
+        if delay > 0.001:
+            self.set_timer(delay, self._on_flush_timer)
+        else:
+            self.call_later(self._on_flush_timer)
+
+    def _on_flush_timer(self) -> None:
+        self._flush_pending = False
+        self._flush()
+
+    def on_mount(self) -> None:
+        if self._dirty:
+            self._schedule_flush()
+
+    def _flush(self) -> None:
+        """Render what changed since the last flush and repaint it."""
+        if not self._dirty:
+            return
+        width = self._width
+        if width <= 0:
+            return  # not laid out yet: get_content_height() sets the width, then we flush
+        self._dirty = False
+        self.flushes += 1
+        first_changed = len(self._blocks) - (1 if self._tail is not None else 0)
+        if self._tail is not None:
+            self._blocks.pop()
+        finished = self._splitter.finished
+        tail = previous_tail = self._tail
+        lazy, self._lazy = self._lazy, False
+        for source in finished[self._finished_blocks :]:
+            block = _Block(source)
+            if tail is not None and tail.source == source and tail is not self._provisional:
+                block = tail  # the growing block is final exactly as last rendered
+                tail = None
+            self._tail = None
+            if lazy and width not in block.strips:
+                block.height = block.estimate(width)  # rendered when painted, or in the background
+            else:
+                block.height = len(self._render_at(block, width))
+            self._blocks.append(block)
+        if lazy:
+            self._render_later()
+        self._finished_blocks = len(finished)
+        tail_cost = 0.0
+        source = self._splitter.tail
+        if source:
+            if tail is None or tail.source != source or width not in tail.strips:
+                tail_started = time.perf_counter()
+                tail = self._tail = _Block(source)
+                lines = len(self._render_at(tail, width))
+                tail_cost = time.perf_counter() - tail_started
+                if previous_tail is not None and first_changed == len(self._blocks):
+                    # The same block still growing: never shrink it by one line (a line
+                    # that just ended and the next not yet begun would otherwise cost
+                    # two layout passes and a jiggle).
+                    tail.height = max(lines, min(previous_tail.height, lines + 1))
+                else:
+                    tail.height = lines
+            self._blocks.append(tail)
+        self._tail = tail if source else None
+        if self._provisional is not self._tail:
+            self._provisional = None  # that growing block is gone (finished and rendered whole)
+        self._starts = None
+        starts = self._line_starts()
+        first_line = starts[first_changed] if first_changed < len(starts) else self._total
+        if previous_tail is not None and tail is not None and first_changed == len(starts) - 1:
+            # Only the growing block changed: repaint from its first changed line (usually
+            # just the last one), not the whole block.
+            first_line += _common_prefix(previous_tail.strips.get(width, []), tail.strips.get(width, []))
+        else:
+            first_line = max(0, first_line - self.BLOCK_GAP)
+        self._refresh_from(first_line)
+        self._last_flush = time.perf_counter()
+        self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
+
+    def _height_fits(self, block: _Block, lines: int) -> bool:
+        # The growing block may keep one spare line (see _flush).
+        return block.height == lines or (block is self._tail and block.height == lines + 1)
+
+    def _set_width(self, width: int) -> None:
+        previous = self._width
+        super()._set_width(width)
+        if previous == 0 and self._width and self._dirty and self.is_mounted:
+            self.call_later(self._flush)
+
+    def _render_block(self, block: _Block, width: int) -> list[Strip]:
+        source = block.source or ""
+        if block is self._provisional:
+            self._provisional = None
+        if block is self._tail and self._splitter.in_fence and _FENCE_START.match(source):
+            strips, provisional = self._render_open_code(source, width)
+            if provisional:
+                self._provisional = block
+            return strips
+        return render_markdown(source, width, self.app.console, self.code_theme)
+
+    def _render_open_code(self, source: str, width: int) -> tuple[list[Strip], bool]:
+        """The growing block is a fenced code block: highlight its complete lines once per
+        new line, and show the line still arriving without highlighting until it ends."""
+        head, _, partial = source.rpartition("\n")
+        if not head:
+            return [], False  # only the opening fence has arrived
+        cached = self._code_head
+        if cached is not None and cached[0] == head and cached[1] == width:
+            strips = cached[2]
+        else:
+            strips = render_markdown(head, width, self.app.console, self.code_theme) if "\n" in head else []
+            self._code_head = (head, width, strips)
+        if not partial:
+            return strips, False
+        return strips + render_code_line(partial, width, self.app.console, self.code_theme), True

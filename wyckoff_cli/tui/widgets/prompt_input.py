@@ -1,0 +1,190 @@
+"""The prompt: a multi-line input with history and completion.
+
+Enter sends; Shift+Enter or Ctrl+J inserts a new line. Up/Down on the first/last line
+walk the per-project history. Typing `/` at the start offers slash commands, `@`
+offers files (gitignore-aware, fuzzy); Tab or Enter takes the highlighted one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+Completer = Callable[[str], list[tuple[str, str]]]  # word -> [(replacement, label)]
+
+
+@dataclass
+class InputHistory:
+    """Entries oldest first; `back()`/`forward()` walk them, keeping the draft."""
+
+    entries: list[str]
+    position: int | None = None
+    draft: str = ""
+
+    def back(self, current: str) -> str | None:
+        if not self.entries:
+            return None
+        if self.position is None:
+            self.draft = current
+            self.position = len(self.entries)
+        if self.position == 0:
+            return None
+        self.position -= 1
+        return self.entries[self.position]
+
+    def forward(self) -> str | None:
+        if self.position is None:
+            return None
+        self.position += 1
+        if self.position >= len(self.entries):
+            self.position = None
+            return self.draft
+        return self.entries[self.position]
+
+    def add(self, text: str) -> None:
+        if text.strip() and (not self.entries or self.entries[-1] != text):
+            self.entries.append(text)
+        self.position = None
+        self.draft = ""
+
+
+class CompletionMenu(OptionList):
+    """The list of completions shown above the prompt."""
+
+    DEFAULT_CSS = """
+    CompletionMenu {
+        display: none;
+        max-height: 10;
+        border: round $accent;
+        background: $surface;
+    }
+    CompletionMenu.-visible { display: block; }
+    """
+
+
+class PromptInput(TextArea):
+    """Multi-line prompt. Posts `PromptInput.Submitted` on Enter."""
+
+    BINDINGS = [
+        Binding("ctrl+j,shift+enter", "newline", "New line", show=False),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(
+        self, history: list[str] | None = None, completer: Completer | None = None, **kwargs: object
+    ) -> None:
+        super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
+        self.prompt_history = InputHistory(list(history or []))
+        self.completer = completer
+        self.menu: CompletionMenu | None = None
+        self.pull_queued: Callable[[], str | None] | None = (
+            None  # Up on an empty prompt edits a queued message
+        )
+        self._matches: list[tuple[str, str]] = []
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self._menu_visible and event.key in ("up", "down", "tab", "enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            self._menu_key(event.key)
+            return
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self._submit()
+            return
+        if event.key == "up" and not self.text and self.pull_queued is not None:
+            queued = self.pull_queued()
+            if queued is not None:
+                event.stop()
+                event.prevent_default()
+                self._replace(queued)
+                return
+        if event.key == "up" and self.cursor_location[0] == 0:
+            older = self.prompt_history.back(self.text)
+            if older is not None:
+                event.stop()
+                event.prevent_default()
+                self._replace(older)
+                return
+        if event.key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            newer = self.prompt_history.forward()
+            if newer is not None:
+                event.stop()
+                event.prevent_default()
+                self._replace(newer)
+                return
+        await super()._on_key(event)
+
+    def _submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.prompt_history.add(text)
+        self.clear()
+        self._hide_menu()
+        self.post_message(self.Submitted(text))
+
+    def _replace(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    # ------------------------------------------------------------------ completion
+
+    @property
+    def _menu_visible(self) -> bool:
+        return self.menu is not None and self.menu.has_class("-visible")
+
+    def current_word(self) -> str:
+        row, column = self.cursor_location
+        line = self.document.get_line(row)[:column]
+        return line.split(" ")[-1] if line else ""
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self.completer is None or self.menu is None:
+            return
+        word = self.current_word()
+        self._matches = self.completer(word) if word[:1] in ("/", "@") else []
+        if not self._matches:
+            self._hide_menu()
+            return
+        self.menu.clear_options()
+        self.menu.add_options([Option(label, id=str(i)) for i, (_, label) in enumerate(self._matches)])
+        self.menu.highlighted = 0
+        self.menu.add_class("-visible")
+
+    def _hide_menu(self) -> None:
+        if self.menu is not None:
+            self.menu.remove_class("-visible")
+
+    def _menu_key(self, key: str) -> None:
+        assert self.menu is not None
+        if key == "escape":
+            self._hide_menu()
+        elif key == "up":
+            self.menu.action_cursor_up()
+        elif key == "down":
+            self.menu.action_cursor_down()
+        else:
+            index = self.menu.highlighted or 0
+            if 0 <= index < len(self._matches):
+                self._accept(self._matches[index][0])
+            self._hide_menu()
+
+    def _accept(self, replacement: str) -> None:
+        word = self.current_word()
+        row, column = self.cursor_location
+        self.replace(replacement, (row, column - len(word)), (row, column))

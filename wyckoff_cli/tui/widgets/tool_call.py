@@ -1,0 +1,191 @@
+"""One tool call: a spinner and elapsed time while it runs, a one-line summary of its
+arguments, streamed output, then the result collapsed to a few lines (Enter or a
+click expands it). Errors use the error colour, edits show a coloured diff, the plan
+shows as a checklist.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.binding import Binding
+from textual.timer import Timer
+from textual.widgets import Static
+
+from wyckoff_cli.tui.widgets.diff import render_diff
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+COLLAPSED_LINES = 4
+LIVE_LINES = 12
+SUMMARY_KEYS = ("command", "path", "pattern", "task_id", "text", "url")
+TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
+
+
+def summarize_args(name: str, args: dict[str, Any], width: int = 90) -> str:
+    """The one argument that says what the call does, on one line."""
+    for key in SUMMARY_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            line = " ".join(value.split())
+            return line if len(line) <= width else line[: width - 1] + "…"
+    if not args:
+        return ""
+    text = ", ".join(f"{k}={v!r}" for k, v in args.items())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class ToolCallView(Static, can_focus=True):
+    DEFAULT_CSS = """
+    ToolCallView { padding: 0 1; margin: 0 0 1 0; }
+    ToolCallView:focus { background: $boost; }
+    ToolCallView.-error { color: $text-error; }
+    """
+    BINDINGS = [Binding("enter,space", "toggle_open", "Expand/collapse", show=False)]
+
+    def __init__(self, call_id: str, name: str, args: dict[str, Any], **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self.call_id = call_id
+        self.tool_name = name
+        self.args = args
+        self.status = "pending"  # pending | running | ok | error | waiting
+        self.started: float | None = None
+        self.elapsed_ms: int | None = None
+        self.output = ""
+        self.result = ""
+        self.display_data: dict[str, Any] | None = None
+        self.background = False
+        self.expanded = False
+        self._frame = 0
+        self._timer: Timer | None = None
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def start(self, args: dict[str, Any], background: bool) -> None:
+        self.args = args
+        self.background = background
+        self.status = "running"
+        self.started = time.monotonic()
+        self._timer = self.set_interval(0.1, self._tick)
+        self.refresh_view()
+
+    def waiting_for_approval(self) -> None:
+        self.status = "waiting"
+        self.refresh_view()
+
+    def add_output(self, text: str) -> None:
+        self.output += text
+        if len(self.output) > 200_000:
+            self.output = self.output[-100_000:]
+        self.refresh_view()
+
+    def succeed(self, result: str, elapsed_ms: int, display: dict[str, Any] | None) -> None:
+        self.display_data = display
+        self._finish("ok", result, elapsed_ms)
+
+    def fail(self, error: str, elapsed_ms: int) -> None:
+        self._finish("error", error, elapsed_ms)
+        self.add_class("-error")
+
+    def _finish(self, status: str, result: str, elapsed_ms: int) -> None:
+        self.status = status
+        self.result = result
+        self.elapsed_ms = elapsed_ms
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.refresh_view()
+
+    def _tick(self) -> None:
+        self._frame += 1
+        self.refresh_view()
+
+    def action_toggle_open(self) -> None:
+        self.expanded = not self.expanded
+        self.refresh_view()
+
+    def on_click(self) -> None:
+        self.action_toggle_open()
+
+    def refresh_view(self) -> None:
+        self.update(self.render_call())
+
+    def render_call(self) -> RenderableType:
+        parts: list[RenderableType] = [self._header()]
+        if self.status in ("running", "waiting") and self.output:
+            tail = "\n".join(self.output.rstrip("\n").splitlines()[-LIVE_LINES:])
+            parts.append(Text(tail, style="dim"))
+        elif self.status in ("ok", "error"):
+            parts.append(self._body())
+        return Group(*parts)
+
+    def _header(self) -> Text:
+        icon, style = {
+            "pending": ("○", "dim"),
+            "waiting": ("?", "bold yellow"),
+            "running": (SPINNER[self._frame % len(SPINNER)], "bold cyan"),
+            "ok": ("✓", "bold green"),
+            "error": ("✗", "bold red"),
+        }[self.status]
+        header = Text.assemble((f"{icon} ", style), (self.tool_name, "bold"))
+        summary = summarize_args(self.tool_name, self.args)
+        if summary:
+            header.append(f"  {summary}", style="")
+        if self.status == "running" and self.started is not None:
+            header.append(f"  {time.monotonic() - self.started:.1f}s", style="dim")
+        elif self.elapsed_ms is not None:
+            header.append(f"  {self.elapsed_ms / 1000:.1f}s", style="dim")
+        if self.status == "waiting":
+            header.append("  waiting for approval", style="yellow")
+        if self.background:
+            header.append("  (background)", style="dim")
+        return header
+
+    def _body(self) -> RenderableType:
+        data = self.display_data or {}
+        if self.status == "ok" and isinstance(data.get("todos"), list):
+            return todo_checklist(data["todos"])
+        if self.status == "ok" and isinstance(data.get("diff"), str) and data["diff"]:
+            return self._clip_renderable(data["diff"], diff=True)
+        return self._clip_renderable(self.result or self.output, diff=False)
+
+    def _clip_renderable(self, text: str, *, diff: bool) -> RenderableType:
+        lines = text.rstrip("\n").splitlines()
+        shown = lines if self.expanded else lines[:COLLAPSED_LINES]
+        body: RenderableType
+        if diff:
+            body = render_diff("\n".join(shown))
+        else:
+            style = "red" if self.status == "error" else "dim"
+            body = Text("\n".join(shown), style=style)
+        hidden = len(lines) - len(shown)
+        if hidden > 0:
+            return Group(body, Text(f"… {hidden} more lines (Enter to expand)", style="dim italic"))
+        return body
+
+
+def plain_text(renderable: RenderableType, width: int = 100) -> str:
+    """What a renderable shows, as plain text (for tests and copying)."""
+    from rich.console import Console
+
+    console = Console(width=width, color_system=None, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(renderable)
+    return console.export_text()
+
+
+def todo_checklist(items: list[Any]) -> Text:
+    text = Text()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        status = str(item.get("status", "pending"))
+        mark = TODO_MARKS.get(status, "☐")
+        style = {"completed": "dim strike", "in_progress": "bold"}.get(status, "")
+        if text:
+            text.append("\n")
+        text.append(f"{mark} {item.get('content') or item.get('text') or ''}", style=style)
+    return text
