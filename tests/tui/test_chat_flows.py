@@ -325,6 +325,7 @@ async def test_resume_restores_the_transcript_and_history(tmp_path: Path) -> Non
     async with resumed.run_test(size=SIZE) as pilot:
         screen = chat(resumed)
         await pilot.pause()
+        assert screen.status.input_tokens == 100  # the resumed session's totals
         assert [w.text for w in screen.query(UserMessage)] == ["remember this"]
         await send(pilot, "and now?")
         await settle(pilot, screen)

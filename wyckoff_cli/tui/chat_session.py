@@ -51,7 +51,7 @@ class ChatSession:
         self.model = deps.model
         self.mode = deps.mode
         self.history: list[Message] = list(loaded.history) if loaded else []
-        self._loaded = loaded
+        self.loaded = loaded
         self._recorder: SessionRecorder | None = deps.store.reopen(loaded) if loaded else None
         self._runtime: AgentRuntime | None = None
         self._prompt: Callable[[], str] = lambda: ""

@@ -143,6 +143,8 @@ class SlashCommands:
         self.chat.router.tools.clear()
         self.chat.status.per_model.clear()
         self.chat.status.context_tokens = 0
+        if loaded is not None:
+            self.chat.status.restore(loaded.info.usage_by_model)
         self.chat.status_changed()
         if loaded is not None:
             self.chat.render_history()

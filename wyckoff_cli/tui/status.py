@@ -6,8 +6,9 @@ Kept free of widgets so it is tested without a screen: the router feeds it `usag
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from wyckoff_cli.runtime.events import UsageReported
 
@@ -39,9 +40,26 @@ class StatusModel:
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
     price: PriceFn | None = None
 
-    def add_usage(self, event: UsageReported) -> None:
+    def restore(self, usage_by_model: Mapping[str, Any]) -> None:
+        """Seed the totals of a resumed session: its saved token counts per model,
+        priced again as one record each (its calls are not counted again)."""
+        for model, usage in usage_by_model.items():
+            self.add_usage(
+                UsageReported(
+                    model,
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cache_read_tokens,
+                    usage.cache_write_tokens,
+                    usage.reasoning_tokens,
+                ),
+                calls=0,
+            )
+        self.context_tokens = 0
+
+    def add_usage(self, event: UsageReported, calls: int = 1) -> None:
         totals = self.per_model.setdefault(event.model, ModelTotals())
-        totals.calls += 1
+        totals.calls += calls
         totals.input_tokens += event.input_tokens
         totals.output_tokens += event.output_tokens
         totals.cache_read_tokens += event.cache_read_tokens

@@ -65,6 +65,8 @@ class ChatScreen(Screen[None]):
             model=deps.model, mode=deps.mode, context_window=deps.context_window(deps.model), price=deps.price
         )
         self.router = EventRouter(self, self.status)
+        if self.session.loaded is not None:
+            self.status.restore(self.session.loaded.info.usage_by_model)
         self.queued: list[str] = []
         self.abort: AbortSignal | None = None
         self.turn_worker: Worker[None] | None = None

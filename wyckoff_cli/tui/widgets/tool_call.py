@@ -20,6 +20,7 @@ from wyckoff_cli.tui.widgets.diff import render_diff
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 COLLAPSED_LINES = 4
+COLLAPSED_DIFF_LINES = 14
 LIVE_LINES = 12
 SUMMARY_KEYS = ("command", "path", "pattern", "task_id", "text", "url")
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
@@ -155,7 +156,7 @@ class ToolCallView(Static, can_focus=True):
 
     def _clip_renderable(self, text: str, *, diff: bool) -> RenderableType:
         lines = text.rstrip("\n").splitlines()
-        shown = lines if self.expanded else lines[:COLLAPSED_LINES]
+        shown = lines if self.expanded else lines[: COLLAPSED_DIFF_LINES if diff else COLLAPSED_LINES]
         body: RenderableType
         if diff:
             body = render_diff("\n".join(shown))
