@@ -23,18 +23,16 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from wyckoff_cli.providers.base import (
-    ChatResponse,
     Chunk,
-    ProviderError,
+    StreamingProvider,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
-    collect_response,
 )
 from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.factory import ModelSpec
-from wyckoff_cli.providers.sdk_errors import translate
+from wyckoff_cli.providers.sdk_errors import raise_translated
 from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec, Usage
 
 VENDOR = "anthropic"
@@ -202,7 +200,7 @@ def _quiet_sdk_warnings() -> None:
         warnings.filterwarnings("ignore", message=pattern)
 
 
-class AnthropicProvider:
+class AnthropicProvider(StreamingProvider):
     """One Claude model. `build_request` is pure; `chat_stream` sends it."""
 
     def __init__(self, spec: ModelSpec, *, api_key: str, base_url: str | None = None) -> None:
@@ -278,11 +276,6 @@ class AnthropicProvider:
         self._get_client()  # import the SDK now, not on the watchdog's clock
         return self._stream(self.build_request(messages, tools, system_prompt))
 
-    async def chat(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> ChatResponse:
-        return await collect_response(self.chat_stream(messages, tools, system_prompt))
-
     async def _stream(self, params: dict[str, Any]) -> AsyncIterator[Chunk]:
         stream: Any = None
         try:
@@ -292,13 +285,8 @@ class AnthropicProvider:
                 for chunk in reader.read(event):
                     yield chunk
             yield reader.usage_chunk()
-        except ProviderError:
-            raise
         except Exception as exc:
-            error = translate(exc, provider=self.name, secret=self._api_key)
-            if error is None:
-                raise
-            raise error from exc
+            raise_translated(exc, provider=self.name, secret=self._api_key)
         finally:
             if stream is not None:
                 await stream.close()

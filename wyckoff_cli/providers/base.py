@@ -101,6 +101,25 @@ class LLMProvider(Protocol):
     ) -> ChatResponse: ...
 
 
+class StreamingProvider:
+    """Base for providers whose whole answer is their collected stream: subclasses
+    implement `name` and `chat_stream`; `chat` drains the stream."""
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    def chat_stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
+    ) -> AsyncIterator[Chunk]:
+        raise NotImplementedError
+
+    async def chat(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
+    ) -> ChatResponse:
+        return await collect_response(self.chat_stream(messages, tools, system_prompt))
+
+
 async def collect_response(stream: AsyncIterator[Chunk]) -> ChatResponse:
     """Drain a chunk stream into a `ChatResponse` (for `chat()` implementations)."""
     from wyckoff_cli.providers.assembly import ResponseAssembler

@@ -18,19 +18,18 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
 from wyckoff_cli.providers.base import (
-    ChatResponse,
     Chunk,
     FallbackChunk,
     LLMProvider,
     ProviderError,
-    collect_response,
+    StreamingProvider,
 )
 from wyckoff_cli.runtime.messages import Message, ToolSpec
 
 DEFAULT_COOLDOWN = 120.0
 
 
-class FallbackProvider:
+class FallbackProvider(StreamingProvider):
     """Tries `providers` in order. `name` is the model the next call starts with."""
 
     def __init__(
@@ -72,11 +71,6 @@ class FallbackProvider:
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
     ) -> AsyncIterator[Chunk]:
         return self._stream(tuple(messages), tuple(tools), system_prompt)
-
-    async def chat(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> ChatResponse:
-        return await collect_response(self.chat_stream(messages, tools, system_prompt))
 
     async def _stream(
         self, messages: tuple[Message, ...], tools: tuple[ToolSpec, ...], system_prompt: str

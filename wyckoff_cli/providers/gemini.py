@@ -28,18 +28,16 @@ from typing import Any
 
 from wyckoff_cli.providers.base import (
     BadRequest,
-    ChatResponse,
     Chunk,
-    ProviderError,
+    StreamingProvider,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
-    collect_response,
 )
 from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.factory import ModelSpec
-from wyckoff_cli.providers.sdk_errors import translate
+from wyckoff_cli.providers.sdk_errors import raise_translated
 from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec, Usage
 
 VENDOR = "gemini"
@@ -115,7 +113,7 @@ def convert_messages(messages: Sequence[Message], *, placeholder_signatures: boo
     return contents
 
 
-class GeminiProvider:
+class GeminiProvider(StreamingProvider):
     """One Gemini model."""
 
     def __init__(self, spec: ModelSpec, *, api_key: str, base_url: str | None = None) -> None:
@@ -187,11 +185,6 @@ class GeminiProvider:
         self._get_client()  # import the SDK now, not on the watchdog's clock
         return self._stream(self.build_request(messages, tools, system_prompt))
 
-    async def chat(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> ChatResponse:
-        return await collect_response(self.chat_stream(messages, tools, system_prompt))
-
     async def _stream(self, request: dict[str, Any]) -> AsyncIterator[Chunk]:
         client = self._get_client()  # referenced until the stream ends
         stream: Any = None
@@ -208,13 +201,8 @@ class GeminiProvider:
                     yield chunk
             if reader.usage is not None:
                 yield reader.usage
-        except ProviderError:
-            raise
         except Exception as exc:
-            error = translate(exc, provider=self.name, secret=self._api_key)
-            if error is None:
-                raise
-            raise error from exc
+            raise_translated(exc, provider=self.name, secret=self._api_key)
         finally:
             if stream is not None:
                 await stream.aclose()

@@ -26,18 +26,16 @@ from typing import Any
 from urllib.parse import urlparse
 
 from wyckoff_cli.providers.base import (
-    ChatResponse,
     Chunk,
-    ProviderError,
+    StreamingProvider,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
-    collect_response,
 )
 from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.factory import ModelSpec
-from wyckoff_cli.providers.sdk_errors import translate
+from wyckoff_cli.providers.sdk_errors import raise_translated
 from wyckoff_cli.providers.text_tool_calls import TextToolCallParser
 from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec, Usage
 
@@ -131,7 +129,7 @@ def _arguments(call: ToolCallPart) -> str:
     return json.dumps(call.arguments, ensure_ascii=False)
 
 
-class OpenAICompatProvider:
+class OpenAICompatProvider(StreamingProvider):
     """One model on one OpenAI-compatible endpoint."""
 
     def __init__(self, spec: ModelSpec, *, api_key: str, base_url: str | None = None) -> None:
@@ -199,11 +197,6 @@ class OpenAICompatProvider:
         self._get_client()  # import the SDK now, not on the watchdog's clock
         return self._stream(self.build_request(messages, tools, system_prompt), bool(tools))
 
-    async def chat(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> ChatResponse:
-        return await collect_response(self.chat_stream(messages, tools, system_prompt))
-
     async def _open(self, params: dict[str, Any]) -> Any:
         """Start the stream, dropping parameters the endpoint rejects, one per retry."""
         while True:
@@ -253,13 +246,8 @@ class OpenAICompatProvider:
                     yield item
             for item in reader.finish():
                 yield item
-        except ProviderError:
-            raise
         except Exception as exc:
-            error = translate(exc, provider=self.name, secret=self._api_key)
-            if error is None:
-                raise
-            raise error from exc
+            raise_translated(exc, provider=self.name, secret=self._api_key)
         finally:
             if stream is not None:
                 await stream.close()

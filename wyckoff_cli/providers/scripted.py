@@ -25,15 +25,14 @@ from typing import Any
 
 from wyckoff_cli.providers import base
 from wyckoff_cli.providers.base import (
-    ChatResponse,
     Chunk,
     ProviderConfigError,
     ProviderError,
+    StreamingProvider,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
-    collect_response,
 )
 from wyckoff_cli.runtime.messages import Message, ToolSpec, Usage
 
@@ -60,7 +59,7 @@ class RecordedRequest:
 
 
 @dataclass
-class ScriptedProvider:
+class ScriptedProvider(StreamingProvider):
     """Plays `rounds` in order; `requests` records every call."""
 
     rounds: list[Any]
@@ -101,11 +100,6 @@ class ScriptedProvider:
         script = self.rounds[self._next]
         self._next += 1
         return self._play(script, self._next)
-
-    async def chat(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> ChatResponse:
-        return await collect_response(self.chat_stream(messages, tools, system_prompt))
 
     async def _play(self, script: Any, round_no: int) -> AsyncIterator[Chunk]:
         steps = script if isinstance(script, list) else _expand(script)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from wyckoff_cli.providers.base import (
     AuthenticationFailed,
@@ -117,6 +117,14 @@ def translate(exc: BaseException, *, provider: str, secret: str | None = None) -
     if module.startswith("google.genai"):
         return _gemini(exc, provider, secret)
     return transport_error(exc, provider=provider, secret=secret)
+
+
+def raise_translated(exc: BaseException, *, provider: str, secret: str | None = None) -> NoReturn:
+    """Re-raise `exc` (being handled) as its `ProviderError`; a bug is re-raised as is."""
+    error = translate(exc, provider=provider, secret=secret)
+    if error is None or error is exc:
+        raise exc
+    raise error from exc
 
 
 def transport_error(exc: BaseException, *, provider: str, secret: str | None = None) -> ProviderError | None:

@@ -14,13 +14,13 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from wyckoff_cli.providers.base import ChatResponse, Chunk, LLMProvider, ProviderTimeout, collect_response
+from wyckoff_cli.providers.base import Chunk, LLMProvider, ProviderTimeout, StreamingProvider
 from wyckoff_cli.runtime.messages import Message, ToolSpec
 
 DEFAULT_IDLE_TIMEOUT = 60.0
 
 
-class WatchdogProvider:
+class WatchdogProvider(StreamingProvider):
     """`inner` with an idle timeout on its stream. Other attributes pass through."""
 
     def __init__(self, inner: LLMProvider, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> None:
@@ -44,11 +44,6 @@ class WatchdogProvider:
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
     ) -> AsyncIterator[Chunk]:
         return self._guard(self.inner.chat_stream(messages, tools, system_prompt))
-
-    async def chat(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> ChatResponse:
-        return await collect_response(self.chat_stream(messages, tools, system_prompt))
 
     async def _guard(self, stream: AsyncIterator[Chunk]) -> AsyncIterator[Chunk]:
         timeout = self.idle_timeout
