@@ -90,6 +90,11 @@ async def test_compaction_mid_turn_emits_the_event_and_reloads_instructions(work
     events, history = await collect(runtime, "read four files", system_prompt=system_prompt)
     compactions = of_type(events, ev.Compacted)
     assert len(compactions) == 1 and compactions[0].method == "summary"
+    side = events[events.index(compactions[0]) + 1]  # the summary call is reported and paid for
+    assert isinstance(side, ev.UsageReported) and (side.input_tokens, side.output_tokens) == (100, 20)
+    assert of_type(events, ev.TurnDone)[0].usage["input_tokens"] == sum(
+        u.input_tokens for u in of_type(events, ev.UsageReported)
+    )
     types = [e.type for e in events]
     assert types.index("compaction") < len(types) - types[::-1].index("model_start") - 1
     assert of_type(events, ev.TurnDone)[0].reason == "completed"
@@ -115,6 +120,9 @@ async def test_manual_compact_with_focus(workspace: Path) -> None:
     assert provider.requests[-1].tools == ()
     assert [m.role for m in history] == ["user", "user", "assistant"]
     assert history[1].text == "question 2" and history[2].text == "answer 2"
+    side = runtime.side_usage()
+    assert side is not None and (side.input_tokens, side.output_tokens) == (100, 20)
+    assert runtime.side_usage() is None  # reported once
 
 
 async def test_manual_compact_of_a_single_exchange_does_nothing(workspace: Path) -> None:

@@ -96,6 +96,7 @@ class ContextManager(ContextHooks):
         self.recall_limit = recall_limit
         self.recall_chars = recall_chars
         self.last_compaction: CompactionResult | None = None
+        self._side_usage: Usage | None = None
         self._system_prompt: str | None = None
         self._superseded: set[str] = set()
         self._last_raw_estimate = 0
@@ -181,6 +182,10 @@ class ContextManager(ContextHooks):
 
     # -------------------------------------------------------------- compaction
 
+    def take_side_usage(self) -> Usage | None:
+        usage, self._side_usage = self._side_usage, None
+        return usage
+
     def record_usage(self, usage: Usage) -> None:
         if self._last_raw_estimate and usage.input_tokens:
             self.estimator.calibrate(self._last_raw_estimate, usage.input_tokens)
@@ -258,6 +263,8 @@ class ContextManager(ContextHooks):
         before_count = len(history)
         history[:] = result.messages
         self.last_compaction = result
+        if result.usage.input_tokens or result.usage.output_tokens:
+            self._side_usage = result.usage if self._side_usage is None else self._side_usage + result.usage
         self.rebuild_system_prompt()
         after = self.estimator.request(self.refresh_system_prompt(system_prompt), tools, history)
         self._last_raw_estimate = after.raw

@@ -89,6 +89,12 @@ class ContextHooks:
         """The provider's token counts for the model call just made (calibration)."""
         return None
 
+    def take_side_usage(self) -> Usage | None:
+        """Tokens of model calls the context manager made itself (a compaction's
+        summary and memory flush) since the last time this was asked, so they are
+        reported and paid for like any other call."""
+        return None
+
     async def compact(
         self,
         history: list[Message],

@@ -144,6 +144,12 @@ class AgentRuntime:
         context hooks; returns the `compaction` event, or None if nothing was done."""
         return await self.context.compact(history, system_prompt, self.tools.specs(), self.provider, focus)
 
+    def side_usage(self) -> ev.UsageReported | None:
+        """A `usage` event for the context manager's own model calls (compaction
+        summary, memory flush) since the last time, or None."""
+        usage = self.context.take_side_usage()
+        return _usage_event(self.provider.name, usage) if usage is not None else None
+
     async def run_stream(
         self,
         history: list[Message],
@@ -284,6 +290,10 @@ class AgentRuntime:
             if compacted is not None:
                 system_prompt = self.context.refresh_system_prompt(system_prompt)
                 await self._emit(turn, compacted)
+                side = self.context.take_side_usage()
+                if side is not None:
+                    turn.usage = turn.usage + side
+                    await self._emit(turn, _usage_event(self.provider.name, side))
             request = ModelRequest(system_prompt, tuple(turn.history), tuple(specs), turn.rounds)
             for hook in self.hooks:
                 changed_request = await hook.before_model_call(request)

@@ -123,9 +123,10 @@ class SlashCommands:
         except Exception as exc:
             self.chat.add_notice("error", f"Compaction failed: {getattr(exc, 'message', exc)}")
         else:
-            if event is not None:
-                self.chat.session.recorder.record(event)
-                self.chat.router.handle(event)
+            for produced in (event, session.runtime.side_usage()):
+                if produced is not None:
+                    session.recorder.record(produced)
+                    self.chat.router.handle(produced)
         self.chat.status.state = "idle"
         self.chat.status_changed()
 
