@@ -132,3 +132,38 @@ def test_ctrl_c_interrupts_with_status_130(tmp_path: Path, workspace: Path) -> N
     rest, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert json.loads(rest.splitlines()[-1])["reason"] == "aborted"
+
+
+def test_tool_output_saved_to_disk_has_api_keys_removed(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "sk-proj-" + "Q" * 40
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    (workspace / "big.txt").write_text(f"OPENAI_API_KEY={secret}\n" + "filler line\n" * 3000)
+    command = "cat big.txt"
+    model = script(
+        tmp_path, [{"tool_calls": [{"name": "run_shell", "args": {"command": command}}]}, {"text": "ok"}]
+    )
+    code = main(
+        [
+            "run",
+            "-m",
+            model,
+            "--cwd",
+            str(workspace),
+            "--allow",
+            f"run_shell({command})",
+            "--output-format",
+            "json",
+            "show it",
+        ]
+    )
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    saved = [Path(e["offloaded_path"]) for e in result["events"] if e.get("offloaded_path")]
+    shell_files = list(Path(os.environ["WYCKOFF_HOME"]).rglob("run_shell-*.txt"))
+    files = saved + shell_files
+    assert files, "the large output was written somewhere"
+    for path in files:
+        text = path.read_text()
+        assert secret not in text and "[REDACTED]" in text

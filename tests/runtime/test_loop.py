@@ -314,3 +314,23 @@ async def test_background_tool_returns_task_id_and_notifies_next_round(workspace
     assert note.role == "user" and "bg-1" in note.text and "build finished" in note.text
     assert "compiling" in note.text
     await runtime.close()
+
+
+async def test_offloaded_results_are_written_without_secrets(workspace: Path) -> None:
+    secret = "sk-test-" + "x" * 30
+    big = f"token={secret}\n" + "line\n" * 3000
+
+    async def dump(args: dict[str, Any], ctx: ToolContext) -> str:
+        return big
+
+    runtime, _ = make_runtime(
+        [{"tool_calls": [{"name": "dump", "args": {}}]}, {"text": "ok"}],
+        [make_tool("dump", dump)],
+        workspace,
+        redact=lambda text: text.replace(secret, "[REDACTED]"),
+    )
+    events, _ = await collect(runtime)
+    path = Path(of_type(events, ev.ToolSucceeded)[0].offloaded_path or "")
+    written = path.read_text()
+    assert secret not in written and written.startswith("token=[REDACTED]\n")
+    assert len(written.splitlines()) == 3001

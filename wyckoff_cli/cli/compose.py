@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -125,7 +126,18 @@ def build_runtime(
         results_dir=results_dir,
         tool_env=child_environment(),
         context=context,
+        redact=offload_redactor(workspace.config),
     )
+
+
+def offload_redactor(config: Config) -> Callable[[str], str]:
+    """Removes every known key (environment, `api_key_env` variables, the credentials
+    file) and key-looking values from tool results written to disk."""
+    from wyckoff_cli.storage.paths import credentials_file
+    from wyckoff_cli.storage.redact import Redactor
+
+    names = [alias.api_key_env for alias in config.models.values() if alias.api_key_env]
+    return Redactor.from_environment(key_env_names=names, credentials_file=credentials_file()).secrets
 
 
 def build_context(

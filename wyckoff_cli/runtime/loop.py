@@ -113,6 +113,7 @@ class AgentRuntime:
         background: BackgroundTaskManager | None = None,
         results_dir: Path | None = None,
         tool_env: Mapping[str, str] | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -125,6 +126,7 @@ class AgentRuntime:
         self.background = background or BackgroundTaskManager()
         self._results_dir = results_dir
         self.tool_env = dict(tool_env) if tool_env is not None else None
+        self.redact = redact  # removes secrets from what is written to disk (offloaded results)
 
     @property
     def results_dir(self) -> Path:
@@ -186,6 +188,7 @@ class AgentRuntime:
             tool_env=self.tool_env,
             max_parallel=self.settings.max_parallel_tools,
             offload_threshold=self.settings.offload_threshold,
+            redact=self.redact,
         )
         turn = _Turn(history, queue, TurnState(), runner)
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 OFFLOAD_THRESHOLD = 8_000  # characters of a result kept inline
@@ -13,13 +14,16 @@ TAIL_CHARS = 1_500
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def offload_result(text: str, results_dir: Path, call_id: str, tool_name: str) -> tuple[str, Path]:
-    """Write `text` to `results_dir` and return (preview for the model, path)."""
+def offload_result(
+    text: str, results_dir: Path, call_id: str, tool_name: str, redact: Callable[[str], str] | None = None
+) -> tuple[str, Path]:
+    """Write `text` (with secrets removed by `redact`) to `results_dir` and return
+    (preview for the model, path)."""
     results_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = results_dir / f"{_UNSAFE.sub('_', tool_name)}-{_UNSAFE.sub('_', call_id)}.txt"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as handle:
-        handle.write(text)
+        handle.write(redact(text) if redact is not None else text)
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     head = text[:HEAD_CHARS]
     tail = text[-TAIL_CHARS:]

@@ -69,6 +69,7 @@ class ToolCallRunner:
     tool_env: dict[str, str] | None
     max_parallel: int = 5
     offload_threshold: int = 8_000
+    redact: Callable[[str], str] | None = None  # for what is written to disk
     answered: dict[str, CallResult] = field(default_factory=dict)
 
     async def run_batch(
@@ -221,6 +222,8 @@ class ToolCallRunner:
             approved_outside_paths=outside,
         )
         ctx.results_dir = self.results_dir()
+        if self.redact is not None:
+            ctx.redact = self.redact
         if sink is not None:
             ctx.emit_output = sink
         return ctx
@@ -293,7 +296,7 @@ class ToolCallRunner:
         )
         offloaded = None
         if len(text) > self.offload_threshold:
-            text, offloaded = offload_result(text, self.results_dir(), call.id, call.name)
+            text, offloaded = offload_result(text, self.results_dir(), call.id, call.name, self.redact)
         return CallResult(call, text, False, display, offloaded, _ms(started), tool.completes_run)
 
 

@@ -129,11 +129,16 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """`text` with every secret replaced by `[REDACTED]`, then capped."""
+        return cap(self.secrets(text), self.limit)
+
+    def secrets(self, text: str) -> str:
+        """`text` with every secret replaced by `[REDACTED]`, whatever its length
+        (for files such as offloaded tool results, which are never capped)."""
         if self._known is not None:
             text = self._known.sub(REDACTED, text)
         for pattern, replacement in _patterns():
             text = pattern.sub(replacement, text)
-        return cap(text, self.limit)
+        return text
 
     def value(self, value: Any, keep: frozenset[str] = frozenset()) -> Any:
         """A copy of a JSON-like value with every string redacted. Values under a

@@ -36,6 +36,10 @@ def _discard_output(_text: str) -> None:
     return None
 
 
+def _unchanged(text: str) -> str:
+    return text
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a running tool may use. Built by the runtime for each call."""
@@ -47,6 +51,7 @@ class ToolContext:
     emit_output: Callable[[str], None] = _discard_output
     env: Mapping[str, str] | None = None  # environment for child processes (keys removed)
     approved_outside_paths: frozenset[Path] = frozenset()
+    redact: Callable[[str], str] = _unchanged  # applied to what tools write to disk (offloaded output)
 
 
 ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable["str | ToolOutcome"]]

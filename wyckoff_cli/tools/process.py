@@ -73,8 +73,12 @@ class OutputCapture:
     """Keeps the head and tail of a command's output; once it outgrows the inline
     size, the whole output is written to `<results_dir>/<name>.txt` as it comes."""
 
-    def __init__(self, results_dir: Path | None, name: str) -> None:
+    def __init__(
+        self, results_dir: Path | None, name: str, redact: Callable[[str], str] | None = None
+    ) -> None:
         self.results_dir = results_dir
+        self.redact = redact
+        self._partial = ""  # the unfinished last line, redacted once it is complete
         self.name = _UNSAFE_NAME.sub("_", name)
         self.total = 0
         self.lines = 0
@@ -100,8 +104,19 @@ class OutputCapture:
             self._open(so_far)
             return
         self._tail = (self._tail + text)[-TAIL_CHARS:]
-        with contextlib.suppress(OSError):
-            self._file.write(text)
+        self._write(text)
+
+    def _write(self, text: str, final: bool = False) -> None:
+        """Write to the file, redacting whole lines (a secret is never split)."""
+        assert self._file is not None
+        if self.redact is not None:
+            text = self._partial + text
+            cut = len(text) if final else text.rfind("\n") + 1
+            self._partial = text[cut:]
+            text = self.redact(text[:cut])
+        if text:
+            with contextlib.suppress(OSError):
+                self._file.write(text)
 
     def _open(self, so_far: str) -> None:
         if self.results_dir is None:
@@ -112,13 +127,14 @@ class OutputCapture:
             self.path = self.results_dir / f"{self.name}.txt"
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             self._file = os.fdopen(fd, "w", encoding="utf-8", errors="replace")
-            self._file.write(so_far)
         except OSError:
             self.path = None
             self._file = _NullFile()
+        self._write(so_far)
 
     def close(self) -> None:
         if self._file is not None:
+            self._write("", final=True)
             with contextlib.suppress(OSError):
                 self._file.close()
 

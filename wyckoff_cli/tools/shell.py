@@ -85,7 +85,9 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     if args.get("background"):
         return _start_background(command, folder, shown_cwd, args, ctx)
     timeout = _timeout(args, DEFAULT_TIMEOUT)
-    capture = OutputCapture(ctx.results_dir, f"run_shell-{ctx.call_id or int(time.time() * 1000)}")
+    capture = OutputCapture(
+        ctx.results_dir, f"run_shell-{ctx.call_id or int(time.time() * 1000)}", ctx.redact
+    )
     result = await run_process(
         command, cwd=Path(folder), env=ctx.env, timeout=timeout, emit=ctx.emit_output, capture=capture
     )
@@ -113,7 +115,7 @@ def _start_background(
     results_dir = ctx.results_dir
 
     async def work(sink: Any) -> _BackgroundResult:
-        capture = OutputCapture(results_dir, name)
+        capture = OutputCapture(results_dir, name, ctx.redact)
         result = await run_process(
             command, cwd=Path(folder), env=env, timeout=timeout, emit=sink, capture=capture
         )
