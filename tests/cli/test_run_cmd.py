@@ -167,3 +167,15 @@ def test_tool_output_saved_to_disk_has_api_keys_removed(
     for path in files:
         text = path.read_text()
         assert secret not in text and "[REDACTED]" in text
+
+
+def test_unknown_model_suggests_ids_that_exist(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from wyckoff_cli.cli.main import main as run_main
+
+    (workspace / ".wyckoff" / "config.toml").write_text(
+        '[models.fast]\nprovider = "openai"\nmodel = "gpt-5-mini"\n'
+    )
+    assert run_main(["run", "--cwd", str(workspace), "--model", "sonnet", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown model 'sonnet'" in err and "Your aliases: fast" in err
+    assert "Did you mean anthropic:claude-sonnet" in err

@@ -44,13 +44,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from wyckoff_cli.cli.chat_deps import build_chat_deps
-    from wyckoff_cli.cli.compose import open_workspace
+    from wyckoff_cli.cli.compose import open_workspace, resolve_model_spec
 
     start = (args.path or Path.cwd()).expanduser().resolve()
     if not start.is_dir():
         raise UsageError(f"{start} is not a folder")
     os.chdir(start)
     workspace = open_workspace(start)
+    resolve_model_spec(args.model or workspace.config.model, workspace.config)  # an unknown id fails here
     deps = build_chat_deps(workspace, args.model, args.permission_mode)
     loaded = None
     pick = False

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.providers.base import LLMProvider, ProviderConfigError
 from wyckoff_cli.providers.factory import ModelSpec, build_fallback, parse_model_id
 from wyckoff_cli.runtime.approval import Approver
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
@@ -55,10 +55,30 @@ def resolve_model_spec(name: str, config: Config) -> ModelSpec:
             stream_idle_timeout=config.stream_idle_timeout,
             api_key=_stored_key(alias.provider, alias.api_key_env),
         )
-    provider, model = parse_model_id(name)
+    try:
+        provider, model = parse_model_id(name)
+    except ProviderConfigError as exc:
+        raise ProviderConfigError(exc.message + _known_models(name, config)) from None
     return ModelSpec(
         provider, model, stream_idle_timeout=config.stream_idle_timeout, api_key=_stored_key(provider, None)
     )
+
+
+def _known_models(name: str, config: Config) -> str:
+    """Which ids exist: the configured aliases and the closest catalogue models."""
+    import difflib
+
+    from wyckoff_cli.models.catalogue import default_catalogue
+
+    catalogue = [f"{entry.provider}:{entry.name}" for entry in default_catalogue().entries]
+    close = difflib.get_close_matches(name, catalogue, n=3, cutoff=0.4)
+    close += [c for c in catalogue if name and name.split(":")[-1] in c and c not in close][:3]
+    text = ""
+    if config.models:
+        text += ". Your aliases: " + ", ".join(sorted(config.models))
+    if close:
+        text += ". Did you mean " + " or ".join(close[:3]) + "?"
+    return text
 
 
 def _stored_key(provider: str, api_key_env: str | None) -> str | None:
