@@ -54,8 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    from wyckoff_cli.cli.logs import setup_logging
     from wyckoff_cli.runtime.errors import WyckoffError
 
+    setup_logging()
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
         return int(module.run(args))
