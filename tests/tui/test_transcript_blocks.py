@@ -244,7 +244,7 @@ def test_only_lines_without_text_or_background_are_trimmed_from_a_block() -> Non
 def test_the_shared_parser_markdown_sets_what_rich_markdown_sets() -> None:
     from rich.markdown import Markdown
 
-    from wyckoff_cli.tui.widgets.markdown_stream import _Markdown
+    from wyckoff_cli.tui.widgets.markdown_render import _Markdown
 
     # _Markdown skips Markdown.__init__ (which builds a parser per instance); if Rich
     # adds an attribute there, this fails instead of the renderer.

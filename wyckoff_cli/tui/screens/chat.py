@@ -61,9 +61,9 @@ class ChatScreen(Screen[None]):
         self.deps = deps
         self.session = session or ChatSession(deps, self.approve)
         self.session.approver = self.approve
-        self.status = StatusModel(
-            model=deps.model, mode=deps.mode, context_window=deps.context_window(deps.model), price=deps.price
-        )
+        # The context window is looked up after the first paint (on_mount): it loads the
+        # model catalogue, ~25 ms of start-up, and shows only once a call reports usage.
+        self.status = StatusModel(model=deps.model, mode=deps.mode, price=deps.price)
         self.router = EventRouter(self, self.status)
         if self.session.loaded is not None:
             self.status.restore(self.session.loaded.info.usage_by_model)
@@ -91,6 +91,7 @@ class ChatScreen(Screen[None]):
         prompt.focus()
         self.set_interval(FLUSH_SECONDS, self.router.flush)
         self.set_interval(1.0, self._watch_background)
+        self.call_after_refresh(self._look_up_context_window)
         if self.session.history:
             self.render_history()
         else:
@@ -128,6 +129,9 @@ class ChatScreen(Screen[None]):
 
     def add_user(self, text: str) -> None:
         self._mount(UserMessage(text))
+
+    def _look_up_context_window(self) -> None:
+        self.status.context_window = self.deps.context_window(self.status.model)
 
     def status_changed(self) -> None:
         self.status.background_running = (

@@ -18,15 +18,18 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_right
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from rich.cells import cell_len
 from rich.console import Console, RenderableType
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import App
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
+from textual.scrollbar import ScrollBar, ScrollBarCorner
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
@@ -41,8 +44,16 @@ SLICE_INTERVAL = 0.02
 """Seconds between background re-wrap ticks."""
 RELAYOUT_INTERVAL = 0.25
 """Seconds between layout passes applying heights found by the background re-wrap."""
+RELAYOUT_SHARE = 0.2
+"""Longest share of the time those layout passes may take. A pass lays out every entry
+of the screen, so in a transcript of thousands of entries (a long session with its
+earlier messages shown) one takes ~0.3 s, and the passes are spaced further apart."""
 PAINT_CACHE_LINES = 2048
 """Finished screen lines (styled, with selection offsets) kept per widget."""
+PAINT_KEEP_SCREENS = 2.0
+"""Entries shown recently, up to this many screens of lines besides what is on screen,
+keep their painted lines cached (ours and Textual's); the others drop them after a
+scroll, so memory stays flat however far the user scrolls."""
 
 
 def render_renderable(renderable: RenderableType, width: int, console: Console) -> list[Strip]:
@@ -55,7 +66,8 @@ class _Rewrapper:
     before mount), for the whole app at once: however many entries there are, at most
     SLICE_BUDGET of work runs per tick, the entries mounted last (nearest the bottom,
     where the view usually is) first. The heights found are applied with one layout
-    pass every RELAYOUT_INTERVAL, not one per tick."""
+    pass every RELAYOUT_INTERVAL, not one per tick, or less often when a pass is slow
+    (see RELAYOUT_SHARE)."""
 
     def __init__(self, app: App[object]) -> None:
         self.app = app
@@ -63,15 +75,29 @@ class _Rewrapper:
         self.rendered: set[BlockLinesView] = set()
         self.timer: Timer | None = None
         self.last_layout = 0.0
+        self.layout_cost = 0.0  # seconds the last layout pass we caused took (roughly)
+        self._due = 0.0  # when the next tick is due
+        self._measure = False  # the next tick's delay is the layout pass just asked for
 
     def add(self, view: BlockLinesView) -> None:
         self.pending[view] = None
         if self.timer is None:
-            self.timer = self.app.set_timer(SLICE_INTERVAL, self._tick)
+            self._schedule()
+
+    def _schedule(self) -> None:
+        self._due = time.perf_counter() + SLICE_INTERVAL
+        self.timer = self.app.set_timer(SLICE_INTERVAL, self._tick)
 
     def _tick(self) -> None:
         self.timer = None
-        deadline = time.perf_counter() + SLICE_BUDGET
+        started = time.perf_counter()
+        if self._measure:
+            # Since the last tick the event loop ran the layout pass (and repaint) we
+            # asked for: how late this tick is tells how long that took.
+            self._measure = False
+            self.layout_cost = max(0.0, started - self._due)
+            self.last_layout = started
+        deadline = started + SLICE_BUDGET
         for view in reversed(list(self.pending)):
             if not view.is_attached:
                 del self.pending[view]
@@ -82,16 +108,19 @@ class _Rewrapper:
             if time.perf_counter() >= deadline:
                 break
         now = time.perf_counter()
-        if self.rendered and (not self.pending or now - self.last_layout >= RELAYOUT_INTERVAL):
+        interval = max(RELAYOUT_INTERVAL, self.layout_cost / RELAYOUT_SHARE)
+        if self.rendered and (not self.pending or now - self.last_layout >= interval):
             # Heights change only here (and after a paint), so lines never move on screen
             # between layout passes; an anchored transcript keeps its bottom in place.
             self.last_layout = now
+            changed = False
             for view in self.rendered:
                 if view.is_attached:
-                    view._apply_heights()
+                    changed = view._apply_heights() or changed
             self.rendered.clear()
+            self._measure = changed
         if self.pending:
-            self.timer = self.app.set_timer(SLICE_INTERVAL, self._tick)
+            self._schedule()
 
 
 _REWRAPPERS: WeakKeyDictionary[App[object], _Rewrapper] = WeakKeyDictionary()
@@ -259,8 +288,9 @@ class BlockLinesView(Widget):
         may allow some slack, see MarkdownStreamView)."""
         return block.height == lines
 
-    def _apply_heights(self) -> None:
-        """Give rendered blocks their exact heights; lay out again if any changed."""
+    def _apply_heights(self) -> bool:
+        """Give rendered blocks their exact heights; lay out again if any changed (and
+        say so)."""
         self._heights_stale = False
         changed = False
         for block in self._blocks:
@@ -271,6 +301,7 @@ class BlockLinesView(Widget):
         if changed:
             self._starts = None
             self.refresh(layout=True)
+        return changed
 
     def ensure_rendered(self) -> None:
         """Render every block at the current width now and make the layout exact."""
@@ -333,7 +364,13 @@ class BlockLinesView(Widget):
         if base is None:
             strip = Strip.blank(width, style)
         else:
-            strip = base.crop_extend(0, width, None).apply_style(style)
+            # Not base.crop_extend(...).apply_style(...): Textual caches the strips made
+            # from a strip on that strip, and the blocks' strips live as long as the
+            # transcript, so every line ever painted would stay in memory with them.
+            line = base
+            if line.cell_length != width:
+                line = Strip(list(line), line.cell_length).crop_extend(0, width, None)
+            strip = Strip(Segment.apply_style(list(line), style), width)
         if selection is not None:
             return self._highlight(strip, y, selection).apply_offsets(0, y)
         strip = strip.apply_offsets(0, y)
@@ -424,12 +461,27 @@ class RenderableView(BlockLinesView):
         return "\n".join(self.rendered_lines())
 
 
+def _forget_painted_lines(entry: Widget) -> None:
+    """Drop an entry's painted lines, ours and Textual's (for one scrolled far off
+    screen). Nothing is repainted: if it is shown again its lines are made again from
+    its rendered content."""
+    if isinstance(entry, BlockLinesView):
+        entry._painted.clear()
+    # Textual's per-widget line cache. refresh() would clear it too, but refreshing a
+    # widget off screen makes the compositor lay out every entry again.
+    entry._styles_cache.clear()
+
+
 class Transcript(VerticalScroll):
     """The chat column. Anchored: follows the end until the user scrolls away.
 
     The scrollbar gutter is reserved from the start: otherwise the content width
     shrinks when the first answer outgrows the screen, and every block rendered so
     far would have to be re-wrapped.
+
+    Painted lines are cached per entry (by `BlockLinesView` and by Textual), which
+    would keep a copy of every line ever scrolled past: after each scroll, the
+    entries shown longest ago drop those caches (see PAINT_KEEP_SCREENS).
     """
 
     DEFAULT_CSS = """
@@ -438,6 +490,11 @@ class Transcript(VerticalScroll):
         scrollbar-gutter: stable;
     }
     """
+
+    def __init__(self, *children: Widget, **kwargs: Any) -> None:
+        super().__init__(*children, **kwargs)
+        self._paint_cached: dict[Widget, None] = {}  # entries that may hold painted lines
+        self._trim_pending = False
 
     def on_mount(self) -> None:
         self.anchor()
@@ -450,6 +507,52 @@ class Transcript(VerticalScroll):
     def follow(self) -> None:
         """Jump to the end and follow new content again."""
         self.anchor()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) == round(new_value) or not self.is_mounted:
+            return
+        # What is on screen now (before this scroll is painted) was painted; what will be
+        # on screen is painted by the next refresh, after which the caches are trimmed.
+        self._note_painted()
+        if not self._trim_pending:
+            self._trim_pending = True
+            self.call_after_refresh(self._trim_paint_caches)
+
+    def _note_painted(self) -> list[Widget]:
+        """Remember the entries on screen (most recent last); returns them."""
+        shown = self._entries_on_screen()
+        for entry in shown:
+            self._paint_cached.pop(entry, None)
+            self._paint_cached[entry] = None
+        return shown
+
+    def _trim_paint_caches(self) -> None:
+        """Drop the painted lines of the entries shown longest ago, keeping about
+        PAINT_KEEP_SCREENS screens of them besides what is on screen."""
+        self._trim_pending = False
+        for entry in [e for e in self._paint_cached if e.parent is not self]:
+            del self._paint_cached[entry]  # removed from the transcript
+        shown = set(self._note_painted())
+        budget = self.scrollable_content_region.height * PAINT_KEEP_SCREENS
+        kept = sum(entry.outer_size.height for entry in self._paint_cached if entry not in shown)
+        for entry in list(self._paint_cached):
+            if kept <= budget:
+                break
+            if entry not in shown:
+                kept -= entry.outer_size.height
+                del self._paint_cached[entry]
+                _forget_painted_lines(entry)
+
+    def _entries_on_screen(self) -> list[Widget]:
+        """The entries with a line on screen as last laid out. (The compositor's map of
+        visible widgets, as Textual's own scrolling code reads it: asking row by row
+        with `screen.get_widgets_at` costs ~0.3 ms, too much for every streamed line.)"""
+        return [
+            widget
+            for widget in self.screen._compositor.visible_widgets
+            if widget.parent is self and not isinstance(widget, ScrollBar | ScrollBarCorner)
+        ]
 
     def export_text(self) -> str:
         """The transcript as plain text: each entry's `plain_text()`, or its rendered lines."""

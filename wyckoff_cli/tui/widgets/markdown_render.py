@@ -1,0 +1,105 @@
+"""Markdown to strips with Rich: the renderer behind `MarkdownStreamView`.
+
+Kept apart from markdown_stream.py because its imports (markdown-it, Rich's Markdown
+elements, Pygments) cost ~30 ms: markdown_stream imports this module on its first
+render, after the app's first paint.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from pygments.lexer import Lexer  # type: ignore[import-untyped]
+from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
+from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement
+from rich.syntax import Syntax, SyntaxTheme
+from textual.strip import Strip
+
+from wyckoff_cli.tui.widgets.markdown_stream import DEFAULT_CODE_THEME, _is_blank
+
+__all__ = ["render_code_line", "render_markdown"]
+
+_PARSER = MarkdownIt().enable("strikethrough").enable("table")
+
+
+@lru_cache(maxsize=64)
+def _lexer(name: str) -> Lexer | None:
+    try:
+        return get_lexer_by_name(name)
+    except ClassNotFound:
+        return None
+
+
+@lru_cache(maxsize=8)
+def _syntax_theme(name: str) -> SyntaxTheme:
+    return Syntax.get_theme(name)  # one instance per name, so its style cache is shared
+
+
+class _CodeBlock(CodeBlock):
+    """Rich's code block with cached lexers and theme, and no vertical padding."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        lexer = _lexer(self.lexer_name) or "text"
+        yield Syntax(code, lexer, theme=_syntax_theme(self.theme), word_wrap=True, padding=(0, 1))
+
+
+class _Heading(Heading):
+    """Every heading left-aligned: this is a transcript, not a document."""
+
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(
+        ("h1", "h2", "h3", "h4", "h5", "h6"), "left"
+    )
+
+
+class _Markdown(Markdown):
+    """Rich's `Markdown`, parsed with one shared parser (building one costs ~0.5 ms)."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "fence": _CodeBlock,
+        "code_block": _CodeBlock,
+        "heading_open": _Heading,
+    }
+
+    def __init__(self, markup: str, code_theme: str = DEFAULT_CODE_THEME) -> None:
+        # Same attributes as Markdown.__init__ (rich 15), without a parser per instance.
+        self.markup = markup
+        self.parsed = _PARSER.parse(markup)
+        self.code_theme = code_theme
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = True
+        self.inline_code_lexer = None
+        self.inline_code_theme = code_theme
+
+
+def render_markdown(
+    source: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
+) -> list[Strip]:
+    """Render one Markdown block into strips `width` cells wide (the transcript's hot path)."""
+    options = console.options.update(
+        width=width, min_width=width, max_width=width, height=None, highlight=False
+    )
+    lines = console.render_lines(_Markdown(source, code_theme), options, pad=True)
+    # Rich opens a list or quote with a blank line and may end a block with one; the
+    # view puts exactly one blank line between blocks, as Rich does between elements.
+    first, last = 0, len(lines)
+    while first < last and _is_blank(lines[first]):
+        first += 1
+    while last > first and _is_blank(lines[last - 1]):
+        last -= 1
+    return [Strip(line, width) for line in lines[first:last]]
+
+
+def render_code_line(
+    line: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
+) -> list[Strip]:
+    """One line of code as the code block shows it, without highlighting (cheap)."""
+    syntax = Syntax(line, "text", theme=_syntax_theme(code_theme), word_wrap=True, padding=(0, 1))
+    options = console.options.update(width=width, min_width=width, max_width=width, height=None)
+    return [Strip(segments, width) for segments in console.render_lines(syntax, options, pad=True)]
