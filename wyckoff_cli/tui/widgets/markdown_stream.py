@@ -264,7 +264,7 @@ class MarkdownStreamView(BlockLinesView):
         self._starts = None
         starts = self._line_starts()
         first_line = starts[first_changed] if first_changed < len(starts) else self._total
-        if previous_tail is not None and tail is not None and first_changed == len(starts) - 1:
+        if previous_tail is not None and self._tail is not None and first_changed == len(starts) - 1:
             # Only the growing block changed: repaint from its first changed line (usually
             # just the last one), not the whole block.
             first_line += _common_prefix(previous_tail.strips.get(width, []), tail.strips.get(width, []))
