@@ -264,10 +264,11 @@ class MarkdownStreamView(BlockLinesView):
         self._starts = None
         starts = self._line_starts()
         first_line = starts[first_changed] if first_changed < len(starts) else self._total
-        if previous_tail is not None and self._tail is not None and first_changed == len(starts) - 1:
+        growing = self._tail  # None once the answer is finished: then repaint the whole last block
+        if previous_tail is not None and growing is not None and first_changed == len(starts) - 1:
             # Only the growing block changed: repaint from its first changed line (usually
             # just the last one), not the whole block.
-            first_line += _common_prefix(previous_tail.strips.get(width, []), tail.strips.get(width, []))
+            first_line += _common_prefix(previous_tail.strips.get(width, []), growing.strips.get(width, []))
         else:
             first_line = max(0, first_line - self.BLOCK_GAP)
         self._refresh_from(first_line)
