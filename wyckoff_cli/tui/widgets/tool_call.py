@@ -6,7 +6,7 @@ shows as a checklist.
 
 from __future__ import annotations
 
-import os
+import io
 import time
 from typing import Any
 
@@ -173,9 +173,10 @@ def plain_text(renderable: RenderableType, width: int = 100) -> str:
     """What a renderable shows, as plain text (for tests and copying)."""
     from rich.console import Console
 
-    console = Console(width=width, color_system=None, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
-    console.print(renderable)
-    return console.export_text()
+    console = Console(width=width, color_system=None, file=io.StringIO())
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get()
 
 
 def todo_checklist(items: list[Any]) -> Text:
