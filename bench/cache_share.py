@@ -36,9 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.providers.factory import ModelSpec, build_provider
+from wyckoff_cli.core.messages import ToolSpec
+from wyckoff_cli.providers.factory import build_provider
+from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings
-from wyckoff_cli.runtime.messages import ToolSpec
 from wyckoff_cli.testing.fake_server import FakeServer
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.registry import ToolRegistry

@@ -132,7 +132,7 @@ def turn_messages(rng: random.Random, turn: int, budget: int) -> list[Any]:
     """One turn of at least 2 messages, `budget` when fewer than 2 would be left over:
     the user's message, tool rounds (an assistant message with its calls, then one
     result each), and the final answer."""
-    from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart
+    from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
 
     planned = 2 + sum(1 + rng.randint(1, 2) for _ in range(rng.randint(0, 4)))
     size = budget if budget - planned < 2 else planned  # never leave a single message over
@@ -165,7 +165,7 @@ def turn_messages(rng: random.Random, turn: int, budget: int) -> list[Any]:
 
 
 def create_session(store: Any, project: Path, count: int) -> str:
-    from wyckoff_cli.runtime import events as ev
+    from wyckoff_cli.core import events as ev
 
     rng = random.Random(SEED)
     recorder = store.create(project, model="anthropic:claude-sonnet-4-5")

@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from wyckoff_cli.runtime import events as ev
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
 from wyckoff_cli.storage.redact import Redactor
 from wyckoff_cli.storage.sessions import SessionStore
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from wyckoff_cli.cli.main import main
-from wyckoff_cli.runtime import events as ev
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
 from wyckoff_cli.storage.redact import Redactor
 from wyckoff_cli.storage.sessions import SessionStore
 

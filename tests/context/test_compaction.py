@@ -25,8 +25,8 @@ from wyckoff_cli.context.compaction import (
 from wyckoff_cli.context.manager import ContextManager
 from wyckoff_cli.context.memory import MemoryStore
 from wyckoff_cli.context.tokens import estimate_message
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart
 
 SUMMARY = "## Goals\nFix the parser.\n\n## Open\nRun the tests."
 

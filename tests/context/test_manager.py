@@ -11,9 +11,9 @@ from wyckoff_cli.context.instructions import load_project_instructions
 from wyckoff_cli.context.manager import ContextManager
 from wyckoff_cli.context.memory import MemoryStore
 from wyckoff_cli.context.prompt import Environment, SystemPromptBuilder
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message
 from wyckoff_cli.runtime.loop import RuntimeSettings
-from wyckoff_cli.runtime.messages import Message
 
 SUMMARY = "## Goals\nShip the feature.\n\n## Open\nWrite the docs."
 

@@ -25,7 +25,7 @@ from wyckoff_cli.context.tokens import (
     estimate_text,
     estimate_tool_spec,
 )
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
 
 SAMPLES = Path(__file__).parent / "token_samples"
 O200K_REFERENCE = {

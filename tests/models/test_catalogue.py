@@ -19,7 +19,7 @@ from wyckoff_cli.models.catalogue import (
     shipped_catalogue_path,
 )
 from wyckoff_cli.models.inference import infer_context_window
-from wyckoff_cli.providers.factory import PROVIDERS
+from wyckoff_cli.providers.spec import PROVIDERS
 from wyckoff_cli.storage.config import Config
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.models.catalogue import PriceTier
 from wyckoff_cli.models.costs import (
     Cost,
-    TokenCounts,
     cost_of,
     example_turn,
     format_price,
@@ -22,7 +22,9 @@ from wyckoff_cli.models.costs import (
     total_cost,
 )
 from wyckoff_cli.models.facts import Prices, resolve_model_facts
-from wyckoff_cli.runtime.messages import Usage
+from wyckoff_cli.providers.anthropic import anthropic_usage
+from wyckoff_cli.providers.gemini import gemini_usage
+from wyckoff_cli.providers.openai_compat import openai_usage
 
 SONNET = Prices(input=3.0, output=15.0, cache_read=0.30, cache_write=3.75)
 GPT_51 = Prices(input=1.25, output=10.0, cache_read=0.125, cache_write=1.25)
@@ -33,9 +35,7 @@ GEMINI_PRO = Prices(1.25, 10.0, 0.125, 1.25, tiers=(PriceTier(200_000, 2.50, 15.
 def test_anthropic_reports_cache_tokens_apart_from_input_tokens() -> None:
     # usage: {"input_tokens": 1500, "cache_read_input_tokens": 18000,
     #         "cache_creation_input_tokens": 500, "output_tokens": 1000}
-    counts = TokenCounts.from_anthropic(
-        1_500, 1_000, cache_read_input_tokens=18_000, cache_creation_input_tokens=500
-    )
+    counts = anthropic_usage(1_500, 1_000, cache_read_input_tokens=18_000, cache_creation_input_tokens=500)
     assert (counts.input_tokens, counts.uncached_input_tokens) == (20_000, 1_500)
     cost = cost_of(counts, SONNET)
     assert cost is not None
@@ -47,12 +47,12 @@ def test_anthropic_reports_cache_tokens_apart_from_input_tokens() -> None:
     assert cost.without_cache == pytest.approx(20_000 * 3.0 / 1e6 + 0.015)  # 0.075
     assert cost.saved == pytest.approx(0.048225)
     # The runtime's normalized Usage gives the same numbers.
-    assert cost_of(Usage.from_anthropic(1_500, 1_000, 18_000, 500), SONNET) == cost
+    assert cost_of(anthropic_usage(1_500, 1_000, 18_000, 500), SONNET) == cost
 
 
 def test_reading_anthropic_input_tokens_as_the_whole_prompt_would_undercount() -> None:
-    wrong = cost_of(TokenCounts(1_500, 1_000, 18_000, 500), SONNET)  # input_tokens taken as-is
-    right = cost_of(TokenCounts.from_anthropic(1_500, 1_000, 18_000, 500), SONNET)
+    wrong = cost_of(Usage(1_500, 1_000, 18_000, 500), SONNET)  # input_tokens taken as-is
+    right = cost_of(anthropic_usage(1_500, 1_000, 18_000, 500), SONNET)
     assert wrong is not None and right is not None
     assert wrong.input == 0 and right.input > 0
 
@@ -61,7 +61,7 @@ def test_openai_prompt_tokens_include_cached_and_completion_includes_reasoning()
     # usage: {"prompt_tokens": 20000, "completion_tokens": 1000,
     #         "prompt_tokens_details": {"cached_tokens": 18000},
     #         "completion_tokens_details": {"reasoning_tokens": 600}}
-    counts = TokenCounts.from_openai(20_000, 1_000, cached_tokens=18_000, reasoning_tokens=600)
+    counts = openai_usage(20_000, 1_000, cached_tokens=18_000, reasoning_tokens=600)
     assert (counts.uncached_input_tokens, counts.cache_write_tokens) == (2_000, 0)
     cost = cost_of(counts, GPT_51)
     assert cost is not None
@@ -70,13 +70,13 @@ def test_openai_prompt_tokens_include_cached_and_completion_includes_reasoning()
     assert cost.output == pytest.approx(1_000 * 10.0 / 1e6)  # 0.01: the 600 reasoning tokens are inside
     assert cost.total == pytest.approx(0.01475)
     assert cost.without_cache == pytest.approx(0.035) and cost.saved == pytest.approx(0.02025)
-    assert cost_of(Usage.from_openai(20_000, 1_000, 18_000, 600), GPT_51) == cost
+    assert cost_of(openai_usage(20_000, 1_000, 18_000, 600), GPT_51) == cost
 
 
 def test_deepseek_follows_the_openai_convention_with_hit_and_miss_prices() -> None:
     # usage: {"prompt_tokens": 20000, "prompt_cache_hit_tokens": 18000,
     #         "prompt_cache_miss_tokens": 2000, "completion_tokens": 1000}
-    cost = cost_of(TokenCounts.from_openai(20_000, 1_000, cached_tokens=18_000), DEEPSEEK)
+    cost = cost_of(openai_usage(20_000, 1_000, cached_tokens=18_000), DEEPSEEK)
     assert cost is not None
     assert cost.input == pytest.approx(2_000 * 0.28 / 1e6)  # cache miss
     assert cost.cache_read == pytest.approx(18_000 * 0.028 / 1e6)  # cache hit
@@ -86,9 +86,7 @@ def test_deepseek_follows_the_openai_convention_with_hit_and_miss_prices() -> No
 def test_gemini_thoughts_are_billed_as_output_and_long_prompts_use_the_tier() -> None:
     # usageMetadata: {"promptTokenCount": 250000, "cachedContentTokenCount": 200000,
     #                 "candidatesTokenCount": 2000, "thoughtsTokenCount": 3000}
-    counts = TokenCounts.from_gemini(
-        250_000, 2_000, cached_content_token_count=200_000, thoughts_token_count=3_000
-    )
+    counts = gemini_usage(250_000, 2_000, cached_content_token_count=200_000, thoughts_token_count=3_000)
     assert (counts.output_tokens, counts.reasoning_tokens) == (5_000, 3_000)
     cost = cost_of(counts, GEMINI_PRO)
     assert cost is not None
@@ -109,26 +107,26 @@ def test_the_prompt_length_picks_the_tier() -> None:
 
 
 def test_many_calls_are_costed_one_by_one_because_of_tiers() -> None:
-    calls = [TokenCounts(150_000, 1_000), TokenCounts(250_000, 1_000)]
+    calls = [Usage(150_000, 1_000), Usage(250_000, 1_000)]
     total = total_cost(calls, GEMINI_PRO)
     assert total is not None
     assert total.input == pytest.approx(150_000 * 1.25 / 1e6 + 250_000 * 2.50 / 1e6)
-    lumped = cost_of(TokenCounts(400_000, 2_000), GEMINI_PRO)
+    lumped = cost_of(Usage(400_000, 2_000), GEMINI_PRO)
     assert lumped is not None and lumped.total != pytest.approx(total.total)
     assert total_cost([], GEMINI_PRO) == Cost()
     assert total_cost(calls, Prices()) is None
 
 
 def test_unknown_prices_give_no_cost_and_unknown_cache_prices_count_as_input() -> None:
-    assert cost_of(TokenCounts(10, 10), Prices(input=1.0)) is None
-    cost = cost_of(TokenCounts(1_000_000, 0, 500_000, 100_000), Prices(input=2.0, output=4.0))
+    assert cost_of(Usage(10, 10), Prices(input=1.0)) is None
+    cost = cost_of(Usage(1_000_000, 0, 500_000, 100_000), Prices(input=2.0, output=4.0))
     assert cost is not None
     assert (cost.input, cost.cache_read, cost.cache_write) == pytest.approx((0.8, 1.0, 0.2))
     assert cost.saved == pytest.approx(0.0)
 
 
 def test_a_first_anthropic_call_that_writes_the_cache_costs_more_than_no_cache() -> None:
-    cost = cost_of(TokenCounts.from_anthropic(0, 0, cache_creation_input_tokens=10_000), SONNET)
+    cost = cost_of(anthropic_usage(0, 0, cache_creation_input_tokens=10_000), SONNET)
     assert cost is not None and cost.saved == pytest.approx(-10_000 * 0.75 / 1e6)
 
 
@@ -181,7 +179,7 @@ def test_reading_from_the_cache_never_costs_more_than_no_cache(
     uncached: int, read: int, output: int, price: float, read_share: float
 ) -> None:
     prices = Prices(input=price, output=price * 4, cache_read=price * read_share, cache_write=price)
-    cost = cost_of(TokenCounts(uncached + read, output, read, 0), prices)
+    cost = cost_of(Usage(uncached + read, output, read, 0), prices)
     assert cost is not None
     assert min(cost.input, cost.cache_read, cost.cache_write, cost.output) >= 0
     assert cost.total <= cost.without_cache + 1e-9

@@ -4,7 +4,7 @@ pattern → 64K, each figure with its source."""
 from __future__ import annotations
 
 from wyckoff_cli.models.facts import KNOWN_PROVIDERS, find_override, resolve_model_facts, split_model_id
-from wyckoff_cli.providers.factory import PROVIDERS
+from wyckoff_cli.providers.spec import PROVIDERS
 from wyckoff_cli.storage.config import ModelOverride
 
 

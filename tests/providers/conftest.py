@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 
-from wyckoff_cli.providers.assembly import ResponseAssembler
+from wyckoff_cli.core.messages import Message, Part, ToolSpec
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import Chunk, FallbackChunk, LLMProvider, UsageChunk
-from wyckoff_cli.providers.factory import ModelSpec, build_provider
-from wyckoff_cli.runtime.messages import Message, Part, ToolSpec, Usage
+from wyckoff_cli.providers.factory import build_provider
+from wyckoff_cli.providers.spec import ModelSpec
+from wyckoff_cli.runtime.assembly import ResponseAssembler
 from wyckoff_cli.testing.fake_server import FakeServer
 
 # Copies of the recorded vendor streams from the wire reference (protocol data).

@@ -7,16 +7,17 @@ from typing import Any
 
 from tests.providers.conftest import READ_FILE, TOOLS, call, make_provider, wire_file
 from tests.runtime.support import collect, make_tool
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.anthropic import (
     AnthropicProvider,
     apply_cache_breakpoints,
     convert_messages,
     default_max_tokens,
 )
-from wyckoff_cli.providers.factory import ModelSpec
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.runtime.loop import AgentRuntime
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, Usage
 from wyckoff_cli.testing.fake_server import FakeServer
 from wyckoff_cli.tools.registry import ToolRegistry
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from wyckoff_cli.providers.base import ProviderConfigError
+from wyckoff_cli.core.errors import ProviderConfigError
 from wyckoff_cli.providers.credentials import (
     LOCAL_PLACEHOLDER_KEY,
     redact,
     resolve_api_key,
     resolve_base_url,
 )
-from wyckoff_cli.providers.factory import ModelSpec, build_provider
+from wyckoff_cli.providers.factory import build_provider
+from wyckoff_cli.providers.spec import ModelSpec
 
 
 @pytest.mark.parametrize(

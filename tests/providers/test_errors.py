@@ -8,11 +8,13 @@ import socket
 import pytest
 
 from tests.providers.conftest import TEST_KEY, VENDORS, WIRE, drain, make_provider, wire_file
-from wyckoff_cli.providers import base
-from wyckoff_cli.providers.base import ProviderError, TextChunk
-from wyckoff_cli.providers.factory import ModelSpec, build_provider
+from wyckoff_cli.core import errors as provider_errors
+from wyckoff_cli.core.errors import ProviderError
+from wyckoff_cli.core.messages import Message
+from wyckoff_cli.providers.base import TextChunk
+from wyckoff_cli.providers.factory import build_provider
 from wyckoff_cli.providers.sdk_errors import classify_status, translate
-from wyckoff_cli.runtime.messages import Message
+from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.testing.fake_server import FakeServer
 
 BODIES = json.loads((WIRE / "error_bodies.json").read_text())
@@ -20,23 +22,23 @@ BODY_KEY = {"anthropic": "ANTHROPIC_ERRORS", "openai": "OPENAI_ERRORS", "gemini"
 
 # (vendor, status) -> expected error, using the recorded bodies
 HTTP_ROWS = [
-    ("anthropic", 400, base.ContextTooLong),  # "prompt is too long"
-    ("anthropic", 401, base.AuthenticationFailed),
-    ("anthropic", 429, base.RateLimited),
-    ("anthropic", 500, base.Overloaded),
-    ("anthropic", 503, base.Overloaded),
-    ("anthropic", 529, base.Overloaded),
-    ("openai", 400, base.ContextTooLong),  # code context_length_exceeded
-    ("openai", 401, base.AuthenticationFailed),
-    ("openai", 429, base.RateLimited),
-    ("openai", 500, base.Overloaded),
-    ("openai", 503, base.Overloaded),
-    ("gemini", 400, base.AuthenticationFailed),  # "API key not valid" arrives as a 400
-    ("gemini", 401, base.AuthenticationFailed),
-    ("gemini", 403, base.AuthenticationFailed),
-    ("gemini", 429, base.RateLimited),
-    ("gemini", 500, base.Overloaded),
-    ("gemini", 503, base.Overloaded),
+    ("anthropic", 400, provider_errors.ContextTooLong),  # "prompt is too long"
+    ("anthropic", 401, provider_errors.AuthenticationFailed),
+    ("anthropic", 429, provider_errors.RateLimited),
+    ("anthropic", 500, provider_errors.Overloaded),
+    ("anthropic", 503, provider_errors.Overloaded),
+    ("anthropic", 529, provider_errors.Overloaded),
+    ("openai", 400, provider_errors.ContextTooLong),  # code context_length_exceeded
+    ("openai", 401, provider_errors.AuthenticationFailed),
+    ("openai", 429, provider_errors.RateLimited),
+    ("openai", 500, provider_errors.Overloaded),
+    ("openai", 503, provider_errors.Overloaded),
+    ("gemini", 400, provider_errors.AuthenticationFailed),  # "API key not valid" arrives as a 400
+    ("gemini", 401, provider_errors.AuthenticationFailed),
+    ("gemini", 403, provider_errors.AuthenticationFailed),
+    ("gemini", 429, provider_errors.RateLimited),
+    ("gemini", 500, provider_errors.Overloaded),
+    ("gemini", 503, provider_errors.Overloaded),
 ]
 
 
@@ -62,7 +64,7 @@ async def test_http_error_statuses(server: FakeServer, vendor: str, status: int,
 async def test_plain_bad_request(server: FakeServer, vendor: str) -> None:
     server.script({"status": 400, "error_message": "tools.0.name: String should match pattern"})
     error = await _fail(make_provider(server, vendor))
-    assert type(error) is base.BadRequest and not error.retryable
+    assert type(error) is provider_errors.BadRequest and not error.retryable
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
@@ -74,7 +76,7 @@ async def test_error_event_inside_a_200_stream(server: FakeServer, vendor: str) 
     with pytest.raises(ProviderError) as caught:
         async for chunk in provider.chat_stream([Message.user("hi")], [], "s"):
             seen.append(chunk)
-    assert type(caught.value) is base.Overloaded and caught.value.retryable
+    assert type(caught.value) is provider_errors.Overloaded and caught.value.retryable
     assert any(isinstance(c, TextChunk) for c in seen)  # output had begun
 
 
@@ -87,14 +89,14 @@ async def test_in_stream_rate_limit_keeps_its_kind(server: FakeServer, vendor: s
     }[vendor]
     server.script({"text": "Part", "midstream_error": detail})
     error = await _fail(make_provider(server, vendor))
-    assert type(error) is base.RateLimited
+    assert type(error) is provider_errors.RateLimited
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
 async def test_connection_dropped_mid_stream(server: FakeServer, vendor: str) -> None:
     server.script({"text": "half an answer", "chunk_size": 4, "drop": True})
     error = await _fail(make_provider(server, vendor))
-    assert type(error) is base.ConnectionFailed and error.retryable
+    assert type(error) is provider_errors.ConnectionFailed and error.retryable
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
@@ -102,7 +104,7 @@ async def test_read_timeout_while_streaming(server: FakeServer, vendor: str) -> 
     server.script({"text": "slow", "stall": 3})
     provider = make_provider(server, vendor, extra={"request_timeout": 0.3})
     error = await _fail(provider)
-    assert type(error) is base.ProviderTimeout and error.retryable
+    assert type(error) is provider_errors.ProviderTimeout and error.retryable
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
@@ -113,7 +115,7 @@ async def test_connection_refused(vendor: str) -> None:
     base_url = f"http://127.0.0.1:{port}" + ("/v1" if vendor == "openai" else "")
     provider = build_provider(ModelSpec(vendor, "m", base_url=base_url, api_key=TEST_KEY), watchdog=False)
     error = await _fail(provider)
-    assert type(error) is base.ConnectionFailed and error.retryable
+    assert type(error) is provider_errors.ConnectionFailed and error.retryable
 
 
 async def test_the_key_never_appears_in_an_error(server: FakeServer) -> None:
@@ -132,13 +134,13 @@ async def test_the_key_never_appears_in_an_error(server: FakeServer) -> None:
 
 def test_status_table() -> None:
     cases = {
-        402: base.RateLimited,
-        404: base.BadRequest,
-        408: base.ProviderTimeout,
-        413: base.ContextTooLong,
-        422: base.BadRequest,
-        502: base.Overloaded,
-        504: base.Overloaded,
+        402: provider_errors.RateLimited,
+        404: provider_errors.BadRequest,
+        408: provider_errors.ProviderTimeout,
+        413: provider_errors.ContextTooLong,
+        422: provider_errors.BadRequest,
+        502: provider_errors.Overloaded,
+        504: provider_errors.Overloaded,
     }
     for status, expected in cases.items():
         assert type(classify_status(status, "x", provider="p")) is expected, status
@@ -148,8 +150,14 @@ def test_raw_transport_errors() -> None:
     import httpx2
 
     request = httpx2.Request("POST", "http://127.0.0.1/")
-    assert type(translate(httpx2.ReadTimeout("t", request=request), provider="p")) is base.ProviderTimeout
-    assert type(translate(httpx2.RemoteProtocolError("peer closed"), provider="p")) is base.ConnectionFailed
-    assert type(translate(httpx2.ConnectError("refused"), provider="p")) is base.ConnectionFailed
-    assert type(translate(ConnectionResetError(), provider="p")) is base.ConnectionFailed
+    assert (
+        type(translate(httpx2.ReadTimeout("t", request=request), provider="p"))
+        is provider_errors.ProviderTimeout
+    )
+    assert (
+        type(translate(httpx2.RemoteProtocolError("peer closed"), provider="p"))
+        is provider_errors.ConnectionFailed
+    )
+    assert type(translate(httpx2.ConnectError("refused"), provider="p")) is provider_errors.ConnectionFailed
+    assert type(translate(ConnectionResetError(), provider="p")) is provider_errors.ConnectionFailed
     assert translate(KeyError("a bug"), provider="p") is None

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from wyckoff_cli.cli.compose import build_model
+from wyckoff_cli.core.errors import ProviderConfigError
 from wyckoff_cli.providers.anthropic import AnthropicProvider
-from wyckoff_cli.providers.base import ProviderConfigError
-from wyckoff_cli.providers.factory import ModelSpec, build_fallback, build_provider
+from wyckoff_cli.providers.factory import build_fallback, build_provider
 from wyckoff_cli.providers.fallback import FallbackProvider
 from wyckoff_cli.providers.gemini import GeminiProvider
 from wyckoff_cli.providers.openai_compat import OpenAICompatProvider
+from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.providers.watchdog import WatchdogProvider
 from wyckoff_cli.storage.config import Config, ModelAlias
 
@@ -79,7 +80,7 @@ def test_build_fallback_needs_a_model() -> None:
 
 async def test_chat_collects_a_whole_answer_through_watchdog_and_chain() -> None:
     from tests.providers.conftest import TEST_KEY
-    from wyckoff_cli.runtime.messages import Message
+    from wyckoff_cli.core.messages import Message
     from wyckoff_cli.testing.fake_server import FakeServer
 
     with FakeServer() as server:

@@ -9,13 +9,13 @@ import pytest
 
 from tests.providers.conftest import drain, make_provider
 from tests.runtime.support import collect, make_tool
-from wyckoff_cli.providers import base
+from wyckoff_cli.core import errors as provider_errors
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, ThinkingPart, ToolCallPart
 from wyckoff_cli.providers.base import FallbackChunk, TextChunk, UsageChunk
 from wyckoff_cli.providers.fallback import FallbackProvider
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime import events as ev
 from wyckoff_cli.runtime.loop import AgentRuntime
-from wyckoff_cli.runtime.messages import Message, ThinkingPart, ToolCallPart
 from wyckoff_cli.testing.fake_server import FakeServer
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -56,7 +56,7 @@ async def test_partial_output_is_marked_for_discarding() -> None:
 async def test_non_retryable_errors_are_raised(kind: str) -> None:
     first = ScriptedProvider([{"error": {"kind": kind, "message": "no"}}], model="a:one")
     second = ScriptedProvider([{"text": "unused"}], model="b:two")
-    with pytest.raises(base.ProviderError) as caught:
+    with pytest.raises(provider_errors.ProviderError) as caught:
         await drain(FallbackProvider([first, second]).chat_stream([Message.user("x")], [], ""))
     assert caught.value.kind == kind
     assert second.requests == []
@@ -84,7 +84,7 @@ async def test_when_every_model_fails_the_last_error_is_raised() -> None:
     first = ScriptedProvider([{"error": {"kind": "server"}}], model="a:one")
     second = ScriptedProvider([{"error": {"kind": "rate_limited", "message": "also busy"}}], model="b:two")
     chain = FallbackProvider([first, second])
-    with pytest.raises(base.RateLimited, match="also busy"):
+    with pytest.raises(provider_errors.RateLimited, match="also busy"):
         await drain(chain.chat_stream([Message.user("x")], [], ""))
     # both cool down; the next call still tries them in order
     assert chain.name == "a:one"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import base64
 
 from tests.providers.conftest import READ_FILE, call, make_provider, wire_file
-from wyckoff_cli.providers.factory import ModelSpec
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.gemini import GeminiProvider, convert_messages
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, Usage
+from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.testing.fake_server import FakeServer
 
 

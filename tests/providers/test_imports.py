@@ -45,7 +45,8 @@ def test_importing_providers_loads_no_sdk_and_no_other_layer() -> None:
 def test_building_a_provider_loads_only_its_own_sdk() -> None:
     script = """
 import sys
-from wyckoff_cli.providers.factory import ModelSpec, build_provider
+from wyckoff_cli.providers.factory import build_provider
+from wyckoff_cli.providers.spec import ModelSpec
 provider = build_provider(ModelSpec("gemini", "m", api_key="k"))
 provider.chat_stream([], [], "")  # creates the client; no request is made
 print(",".join(sorted(m for m in ("anthropic", "openai", "google.genai") if m in sys.modules)))

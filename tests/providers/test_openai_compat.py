@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from tests.providers.conftest import READ_FILE, TOOLS, call, make_provider, wire_file
-from wyckoff_cli.providers.base import AuthenticationFailed, BadRequest, ContextTooLong, ThinkingChunk
-from wyckoff_cli.providers.factory import ModelSpec
+from wyckoff_cli.core.errors import AuthenticationFailed, BadRequest, ContextTooLong
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
+from wyckoff_cli.core.usage import Usage
+from wyckoff_cli.providers.base import ThinkingChunk
 from wyckoff_cli.providers.openai_compat import OpenAICompatProvider, convert_messages
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, Usage
+from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.testing.fake_server import FakeServer
 
 

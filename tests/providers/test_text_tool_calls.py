@@ -7,9 +7,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wyckoff_cli.providers.assembly import ResponseAssembler
+from wyckoff_cli.core.messages import TextPart, ToolCallPart
 from wyckoff_cli.providers.text_tool_calls import TextToolCallParser, parse_call
-from wyckoff_cli.runtime.messages import TextPart, ToolCallPart
+from wyckoff_cli.runtime.assembly import ResponseAssembler
 
 NESTED = {"path": "a.py", "edits": [{"old": "x = {1: 2}", "new": "y"}], "opts": {"a": {"b": {"c": None}}}}
 TEXT = (

@@ -9,10 +9,11 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 
 from tests.providers.conftest import VENDORS, drain, make_provider
-from wyckoff_cli.providers.base import Chunk, ProviderTimeout, TextChunk
+from wyckoff_cli.core.errors import ProviderTimeout
+from wyckoff_cli.core.messages import Message, ToolSpec
+from wyckoff_cli.providers.base import Chunk, TextChunk
 from wyckoff_cli.providers.scripted import ScriptedProvider
 from wyckoff_cli.providers.watchdog import WatchdogProvider
-from wyckoff_cli.runtime.messages import Message, ToolSpec
 from wyckoff_cli.testing.fake_server import FakeServer
 
 

@@ -7,7 +7,7 @@ import re
 import typing
 from pathlib import Path
 
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage import config as cfg
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -7,10 +7,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime import events as ev
 from wyckoff_cli.runtime.loop import AgentRuntime
-from wyckoff_cli.runtime.messages import Message
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.registry import ToolRegistry
 

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from tests.runtime.support import assert_history_valid, collect, make_runtime, make_tool, of_type
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.errors import StopRun
+from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
-from wyckoff_cli.runtime.errors import StopRun
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
-from wyckoff_cli.runtime.messages import ToolCallPart
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.policy import ApprovalPolicy
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.runtime.support import assert_history_valid, make_runtime, make_tool, of_type, wait_for
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message
 from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
 from wyckoff_cli.runtime.loop import AbortSignal
-from wyckoff_cli.runtime.messages import Message
 from wyckoff_cli.tools.base import ToolContext
 
 

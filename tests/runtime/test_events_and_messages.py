@@ -10,10 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wyckoff_cli.providers.assembly import ArgumentsError, ResponseAssembler, parse_arguments
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
+from wyckoff_cli.core.usage import Usage
+from wyckoff_cli.providers.anthropic import anthropic_usage
 from wyckoff_cli.providers.base import TextChunk, ThinkingChunk, ToolCallChunk
-from wyckoff_cli.runtime import events as ev
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, Usage
+from wyckoff_cli.providers.openai_compat import openai_usage
+from wyckoff_cli.runtime.assembly import ArgumentsError, ResponseAssembler, parse_arguments
 
 SAMPLES: dict[type, dict[str, typing.Any]] = {
     ev.ModelStart: {"round": 2, "model": "anthropic:claude"},
@@ -178,9 +181,11 @@ def test_assembler_keeps_arrival_order_and_interleaved_fragments() -> None:
 
 
 def test_usage_conventions() -> None:
-    anthropic = Usage.from_anthropic(input_tokens=25, output_tokens=87, cache_read=3400, cache_write=1200)
+    anthropic = anthropic_usage(
+        input_tokens=25, output_tokens=87, cache_read_input_tokens=3400, cache_creation_input_tokens=1200
+    )
     assert (anthropic.input_tokens, anthropic.uncached_input_tokens) == (4625, 25)
-    openai = Usage.from_openai(prompt_tokens=1000, completion_tokens=50, cached=800, reasoning=10)
+    openai = openai_usage(prompt_tokens=1000, completion_tokens=50, cached_tokens=800, reasoning_tokens=10)
     assert (openai.input_tokens, openai.uncached_input_tokens, openai.reasoning_tokens) == (1000, 200, 10)
     assert (anthropic + openai).input_tokens == 5625
     assert Usage.from_dict(anthropic.to_dict()) == anthropic

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.context.hooks import ContextHooks
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, ToolSpec
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime import events as ev
 from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
-from wyckoff_cli.runtime.hooks import ContextHooks
 from wyckoff_cli.runtime.loop import AgentRuntime
-from wyckoff_cli.runtime.messages import Message, ToolSpec
 from wyckoff_cli.storage.recorder import SessionRecorder
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.registry import ToolRegistry

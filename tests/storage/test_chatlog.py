@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from wyckoff_cli.runtime import events as ev
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
 from wyckoff_cli.storage.chatlog import JsonlFile, read_chat, read_jsonl, repair_tail
 from wyckoff_cli.storage.recorder import SessionRecorder
 from wyckoff_cli.storage.redact import Redactor

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from wyckoff_cli.cli.main import main
-from wyckoff_cli.runtime.errors import ConfigError
+from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.config import load_config, split_key
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from wyckoff_cli.runtime import events as ev
-from wyckoff_cli.runtime.messages import Message, ThinkingPart, ToolCallPart
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, ThinkingPart, ToolCallPart
 from wyckoff_cli.storage.redact import MAX_STRING_CHARS, REDACTED, Redactor, cap
 from wyckoff_cli.storage.sessions import SessionStore
 

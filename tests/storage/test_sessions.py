@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from wyckoff_cli.runtime import events as ev
-from wyckoff_cli.runtime.messages import Message, ToolCallPart, Usage
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message, ToolCallPart
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.storage.chatlog import SessionFormatError, read_chat
 from wyckoff_cli.storage.redact import Redactor
 from wyckoff_cli.storage.sessions import (

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.tools.conftest import run_tool
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.fetch import make_fetch_url_tool
@@ -97,9 +97,9 @@ def test_tools_import_no_ui_provider_or_storage_code() -> None:
                 ), (path.name, name)
                 if name.startswith("wyckoff_cli.runtime"):
                     assert name in (
-                        "wyckoff_cli.runtime.errors",
-                        "wyckoff_cli.runtime.messages",
-                        "wyckoff_cli.runtime.events",
+                        "wyckoff_cli.core.errors",
+                        "wyckoff_cli.core.messages",
+                        "wyckoff_cli.core.events",
                     ), (path.name, name)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import run_tool, write
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.edit import edit_file
 from wyckoff_cli.tools.files import PAGE_CHARS, read_file, write_file

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import run_tool, write
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.search import find_rg, grep, make_grep_tool
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import run_tool, write
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.listing import GLOB_CAP, LIST_CAP, glob, list_dir
 

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.tools.conftest import write
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime import events as ev
 from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.tools.base import Tool, ToolContext

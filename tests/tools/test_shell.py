@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import run_tool
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.process import TAIL_CHARS
 from wyckoff_cli.tools.shell import run_shell, task_output, task_stop

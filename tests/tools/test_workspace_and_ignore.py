@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import write
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.ignore import GlobFilter, IgnoreMatcher, parse_ignore_text

@@ -10,7 +10,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.tui.support import make_app
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.approval import ApprovalRequest
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from tests.tui.support import make_app
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.approval import ApprovalScreen

@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle, wait_for_screen
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.tui.screens.sessions import SessionPicker
 from wyckoff_cli.tui.slash import INIT_PROMPT
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage

@@ -10,7 +10,7 @@ import argparse
 import os
 from pathlib import Path
 
-from wyckoff_cli.runtime.errors import UsageError
+from wyckoff_cli.core.errors import UsageError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -14,10 +14,10 @@ from wyckoff_cli.cli.compose import (
     build_runtime,
     resolve_model_spec,
 )
-from wyckoff_cli.providers.base import ProviderError
+from wyckoff_cli.core.errors import ProviderError
+from wyckoff_cli.core.events import UsageReported
 from wyckoff_cli.providers.credentials import KEY_VARIABLES, resolve_api_key
 from wyckoff_cli.runtime.approval import Approver
-from wyckoff_cli.runtime.events import UsageReported
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.credentials import load_credentials, save_credential
@@ -47,7 +47,7 @@ def build_chat_deps(workspace: Workspace, model: str | None, mode: str | None) -
         from wyckoff_cli.models.costs import cost_of
         from wyckoff_cli.models.facts import resolve_model_facts
 
-        cost = cost_of(usage, resolve_model_facts(model_id(name), config.model_overrides).prices)
+        cost = cost_of(usage.usage, resolve_model_facts(model_id(name), config.model_overrides).prices)
         return None if cost is None else (cost.total, cost.saved)
 
     def check_model(name: str) -> str | None:

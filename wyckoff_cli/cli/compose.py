@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wyckoff_cli.providers.base import LLMProvider, ProviderConfigError
-from wyckoff_cli.providers.factory import ModelSpec, build_fallback, parse_model_id
+from wyckoff_cli.core.errors import ProviderConfigError
+from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.providers.factory import build_fallback
+from wyckoff_cli.providers.spec import ModelSpec, parse_model_id
 from wyckoff_cli.runtime.approval import Approver
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
@@ -107,7 +109,7 @@ def build_model(name: str, config: Config) -> LLMProvider:
 def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:
     """The session's policy: config rules plus `--allow` rules; a malformed rule is a
     configuration error naming it (never silently ignored)."""
-    from wyckoff_cli.runtime.errors import ConfigError
+    from wyckoff_cli.core.errors import ConfigError
     from wyckoff_cli.tools.policy import invalid_rules
 
     problems = invalid_rules([*config.permissions.allow, *config.permissions.deny, *extra_allow])

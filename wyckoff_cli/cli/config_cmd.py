@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.runtime.errors import ConfigError, UsageError
+from wyckoff_cli.core.errors import ConfigError, UsageError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     from wyckoff_cli.cli.logs import setup_logging
-    from wyckoff_cli.runtime.errors import WyckoffError
+    from wyckoff_cli.core.errors import WyckoffError
 
     setup_logging()
     module = importlib.import_module(COMMANDS[args.command][0])

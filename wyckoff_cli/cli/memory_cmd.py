@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wyckoff_cli.runtime.errors import UsageError
+from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
     from wyckoff_cli.context.memory import Memory, MemoryStore

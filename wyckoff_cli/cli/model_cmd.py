@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core.errors import ConfigError, UsageError
 from wyckoff_cli.models.catalogue import PRICE_FIELDS, Catalogue, CatalogueEntry, CatalogueError
 from wyckoff_cli.models.costs import example_turn, format_price, format_usd
 from wyckoff_cli.models.facts import ModelFacts, find_override, resolve_model_facts, split_model_id
-from wyckoff_cli.runtime.errors import ConfigError, UsageError
 from wyckoff_cli.storage import config as cfg
 from wyckoff_cli.storage import paths
 
@@ -138,8 +138,8 @@ def resolve(name: str, context: Context) -> Resolved:
 
 def resolve_runnable(name: str, context: Context) -> tuple[str, Resolved]:
     """For `use`/`fallback`: the value to save (alias or `provider:model`)."""
-    from wyckoff_cli.providers.base import ProviderConfigError
-    from wyckoff_cli.providers.factory import parse_model_id
+    from wyckoff_cli.core.errors import ProviderConfigError
+    from wyckoff_cli.providers.spec import parse_model_id
 
     resolved = resolve(name, context)
     if resolved.alias is not None:
@@ -499,7 +499,7 @@ def _shadow_note(context: Context, key: str) -> None:
 
 
 def cmd_add(args: argparse.Namespace, context: Context) -> int:
-    from wyckoff_cli.providers.factory import PROVIDERS
+    from wyckoff_cli.providers.spec import PROVIDERS
 
     alias = args.alias
     if not ALIAS_NAME.fullmatch(alias):

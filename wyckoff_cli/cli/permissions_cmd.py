@@ -35,7 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wyckoff_cli.runtime.errors import UsageError
+    from wyckoff_cli.core.errors import UsageError
     from wyckoff_cli.storage import permissions as store
     from wyckoff_cli.storage.paths import find_project_root
     from wyckoff_cli.tools.rules import RuleError, check_rule

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wyckoff_cli.runtime.errors import UsageError
+from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.config import Config
@@ -95,7 +95,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         build_runtime,
         open_workspace,
     )
-    from wyckoff_cli.runtime import events as ev
+    from wyckoff_cli.core import events as ev
     from wyckoff_cli.runtime.loop import AbortSignal
 
     workspace = open_workspace((args.cwd or Path.cwd()).resolve())

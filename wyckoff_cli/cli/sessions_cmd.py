@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from wyckoff_cli.core.messages import Message, ToolCallPart
+    from wyckoff_cli.core.usage import Usage
     from wyckoff_cli.models.facts import Prices
-    from wyckoff_cli.runtime.messages import Message, ToolCallPart, Usage
     from wyckoff_cli.storage.config import Config
     from wyckoff_cli.storage.redact import Redactor
     from wyckoff_cli.storage.sessions import CallCost, LoadedSession, SessionInfo, SessionStore
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
 def _store(cwd: Path | None) -> SessionStore:
     """The store, with every key known now (exports are redacted again with it). A
     broken config file must not keep anyone from their sessions: it is skipped here."""
-    from wyckoff_cli.runtime.errors import ConfigError
+    from wyckoff_cli.core.errors import ConfigError
     from wyckoff_cli.storage.config import load_config
 
     try:
@@ -226,7 +227,7 @@ def _show(store: SessionStore, args: argparse.Namespace) -> int:
     from rich.rule import Rule
     from rich.text import Text
 
-    from wyckoff_cli.runtime.messages import Message
+    from wyckoff_cli.core.messages import Message
 
     loaded = store.load(args.id)
     info = loaded.info
@@ -252,7 +253,7 @@ def _show_message(console: Console, message: Message, expand: bool) -> None:
     from rich.markdown import Markdown
     from rich.text import Text
 
-    from wyckoff_cli.runtime.messages import ThinkingPart, ToolCallPart
+    from wyckoff_cli.core.messages import ThinkingPart, ToolCallPart
     from wyckoff_cli.storage.sessions import shorten
 
     synthetic = message.meta.get("synthetic")
@@ -357,7 +358,7 @@ def _redact_item(redact: Redactor, item: dict[str, Any]) -> dict[str, Any]:
 
 def to_markdown(info: SessionInfo, items: list[dict[str, Any]], *, torn: bool = False) -> str:
     """A Markdown transcript: thinking in <details>, tool calls and results fenced."""
-    from wyckoff_cli.runtime.messages import Message
+    from wyckoff_cli.core.messages import Message
 
     out: list[str] = [
         f"# Wyckoff session {info.id}",
@@ -390,7 +391,7 @@ def to_markdown(info: SessionInfo, items: list[dict[str, Any]], *, torn: bool = 
 
 
 def _markdown_message(message: Message) -> list[str]:
-    from wyckoff_cli.runtime.messages import ThinkingPart, ToolCallPart
+    from wyckoff_cli.core.messages import ThinkingPart, ToolCallPart
 
     if message.role == "user":
         synthetic = message.meta.get("synthetic")

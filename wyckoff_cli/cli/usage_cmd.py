@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.runtime.errors import UsageError
+from wyckoff_cli.core.errors import UsageError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 def collect_usage(directories: list[Path], since: datetime, price: Any) -> dict[str, ModelUsage]:
     """Per-model totals of every `usage` record at or after `since`."""
-    from wyckoff_cli.runtime.messages import Usage
+    from wyckoff_cli.core.usage import Usage
     from wyckoff_cli.storage.chatlog import read_jsonl
 
     totals: dict[str, ModelUsage] = {}

@@ -37,8 +37,9 @@ from typing import Any
 from wyckoff_cli.context.memory import KINDS, AddResult, MemoryStore, Scope
 from wyckoff_cli.context.prompt import load_prompt
 from wyckoff_cli.context.tokens import estimate_text
+from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import ChatResponse, Chunk, LLMProvider
-from wyckoff_cli.runtime.messages import Message, TextPart, ToolCallPart, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
 

@@ -33,15 +33,16 @@ from wyckoff_cli.context.compaction import (
     compaction_threshold,
     is_synthetic,
 )
+from wyckoff_cli.context.hooks import ContextHooks
 from wyckoff_cli.context.instructions import ProjectInstructions
 from wyckoff_cli.context.memory import Memory, MemoryStore, format_memories
 from wyckoff_cli.context.memory_tool import remember_tool
 from wyckoff_cli.context.prompt import SystemPromptBuilder
 from wyckoff_cli.context.tokens import TokenEstimator
+from wyckoff_cli.core.events import Compacted
+from wyckoff_cli.core.messages import Message, TextPart, ToolSpec
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
-from wyckoff_cli.runtime.events import Compacted
-from wyckoff_cli.runtime.hooks import ContextHooks
-from wyckoff_cli.runtime.messages import Message, TextPart, ToolSpec, Usage
 from wyckoff_cli.tools.base import Tool
 
 log = logging.getLogger(__name__)

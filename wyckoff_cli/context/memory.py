@@ -31,7 +31,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Literal
 
-from wyckoff_cli.runtime.errors import WyckoffError
+from wyckoff_cli.core.errors import WyckoffError
 
 KINDS = ("preference", "fact", "decision", "other")
 SCOPES = ("user", "project")

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolSpec
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolSpec
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
 _KANA = "\u3040-\u30ff"

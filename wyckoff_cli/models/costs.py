@@ -13,10 +13,9 @@ as the input price. When a model has long-prompt tiers, the prompt length (every
 input token, cached or not) picks the prices, so cost each call and then add the
 costs up (`total_cost`), never the token counts.
 
-Counts are normalized as `runtime.messages.Usage` is (this module takes anything
-with the same attributes, see `UsageLike`): `input_tokens` counts every prompt token
-*including* cache reads and writes. Vendors report differently; the `TokenCounts.from_*`
-constructors convert:
+Counts are `core.usage.Usage`, the one token-count type: `input_tokens` counts every
+prompt token *including* cache reads and writes. Vendors report differently; each
+adapter converts (`anthropic_usage`, `openai_usage`, `gemini_usage` in `providers/`):
 
 - Anthropic: `input_tokens` EXCLUDES `cache_read_input_tokens` and
   `cache_creation_input_tokens`, which are added;
@@ -31,75 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.models.facts import Prices
 
 PER_MILLION = 1_000_000
-
-
-class UsageLike(Protocol):
-    """Normalized token counts of one call (`runtime.messages.Usage` fits)."""
-
-    @property
-    def input_tokens(self) -> int: ...
-    @property
-    def output_tokens(self) -> int: ...
-    @property
-    def cache_read_tokens(self) -> int: ...
-    @property
-    def cache_write_tokens(self) -> int: ...
-
-
-@dataclass(frozen=True, slots=True)
-class TokenCounts:
-    """Normalized counts: `input_tokens` includes cache reads and writes;
-    `reasoning_tokens` are part of `output_tokens`."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    reasoning_tokens: int = 0
-
-    @property
-    def uncached_input_tokens(self) -> int:
-        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
-
-    @classmethod
-    def from_anthropic(
-        cls,
-        input_tokens: int,
-        output_tokens: int,
-        cache_read_input_tokens: int = 0,
-        cache_creation_input_tokens: int = 0,
-    ) -> TokenCounts:
-        """Anthropic's `usage`: `input_tokens` leaves out cache reads and writes;
-        `output_tokens` already includes thinking."""
-        total = input_tokens + cache_read_input_tokens + cache_creation_input_tokens
-        return cls(total, output_tokens, cache_read_input_tokens, cache_creation_input_tokens)
-
-    @classmethod
-    def from_openai(
-        cls, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0, reasoning_tokens: int = 0
-    ) -> TokenCounts:
-        """OpenAI's `usage` (Chat Completions; the Responses API's `input_tokens`/
-        `output_tokens` mean the same): cached tokens are part of the prompt and
-        reasoning tokens part of the completion."""
-        return cls(prompt_tokens, completion_tokens, cached_tokens, 0, reasoning_tokens)
-
-    @classmethod
-    def from_gemini(
-        cls,
-        prompt_token_count: int,
-        candidates_token_count: int,
-        cached_content_token_count: int = 0,
-        thoughts_token_count: int = 0,
-    ) -> TokenCounts:
-        """Gemini's `usageMetadata`: cached tokens are part of the prompt; thoughts
-        are counted apart from the candidates but billed as output."""
-        output = candidates_token_count + thoughts_token_count
-        return cls(prompt_token_count, output, cached_content_token_count, 0, thoughts_token_count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +91,7 @@ def rates_for_prompt(prices: Prices, prompt_tokens: int) -> RatesUsed | None:
     return RatesUsed(prices.input, prices.output, cache_read, cache_write)
 
 
-def cost_of(usage: UsageLike, prices: Prices) -> Cost | None:
+def cost_of(usage: Usage, prices: Prices) -> Cost | None:
     """The cost of one call; None when the model's input or output price is unknown."""
     cached = usage.cache_read_tokens + usage.cache_write_tokens
     prompt = max(usage.input_tokens, cached)
@@ -173,7 +108,7 @@ def cost_of(usage: UsageLike, prices: Prices) -> Cost | None:
     )
 
 
-def total_cost(usages: Iterable[UsageLike], prices: Prices) -> Cost | None:
+def total_cost(usages: Iterable[Usage], prices: Prices) -> Cost | None:
     """The summed cost of many calls to one model, each costed on its own (tiers
     depend on each call's prompt length); None when the prices are unknown."""
     if not prices.known:
@@ -196,7 +131,7 @@ class TurnExample:
     cache_hit: float
     no_cache: Cost
     cached: Cost
-    cached_usage: TokenCounts
+    cached_usage: Usage
 
 
 def example_turn(
@@ -208,8 +143,8 @@ def example_turn(
     if not 0.0 <= cache_hit <= 1.0:
         raise ValueError(f"cache_hit must be between 0 and 1, got {cache_hit!r}")
     read = round(input_tokens * cache_hit)
-    plain = TokenCounts(input_tokens, output_tokens)
-    cached = TokenCounts(input_tokens, output_tokens, read, input_tokens - read)
+    plain = Usage(input_tokens, output_tokens)
+    cached = Usage(input_tokens, output_tokens, read, input_tokens - read)
     no_cache_cost, cached_cost = cost_of(plain, prices), cost_of(cached, prices)
     if no_cache_cost is None or cached_cost is None:
         return None

@@ -22,6 +22,8 @@ import warnings
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     Chunk,
     StreamingProvider,
@@ -31,9 +33,8 @@ from wyckoff_cli.providers.base import (
     UsageChunk,
 )
 from wyckoff_cli.providers.credentials import request_timeout
-from wyckoff_cli.providers.factory import ModelSpec
 from wyckoff_cli.providers.sdk_errors import raise_translated
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec, Usage
+from wyckoff_cli.providers.spec import ModelSpec
 
 VENDOR = "anthropic"
 EPHEMERAL = {"type": "ephemeral"}
@@ -51,6 +52,22 @@ _MAX_TOKENS_BY_PATTERN: tuple[tuple[re.Pattern[str], int], ...] = (
     ),
 )
 _TOOL_ID = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def tool_to_anthropic(spec: ToolSpec) -> dict[str, Any]:
+    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+
+
+def anthropic_usage(
+    input_tokens: int,
+    output_tokens: int,
+    cache_read_input_tokens: int = 0,
+    cache_creation_input_tokens: int = 0,
+) -> Usage:
+    """Anthropic's `usage`: `input_tokens` leaves out cache reads and writes (so they
+    are added); `output_tokens` already includes thinking."""
+    total = input_tokens + cache_read_input_tokens + cache_creation_input_tokens
+    return Usage(total, output_tokens, cache_read_input_tokens, cache_creation_input_tokens)
 
 
 def default_max_tokens(model: str) -> int:
@@ -225,7 +242,7 @@ class AnthropicProvider(StreamingProvider):
     ) -> dict[str, Any]:
         converted = convert_messages(messages)
         system = [{"type": "text", "text": system_prompt}] if system_prompt else []
-        tool_list = [spec.as_anthropic() for spec in tools]
+        tool_list = [tool_to_anthropic(spec) for spec in tools]
         apply_cache_breakpoints(system, tool_list, converted)
         params: dict[str, Any] = {
             "model": self.spec.model,
@@ -304,7 +321,7 @@ class _EventReader:
         self._thinking: dict[int, str] = {}  # open thinking blocks: index -> signature
 
     def usage_chunk(self) -> UsageChunk:
-        usage = Usage.from_anthropic(self.input_tokens, self.output_tokens, self.cache_read, self.cache_write)
+        usage = anthropic_usage(self.input_tokens, self.output_tokens, self.cache_read, self.cache_write)
         return UsageChunk(usage, self.model_id)
 
     def _usage(self, usage: Any) -> None:

@@ -3,8 +3,8 @@
 A provider turns (system prompt, messages, tool specs) into a stream of chunks:
 `TextChunk`, `ThinkingChunk`, `ToolCallChunk` (fragments, assembled by the runtime
 per index), `UsageChunk`. Every vendor failure is translated into a `ProviderError`
-subclass carrying `kind` and `retryable`, so the runtime and the fallback logic never
-look at vendor exceptions. Providers never import tools, storage or the TUI.
+subclass (the error tree lives in `core/errors.py`) carrying `kind` and `retryable`, so
+the runtime and the fallback logic never look at vendor exceptions. Providers never import tools, storage or the TUI.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from wyckoff_cli.runtime.errors import WyckoffError
-from wyckoff_cli.runtime.messages import Message, Part, ToolSpec, Usage
+from wyckoff_cli.core.messages import Message, ToolSpec
+from wyckoff_cli.core.usage import Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +68,12 @@ Chunk = TextChunk | ThinkingChunk | ToolCallChunk | UsageChunk | FallbackChunk
 
 @dataclass(frozen=True, slots=True)
 class ChatResponse:
-    """A whole (non-streamed) answer."""
+    """The text answer of a side call (a compaction summary, a memory flush): no tool
+    calls are offered there, so only the text and the tokens matter. Full answers with
+    tool calls are assembled by the runtime (`runtime/assembly.py`)."""
 
-    parts: tuple[Part, ...]
+    text: str
     usage: Usage
-
-    @property
-    def text(self) -> str:
-        return Message("assistant", self.parts).text
 
 
 @runtime_checkable
@@ -121,75 +119,15 @@ class StreamingProvider:
 
 
 async def collect_response(stream: AsyncIterator[Chunk]) -> ChatResponse:
-    """Drain a chunk stream into a `ChatResponse` (for `chat()` implementations)."""
-    from wyckoff_cli.providers.assembly import ResponseAssembler
-
-    assembler = ResponseAssembler()
+    """Drain a chunk stream into its text and usage (for `chat()` implementations).
+    A fallback drops the text streamed before it, as the runtime does."""
+    text: list[str] = []
     usage = Usage()
     async for chunk in stream:
         if isinstance(chunk, UsageChunk):
             usage = usage + chunk.usage
         elif isinstance(chunk, FallbackChunk):
-            assembler = ResponseAssembler()
-        else:
-            assembler.add(chunk)
-    return ChatResponse(tuple(assembler.parts()), usage)
-
-
-# --------------------------------------------------------------------------- errors
-
-
-class ProviderError(WyckoffError):
-    """A model call failed. `kind` names the failure for events and exit output;
-    `retryable` says whether a fallback model (or a later retry) may help."""
-
-    kind = "provider"
-    retryable = False
-
-    def __init__(self, message: str, *, status: int | None = None, provider: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.provider = provider
-
-
-class RateLimited(ProviderError):
-    kind = "rate_limited"
-    retryable = True
-
-
-class Overloaded(ProviderError):
-    """The vendor is overloaded or had a server error (5xx, 529, in-stream error)."""
-
-    kind = "server"
-    retryable = True
-
-
-class ProviderTimeout(ProviderError):
-    """No answer in time, including a stream silent for longer than the watchdog."""
-
-    kind = "timeout"
-    retryable = True
-
-
-class ConnectionFailed(ProviderError):
-    kind = "connection"
-    retryable = True
-
-
-class AuthenticationFailed(ProviderError):
-    kind = "auth"
-
-
-class BadRequest(ProviderError):
-    kind = "bad_request"
-
-
-class ContextTooLong(BadRequest):
-    kind = "context_too_long"
-
-
-class ProviderConfigError(ProviderError):
-    """A mistake in our configuration (missing key, unknown model): never retried."""
-
-    kind = "configuration"
-    exit_code = 2
+            text.clear()
+        elif isinstance(chunk, TextChunk):
+            text.append(chunk.text)
+    return ChatResponse("".join(text), usage)

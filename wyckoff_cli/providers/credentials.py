@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from wyckoff_cli.providers.base import ProviderConfigError
+from wyckoff_cli.core.errors import ProviderConfigError
 
 if TYPE_CHECKING:
-    from wyckoff_cli.providers.factory import ModelSpec
+    from wyckoff_cli.providers.spec import ModelSpec
 
 # The SDKs' own variables, in the order they are consulted (google-genai prefers GOOGLE_API_KEY).
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {

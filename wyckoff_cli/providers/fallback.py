@@ -17,14 +17,9 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
-from wyckoff_cli.providers.base import (
-    Chunk,
-    FallbackChunk,
-    LLMProvider,
-    ProviderError,
-    StreamingProvider,
-)
-from wyckoff_cli.runtime.messages import Message, ToolSpec
+from wyckoff_cli.core.errors import ProviderError
+from wyckoff_cli.core.messages import Message, ToolSpec
+from wyckoff_cli.providers.base import Chunk, FallbackChunk, LLMProvider, StreamingProvider
 
 DEFAULT_COOLDOWN = 120.0
 

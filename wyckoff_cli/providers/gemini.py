@@ -26,8 +26,10 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from wyckoff_cli.core.errors import BadRequest
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
-    BadRequest,
     Chunk,
     StreamingProvider,
     TextChunk,
@@ -36,9 +38,8 @@ from wyckoff_cli.providers.base import (
     UsageChunk,
 )
 from wyckoff_cli.providers.credentials import request_timeout
-from wyckoff_cli.providers.factory import ModelSpec
 from wyckoff_cli.providers.sdk_errors import raise_translated
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec, Usage
+from wyckoff_cli.providers.spec import ModelSpec
 
 VENDOR = "gemini"
 API_VERSION = "v1beta"
@@ -138,7 +139,7 @@ class GeminiProvider(StreamingProvider):
         if system_prompt:
             config["system_instruction"] = system_prompt
         if tools:
-            config["tools"] = [{"function_declarations": [spec.as_gemini() for spec in tools]}]
+            config["tools"] = [{"function_declarations": [tool_to_gemini(spec) for spec in tools]}]
         thinking = self._thinking()
         if thinking:
             config["thinking_config"] = thinking
@@ -263,4 +264,21 @@ def _usage(metadata: Any) -> Usage:
     candidates = getattr(metadata, "candidates_token_count", None) or 0
     thoughts = getattr(metadata, "thoughts_token_count", None) or 0
     cached = getattr(metadata, "cached_content_token_count", None) or 0
-    return Usage(int(prompt), int(candidates) + int(thoughts), int(cached), 0, int(thoughts))
+    return gemini_usage(int(prompt), int(candidates), int(cached), int(thoughts))
+
+
+def tool_to_gemini(spec: ToolSpec) -> dict[str, Any]:
+    """A FunctionDeclaration as a dict (`parameters_json_schema` takes JSON Schema)."""
+    return {"name": spec.name, "description": spec.description, "parameters_json_schema": spec.parameters}
+
+
+def gemini_usage(
+    prompt_token_count: int,
+    candidates_token_count: int,
+    cached_content_token_count: int = 0,
+    thoughts_token_count: int = 0,
+) -> Usage:
+    """Gemini's `usageMetadata`: cached tokens are part of the prompt; thoughts are
+    counted apart from the candidates but billed as output."""
+    output = candidates_token_count + thoughts_token_count
+    return Usage(prompt_token_count, output, cached_content_token_count, 0, thoughts_token_count)

@@ -25,6 +25,8 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from urllib.parse import urlparse
 
+from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     Chunk,
     StreamingProvider,
@@ -34,10 +36,9 @@ from wyckoff_cli.providers.base import (
     UsageChunk,
 )
 from wyckoff_cli.providers.credentials import request_timeout
-from wyckoff_cli.providers.factory import ModelSpec
 from wyckoff_cli.providers.sdk_errors import raise_translated
+from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.providers.text_tool_calls import TextToolCallParser
-from wyckoff_cli.runtime.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +166,7 @@ class OpenAICompatProvider(StreamingProvider):
             "stream_options": {"include_usage": True},
         }
         if tools:
-            params["tools"] = [spec.as_openai() for spec in tools]
+            params["tools"] = [tool_to_openai(spec) for spec in tools]
             params["tool_choice"] = "auto"
         optional = {
             "temperature": self.spec.temperature,
@@ -307,6 +308,22 @@ class _ChunkReader:
         return out
 
 
+def tool_to_openai(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+    }
+
+
+def openai_usage(
+    prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0, reasoning_tokens: int = 0
+) -> Usage:
+    """OpenAI's `usage` (Chat Completions; the Responses API's `input_tokens` /
+    `output_tokens` mean the same): cached tokens are part of the prompt, reasoning
+    tokens part of the completion; there are no cache writes."""
+    return Usage(prompt_tokens, completion_tokens, cached_tokens, 0, reasoning_tokens)
+
+
 def _usage(usage: Any) -> Usage:
     prompt = getattr(usage, "prompt_tokens", 0) or 0
     completion = getattr(usage, "completion_tokens", 0) or 0
@@ -318,4 +335,4 @@ def _usage(usage: Any) -> Usage:
             cached = usage.model_extra.get("prompt_cache_hit_tokens")
     completion_details = getattr(usage, "completion_tokens_details", None)
     reasoning = getattr(completion_details, "reasoning_tokens", 0) if completion_details is not None else 0
-    return Usage.from_openai(int(prompt), int(completion), int(cached or 0), int(reasoning or 0))
+    return openai_usage(int(prompt), int(completion), int(cached or 0), int(reasoning or 0))

@@ -23,30 +23,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.providers import base
+from wyckoff_cli.core import errors as provider_errors
+from wyckoff_cli.core.errors import ProviderConfigError, ProviderError
+from wyckoff_cli.core.messages import Message, ToolSpec
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     Chunk,
-    ProviderConfigError,
-    ProviderError,
     StreamingProvider,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
 )
-from wyckoff_cli.runtime.messages import Message, ToolSpec, Usage
 
 ERROR_KINDS: dict[str, type[ProviderError]] = {
     cls.kind: cls
     for cls in (
-        base.RateLimited,
-        base.Overloaded,
-        base.ProviderTimeout,
-        base.ConnectionFailed,
-        base.AuthenticationFailed,
-        base.BadRequest,
-        base.ContextTooLong,
-        base.ProviderConfigError,
+        provider_errors.RateLimited,
+        provider_errors.Overloaded,
+        provider_errors.ProviderTimeout,
+        provider_errors.ConnectionFailed,
+        provider_errors.AuthenticationFailed,
+        provider_errors.BadRequest,
+        provider_errors.ContextTooLong,
+        provider_errors.ProviderConfigError,
     )
 }
 

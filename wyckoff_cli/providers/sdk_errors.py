@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any, NoReturn
 
-from wyckoff_cli.providers.base import (
+from wyckoff_cli.core.errors import (
     AuthenticationFailed,
     BadRequest,
     ConnectionFailed,

@@ -14,8 +14,9 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from wyckoff_cli.providers.base import Chunk, LLMProvider, ProviderTimeout, StreamingProvider
-from wyckoff_cli.runtime.messages import Message, ToolSpec
+from wyckoff_cli.core.errors import ProviderTimeout
+from wyckoff_cli.core.messages import Message, ToolSpec
+from wyckoff_cli.providers.base import Chunk, LLMProvider, StreamingProvider
 
 DEFAULT_IDLE_TIMEOUT = 60.0
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wyckoff_cli.runtime.messages import ToolCallPart
+from wyckoff_cli.core.messages import ToolCallPart
 
 _MENTION = re.compile(r"(?<![\w/.@])@((?:[\w.\-]+/)*[\w.\-]+)")
 _EDIT_CLAIM = re.compile(

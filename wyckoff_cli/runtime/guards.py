@@ -14,8 +14,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.expectation import Requirement, TurnExpectation
-from wyckoff_cli.runtime.messages import ToolCallPart
 
 
 @dataclass

@@ -23,19 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.providers.assembly import ResponseAssembler
+from wyckoff_cli.context.hooks import ContextHooks
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.errors import ProviderError, StopRun
+from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     FallbackChunk,
     LLMProvider,
-    ProviderError,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
 )
-from wyckoff_cli.runtime import events as ev
 from wyckoff_cli.runtime.approval import Approver, deny_without_approver
-from wyckoff_cli.runtime.errors import StopRun
+from wyckoff_cli.runtime.assembly import ResponseAssembler
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
     DoomLoopGuard,
@@ -44,8 +46,7 @@ from wyckoff_cli.runtime.guards import (
     RoundLimitGuard,
     TurnState,
 )
-from wyckoff_cli.runtime.hooks import ContextHooks, ModelRequest, RuntimeHooks
-from wyckoff_cli.runtime.messages import Message, TextPart, ToolCallPart, Usage
+from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.policy import ApprovalPolicy
@@ -150,7 +151,7 @@ class AgentRuntime:
         """A `usage` event for the context manager's own model calls (compaction
         summary, memory flush) since the last time, or None."""
         usage = self.context.take_side_usage()
-        return _usage_event(self.provider.name, usage) if usage is not None else None
+        return ev.UsageReported.from_usage(self.provider.name, usage) if usage is not None else None
 
     async def run_stream(
         self,
@@ -296,7 +297,7 @@ class AgentRuntime:
                 side = self.context.take_side_usage()
                 if side is not None:
                     turn.usage = turn.usage + side
-                    await self._emit(turn, _usage_event(self.provider.name, side))
+                    await self._emit(turn, ev.UsageReported.from_usage(self.provider.name, side))
             request = ModelRequest(system_prompt, tuple(turn.history), tuple(specs), turn.rounds)
             for hook in self.hooks:
                 changed_request = await hook.before_model_call(request)
@@ -385,7 +386,7 @@ class AgentRuntime:
                 elif isinstance(chunk, UsageChunk):
                     turn.usage = turn.usage + chunk.usage
                     self.context.record_usage(chunk.usage)
-                    await self._emit(turn, _usage_event(chunk.model or model, chunk.usage))
+                    await self._emit(turn, ev.UsageReported.from_usage(chunk.model or model, chunk.usage))
                 elif isinstance(chunk, FallbackChunk):
                     discarded = assembler.text
                     model = chunk.to_model
@@ -430,17 +431,6 @@ def _background_note(task: BackgroundTask) -> str:
         lines.append(f"Output tail:\n{tail}")
     lines.append(f"Full output: task_output(task_id={task.id!r}).</background-task-update>")
     return "\n".join(lines)
-
-
-def _usage_event(model: str, usage: Usage) -> ev.UsageReported:
-    return ev.UsageReported(
-        model,
-        usage.input_tokens,
-        usage.output_tokens,
-        usage.cache_read_tokens,
-        usage.cache_write_tokens,
-        usage.reasoning_tokens,
-    )
 
 
 def _vendor(model: str) -> str:

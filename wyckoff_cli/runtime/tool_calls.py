@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.providers.assembly import ArgumentsError, parse_arguments
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.errors import ToolError
+from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.approval import ApprovalRequest, Approver
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.runtime.assembly import ArgumentsError, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks
-from wyckoff_cli.runtime.messages import ToolCallPart
 from wyckoff_cli.runtime.offload import offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome

@@ -28,8 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.runtime.errors import WyckoffError
-from wyckoff_cli.runtime.messages import Message
+from wyckoff_cli.core.errors import WyckoffError
+from wyckoff_cli.core.messages import Message
 
 CHAT_FORMAT = "wyckoff.chat"
 SCRATCHPAD_FORMAT = "wyckoff.scratchpad"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-from wyckoff_cli.runtime.errors import ConfigError
+from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 

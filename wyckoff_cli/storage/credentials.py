@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import tomllib
 
-from wyckoff_cli.runtime.errors import ConfigError
+from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 

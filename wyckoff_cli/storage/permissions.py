@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from wyckoff_cli.runtime.errors import ConfigError
+from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.config import read_toml, update_config_file
 

@@ -26,8 +26,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from wyckoff_cli.runtime import events as ev
-from wyckoff_cli.runtime.messages import Message, Usage
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.storage.chatlog import (
     JsonlFile,
     compaction_record,
@@ -101,7 +102,7 @@ class SessionRecorder:
             if isinstance(event, ev.MessageCommitted):
                 chat_line = self._append_message_dict(event.message)
             elif isinstance(event, ev.UsageReported):
-                usage = _usage(event)
+                usage = event.usage
                 cost = self._price(event.model, usage)
                 self.info.add_usage(event.model, usage, cost)
                 extra = {} if cost is None else {"cost_usd": round(cost, 8)}
@@ -213,13 +214,3 @@ class SessionRecorder:
         if self.write_error is None:
             log.warning("session %s: cannot write to %s: %s", self.id, self.directory, exc)
         self.write_error = exc
-
-
-def _usage(event: ev.UsageReported) -> Usage:
-    return Usage(
-        event.input_tokens,
-        event.output_tokens,
-        event.cache_read_tokens,
-        event.cache_write_tokens,
-        event.reasoning_tokens,
-    )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage.chatlog import JsonlFile, now_iso
 from wyckoff_cli.storage.redact import Redactor
 

@@ -32,8 +32,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wyckoff_cli.runtime.errors import WyckoffError
-from wyckoff_cli.runtime.messages import Message, Usage
+from wyckoff_cli.core.errors import WyckoffError
+from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.chatlog import (

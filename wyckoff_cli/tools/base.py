@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wyckoff_cli.runtime.errors import ToolError
-from wyckoff_cli.runtime.messages import ToolSpec
+from wyckoff_cli.core.errors import ToolError
+from wyckoff_cli.core.messages import ToolSpec
 
 if TYPE_CHECKING:
     from wyckoff_cli.tools.background import BackgroundTaskManager

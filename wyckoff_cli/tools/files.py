@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.rules import preview_rule
 from wyckoff_cli.tools.textio import (

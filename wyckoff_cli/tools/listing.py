@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.ignore import IgnoreMatcher, glob_to_regex
 from wyckoff_cli.tools.workspace import display_path, relative_to_root, resolve_for_tool

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.grep_results import FileHits, GrepRequest
 from wyckoff_cli.tools.ignore import GlobFilter, IgnoreMatcher
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from wyckoff_cli.runtime.messages import ToolSpec
+from wyckoff_cli.core.messages import ToolSpec
 from wyckoff_cli.tools.base import Tool
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wyckoff_cli.runtime.errors import ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 
 STATUSES = ("pending", "in_progress", "completed")

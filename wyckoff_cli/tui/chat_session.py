@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message
 from wyckoff_cli.runtime.approval import Approver
 from wyckoff_cli.runtime.loop import AbortSignal, AgentRuntime
-from wyckoff_cli.runtime.messages import Message
 from wyckoff_cli.storage.recorder import SessionRecorder
 from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 from wyckoff_cli.tui.status import PriceFn

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from wyckoff_cli.runtime.messages import Message
+from wyckoff_cli.core.messages import Message
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol, assert_never
 
-from wyckoff_cli.runtime import events as ev
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.tui.status import StatusModel
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wyckoff_cli.runtime.events import UsageReported
+from wyckoff_cli.core.events import UsageReported
 
 # (model id, usage event) -> (cost in USD, saved by the cache in USD), or None if unpriced
 PriceFn = Callable[[str, UsageReported], tuple[float, float] | None]
@@ -44,17 +44,7 @@ class StatusModel:
         """Seed the totals of a resumed session: its saved token counts per model,
         priced again as one record each (its calls are not counted again)."""
         for model, usage in usage_by_model.items():
-            self.add_usage(
-                UsageReported(
-                    model,
-                    usage.input_tokens,
-                    usage.output_tokens,
-                    usage.cache_read_tokens,
-                    usage.cache_write_tokens,
-                    usage.reasoning_tokens,
-                ),
-                calls=0,
-            )
+            self.add_usage(UsageReported.from_usage(model, usage), calls=0)
         self.context_tokens = 0
 
     def add_usage(self, event: UsageReported, calls: int = 1) -> None:

@@ -290,7 +290,7 @@ class ChatScreen(Screen[None]):
 
 
 def _validator(tool: Any) -> Any:
-    from wyckoff_cli.runtime.errors import ToolError
+    from wyckoff_cli.core.errors import ToolError
 
     def validate(args: dict[str, Any]) -> str | None:
         try:

@@ -3,7 +3,7 @@
 Every event is a frozen dataclass whose fields are plain JSON values, with a `type`
 string; `to_dict()` gives `{"type": ..., **fields}` and `event_from_dict()` reverses it.
 The TUI, the headless runner, the scratchpad and tests all consume these. Fields are
-documented in docs/EVENTS.md. This module imports nothing else of ours.
+documented in docs/EVENTS.md. Imports only `core/`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
+
+from wyckoff_cli.core.usage import Usage
 
 DoneReason = Literal[
     "completed",  # the model answered without further tool calls
@@ -172,8 +174,8 @@ class RetryInjected(_Event):
 
 @dataclass(frozen=True, slots=True)
 class UsageReported(_Event):
-    """One model call's own token counts (consumers add them up). `input_tokens`
-    includes cached tokens; see `Usage` in messages.py."""
+    """One model call's own token counts (consumers add them up), flat for JSON.
+    `input_tokens` includes cached tokens; `usage` gives them as `core.usage.Usage`."""
 
     type: ClassVar[str] = "usage"
     model: str
@@ -182,6 +184,20 @@ class UsageReported(_Event):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+
+    @classmethod
+    def from_usage(cls, model: str, usage: Usage) -> UsageReported:
+        return cls(model, **usage.to_dict())
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+            self.reasoning_tokens,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 Text, thinking and tool calls keep the order in which they began; tool-call fragments
 are joined per index (they may interleave across calls), and arguments are parsed
-leniently. Used by the runtime for every model round and by `collect_response`.
+leniently. Used by the runtime for every model round.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from wyckoff_cli.core.messages import Part, TextPart, ThinkingPart, ToolCallPart
 from wyckoff_cli.providers.base import TextChunk, ThinkingChunk, ToolCallChunk
-from wyckoff_cli.runtime.messages import Part, TextPart, ThinkingPart, ToolCallPart
 
 
 class ArgumentsError(ValueError):

@@ -158,89 +158,10 @@ def part_from_dict(data: dict[str, Any]) -> Part:
 
 
 @dataclass(frozen=True, slots=True)
-class Usage:
-    """Token counts of one model call, in one convention for every vendor.
-
-    `input_tokens` counts every prompt token of the request, *including* those read
-    from or written to the prompt cache; `cache_read_tokens` and `cache_write_tokens`
-    say how many of them were. Adapters convert: Anthropic reports cache tokens apart
-    from `input_tokens` (so they are added), OpenAI's `prompt_tokens` already include
-    cached ones. `reasoning_tokens` are part of `output_tokens` and billed as output.
-    """
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    reasoning_tokens: int = 0
-
-    @property
-    def uncached_input_tokens(self) -> int:
-        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cache_read_tokens + other.cache_read_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
-            self.reasoning_tokens + other.reasoning_tokens,
-        )
-
-    def to_dict(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-            "reasoning_tokens": self.reasoning_tokens,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Usage:
-        return cls(**{k: int(data.get(k, 0) or 0) for k in cls.__dataclass_fields__})
-
-    @classmethod
-    def from_anthropic(
-        cls, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
-    ) -> Usage:
-        """Anthropic's `input_tokens` excludes cache reads and writes."""
-        return cls(input_tokens + cache_read + cache_write, output_tokens, cache_read, cache_write)
-
-    @classmethod
-    def from_openai(
-        cls, prompt_tokens: int, completion_tokens: int, cached: int = 0, reasoning: int = 0
-    ) -> Usage:
-        """OpenAI's `prompt_tokens` include cached tokens; there are no cache writes."""
-        return cls(prompt_tokens, completion_tokens, cached, 0, reasoning)
-
-
-@dataclass(frozen=True, slots=True)
 class ToolSpec:
     """What a model is told about a tool: name, description and a JSON schema of the
-    arguments (an object schema). Vendor adapters translate it."""
+    arguments (an object schema). Each vendor adapter translates it."""
 
     name: str
     description: str
     parameters: dict[str, Any]
-
-    def as_openai(self) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
-
-    def as_anthropic(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "input_schema": self.parameters}
-
-    def as_gemini(self) -> dict[str, Any]:
-        """A FunctionDeclaration as a dict (`parameters_json_schema` takes JSON Schema)."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "parameters_json_schema": self.parameters,
-        }

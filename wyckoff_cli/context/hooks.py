@@ -1,0 +1,63 @@
+"""The points where context management plugs into the runtime.
+
+Recall before a user message is sent, compaction before each model call (and on
+demand), and the provider's reported usage after each call.
+`wyckoff_cli.context.manager.ContextManager` implements them; the runtime calls them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wyckoff_cli.core.messages import Message, ToolSpec
+from wyckoff_cli.core.usage import Usage
+
+if TYPE_CHECKING:
+    from wyckoff_cli.core.events import Compacted
+    from wyckoff_cli.providers.base import LLMProvider
+
+
+class ContextHooks:
+    """Context management hook points; the defaults do nothing."""
+
+    async def prepare_user_message(self, message: Message, history: list[Message]) -> Message:
+        """Return the user message as it will be sent and stored (memory recall)."""
+        return message
+
+    async def before_model_call(
+        self,
+        history: list[Message],
+        system_prompt: str,
+        tools: list[ToolSpec],
+        provider: LLMProvider,
+    ) -> Compacted | None:
+        """Compact `history` in place when it is too long; return the event if so."""
+        return None
+
+    def refresh_system_prompt(self, system_prompt: str) -> str:
+        """The system prompt to use from here on, asked at the start of a turn and after
+        a compaction (which may have re-read the project instructions): a context
+        manager swaps a prompt it has superseded for its current one. By default the
+        same prompt."""
+        return system_prompt
+
+    def record_usage(self, usage: Usage) -> None:
+        """The provider's token counts for the model call just made (calibration)."""
+        return None
+
+    def take_side_usage(self) -> Usage | None:
+        """Tokens of model calls the context manager made itself (a compaction's
+        summary and memory flush) since the last time this was asked, so they are
+        reported and paid for like any other call."""
+        return None
+
+    async def compact(
+        self,
+        history: list[Message],
+        system_prompt: str,
+        tools: list[ToolSpec],
+        provider: LLMProvider,
+        focus: str | None = None,
+    ) -> Compacted | None:
+        """Compact `history` in place now (`/compact [focus]`); None if nothing was done."""
+        return None
