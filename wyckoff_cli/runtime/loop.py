@@ -51,6 +51,7 @@ from wyckoff_cli.runtime.guards import (
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -116,6 +117,8 @@ class AgentRuntime:
         results_dir: Path | None = None,
         tool_env: Mapping[str, str] | None = None,
         redact: Callable[[str], str] | None = None,
+        host_files: HostFiles | None = None,
+        host_terminal: HostTerminal | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -128,6 +131,8 @@ class AgentRuntime:
         self._results_dir = results_dir
         self.tool_env = dict(tool_env) if tool_env is not None else None
         self.redact = redact  # removes secrets from what is written to disk (offloaded results)
+        self.host_files = host_files  # an editor's files and terminal, when the host offers them
+        self.host_terminal = host_terminal
 
     @property
     def results_dir(self) -> Path:
@@ -202,6 +207,8 @@ class AgentRuntime:
             max_parallel=self.settings.max_parallel_tools,
             offload_threshold=self.settings.offload_threshold,
             redact=self.redact,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         turn = _Turn(conversation, queue, TurnState(), runner)
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
