@@ -81,7 +81,9 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    from wyckoff_cli.runtime.assembly import clean_text
+
+    prompt = clean_text(sys.stdin.read() if args.prompt == "-" else args.prompt)  # no lone surrogates
     if not prompt.strip():
         raise UsageError("the prompt is empty")
     return asyncio.run(_run(args, prompt))
@@ -95,6 +97,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         build_runtime,
         open_workspace,
     )
+    from wyckoff_cli.cli.run_summary import RunSummary
+    from wyckoff_cli.cli.sessions_cmd import call_coster
     from wyckoff_cli.core import events as ev
     from wyckoff_cli.runtime.loop import AbortSignal
 
@@ -119,6 +123,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         results_dir=recorder.results_dir if recorder is not None else None,
         context=context,
     )
+    summary = RunSummary(workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -133,6 +138,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         ):
             if recorder is not None:
                 recorder.record(event)
+            summary.record(event)
             if args.output_format == "stream-json":
                 out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
                 out.flush()
@@ -167,10 +173,13 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             "error": failure.to_dict() if failure else None,
             "events": collected,
             "session_id": recorder.id if recorder is not None else None,
+            "summary": summary.to_dict(),
         }
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     elif args.output_format == "text" and done.text and not done.text.endswith("\n"):
         out.write("\n")
+    out.flush()
+    print(summary.line(), file=sys.stderr)
     if failure is not None and failure.kind == "configuration":
         return 2
     return EXIT_FOR_REASON.get(done.reason, 1)
