@@ -11,7 +11,9 @@ from pathlib import Path
 def write_atomic(path: Path, text: str, *, mode: int = 0o600) -> None:
     """Replace `path` with `text` so readers see the old or the new file, never half.
     New files get `mode`; an existing file keeps its permissions."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    from wyckoff_cli.storage.paths import ensure_private_dir
+
+    ensure_private_dir(path.parent)
     with contextlib.suppress(FileNotFoundError):
         mode = path.stat().st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -216,8 +216,8 @@ def read_toml(path: Path) -> dict[str, Any] | None:
     """The parsed file, or None when it does not exist."""
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        return None
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # no such file (NotADirectory: a parent is a file, so it cannot exist)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if data.startswith(b"\xef\xbb\xbf"):

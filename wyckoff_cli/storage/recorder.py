@@ -39,6 +39,7 @@ from wyckoff_cli.storage.chatlog import (
 )
 from wyckoff_cli.storage.redact import Redactor
 from wyckoff_cli.storage.scratchpad import Scratchpad
+from wyckoff_cli.storage.session_lock import SessionLock
 from wyckoff_cli.storage.sessions import ARCHIVE_DIR, RESULTS_DIR, CallCost, SessionInfo
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class SessionRecorder:
         self._dirty = False  # something was recorded since session.json was written
         self._logged = len(history)  # messages in the history the chat log rebuilds
         self._pending: deque[tuple[int, int, dict[str, Any]]] = deque()  # compactions not logged yet
+        self.lock: SessionLock | None = None  # the session's writer lock (storage/session_lock.py)
 
     # ---------------------------------------------------------------- where things are
 
@@ -201,6 +203,8 @@ class SessionRecorder:
         self.flush()
         self.chat.close()
         self.scratchpad.file.close()
+        if self.lock is not None:
+            self.lock.release()
 
     def __enter__(self) -> SessionRecorder:
         return self

@@ -47,6 +47,7 @@ from wyckoff_cli.storage.chatlog import (
     scratchpad_header,
 )
 from wyckoff_cli.storage.redact import Redactor
+from wyckoff_cli.storage.session_lock import SessionLock, busy_message, holder_of
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -324,7 +325,18 @@ class SessionStore:
     # ---------------------------------------------------------------- writing
 
     def create(self, project_root: Path, *, model: str) -> SessionRecorder:
-        """A new, empty session for `project_root`, ready to record events."""
+        """A new, empty session for `project_root`, ready to record events. Raises
+        `StorageError` (one line: which folder, why) when it cannot be written."""
+        try:
+            return self._create(project_root, model=model)
+        except paths.StorageError:
+            raise
+        except OSError as exc:
+            raise paths.StorageError(
+                f"cannot create a session under {self.root}: {exc.strerror or exc}{paths.home_hint()}"
+            ) from None
+
+    def _create(self, project_root: Path, *, model: str) -> SessionRecorder:
         from wyckoff_cli.storage.recorder import SessionRecorder
 
         project_root = project_root.resolve()
@@ -339,6 +351,7 @@ class SessionStore:
                 break
             except FileExistsError:
                 continue
+        lock = SessionLock.acquire(directory, session_id)  # nobody else can know it yet
         (directory / RESULTS_DIR).mkdir(mode=0o700)
         created = now.astimezone(UTC).isoformat(timespec="milliseconds")
         chat = JsonlFile.create(directory / CHAT_FILE, chat_header(session_id, project_root, created, model))
@@ -353,12 +366,37 @@ class SessionStore:
             directory=directory,
         )
         info.save()
-        return SessionRecorder(info, chat, pad, self.redactor, [], call_cost=self.call_cost)
+        recorder = SessionRecorder(info, chat, pad, self.redactor, [], call_cost=self.call_cost)
+        recorder.lock = lock
+        return recorder
 
     def reopen(self, loaded: LoadedSession) -> SessionRecorder:
         """Continue a loaded session: append to its logs. A torn last line is cut off
         the files, and tool calls a crash left unanswered get an error result (written
-        to the log and added to `recorder.history`)."""
+        to the log and added to `recorder.history`). Raises `StorageError` when the
+        session's files cannot be written."""
+        try:
+            return self._reopen(loaded)
+        except paths.StorageError:
+            raise
+        except OSError as exc:
+            raise paths.StorageError(
+                f"cannot continue session {loaded.id} in {loaded.directory}: {exc.strerror or exc}"
+            ) from None
+
+    def _reopen(self, loaded: LoadedSession) -> SessionRecorder:
+
+        directory = loaded.directory
+        lock = SessionLock.acquire(directory, loaded.id)  # SessionLocked when another process writes it
+        try:
+            recorder = self._append_to(loaded)
+        except BaseException:
+            lock.release()
+            raise
+        recorder.lock = lock
+        return recorder
+
+    def _append_to(self, loaded: LoadedSession) -> SessionRecorder:
         from wyckoff_cli.storage.recorder import SessionRecorder
 
         directory = loaded.directory
@@ -386,6 +424,28 @@ class SessionStore:
         )
         recorder.flush()
         return recorder
+
+    def fork(self, loaded: LoadedSession, project_root: Path, *, model: str) -> SessionRecorder:
+        """A new session whose chat log starts with `loaded`'s history (its dangling
+        tool calls answered), for continuing a session another process is writing."""
+        recorder = self.create(project_root, model=model)
+        try:
+            history = list(loaded.history)
+            for message in [*history, *answer_dangling_calls(history)]:
+                recorder.append_message(message)
+            recorder.scratchpad.write(
+                "forked", {"from_session": loaded.id, "history_messages": len(loaded.history)}
+            )
+            recorder.flush()
+        except OSError as exc:
+            recorder.close()
+            raise paths.StorageError(f"cannot fork session {loaded.id}: {exc.strerror or exc}") from None
+        return recorder
+
+    def in_use(self, loaded: LoadedSession) -> str | None:
+        """Why `loaded` cannot be continued right now (another process writes it), or None."""
+        holder = holder_of(loaded.directory)
+        return busy_message(loaded.id, holder) if holder is not None else None
 
     # ---------------------------------------------------------------- reading
 
