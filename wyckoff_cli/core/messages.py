@@ -49,7 +49,7 @@ class ToolCallPart:
 Part = TextPart | ThinkingPart | ToolCallPart
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)  # weak refs: context/tokens.py caches counts
 class Message:
     """One message. Tool results are messages of role `tool` answering `tool_call_id`."""
 
