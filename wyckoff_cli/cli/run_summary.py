@@ -49,17 +49,16 @@ class RunSummary:
     def record(self, event: ev.RuntimeEvent) -> None:
         if isinstance(event, ev.ModelStart):
             self.rounds = max(self.rounds, event.round)
-        elif isinstance(event, ev.ToolCallsReceived):
-            for call in event.calls:
-                self._args[str(call.get("id"))] = dict(call.get("args") or {})
         elif isinstance(event, ev.ToolStarted):
-            self._args[event.id] = dict(event.args)  # the arguments that ran (maybe edited)
+            if self.tool_kinds.get(event.name) == "edit":  # kept until its result: bounded
+                self._args[event.id] = dict(event.args)  # the arguments that ran (maybe edited)
         elif isinstance(event, ev.ApprovalDecided) and event.decision in REFUSED_DECISIONS:
             self._denied.add(event.id)
         elif isinstance(event, ev.ToolSucceeded):
             self.ok += 1
             self._note_file(event.id, event.name)
         elif isinstance(event, ev.ToolFailed):
+            self._args.pop(event.id, None)
             if event.id in self._denied or event.error.startswith(_REFUSAL_PREFIXES):
                 self.refused += 1
             else:
@@ -72,7 +71,7 @@ class RunSummary:
     def _note_file(self, call_id: str, name: str) -> None:
         if self.tool_kinds.get(name) != "edit":
             return
-        raw = self._args.get(call_id, {}).get("path")
+        raw = self._args.pop(call_id, {}).get("path")
         if not isinstance(raw, str) or not raw:
             return
         path = Path(raw)

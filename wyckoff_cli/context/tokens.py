@@ -30,6 +30,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolSpec
 
@@ -157,6 +158,32 @@ class RequestEstimate:
         return math.ceil(self.raw * self.ratio)
 
 
+class _Counted(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference to a message that carries its token count."""
+
+    __slots__ = ("count", "key")
+
+    def __init__(self, message: Message, callback: Any, key: int, count: int) -> None:
+        super().__init__(message, callback)
+        self.key = key
+        self.count = count
+
+    def __new__(cls, message: Message, callback: Any, key: int, count: int) -> _Counted:
+        return super().__new__(cls, message, callback)
+
+
+class _WeakCounts(dict[int, _Counted]):
+    """id -> `_Counted`; an entry removes itself when its message is freed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.drop = self._drop  # one bound method shared by every reference
+
+    def _drop(self, ref: _Counted) -> None:
+        if self.get(ref.key) is ref:
+            del self[ref.key]
+
+
 class TokenEstimator:
     """Counts whole requests with caching, and learns a calibration ratio.
 
@@ -178,10 +205,10 @@ class TokenEstimator:
         self.min_ratio = min_ratio
         self.max_ratio = max_ratio
         self.min_calibration_tokens = min_calibration_tokens
-        # Per message: id -> (weak reference, count). An entry is dropped when its message
-        # is freed (so a reused id never finds it), and a hit is checked against the
-        # reference, so the cache is exact without keeping messages alive or a size cap.
-        self._messages: dict[int, tuple[weakref.ref[Message], int]] = {}
+        # Per message: id -> a weak reference carrying the count. An entry is dropped
+        # when its message is freed (so a reused id never finds it), and a hit is checked
+        # against the reference: exact, without keeping messages alive or a size cap.
+        self._messages: _WeakCounts = _WeakCounts()
         # The last sequence counted (strong references) and its running totals.
         self._prefix: list[Message] = []
         self._totals: list[int] = []
@@ -199,11 +226,10 @@ class TokenEstimator:
     def message(self, message: Message) -> int:
         key = id(message)
         hit = self._messages.get(key)
-        if hit is not None and hit[0]() is message:
-            return hit[1]
+        if hit is not None and hit() is message:
+            return hit.count
         count = estimate_message(message)
-        entries = self._messages
-        self._messages[key] = (weakref.ref(message, lambda _ref: entries.pop(key, None)), count)
+        self._messages[key] = _Counted(message, self._messages.drop, key, count)
         return count
 
     def messages(self, messages: Sequence[Message]) -> int:

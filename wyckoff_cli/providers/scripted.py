@@ -96,7 +96,8 @@ class ScriptedProvider(StreamingProvider):
         rounds = data.get("rounds") if isinstance(data, dict) else data
         if not isinstance(rounds, list):
             raise ProviderConfigError(f'{path}: expected a list of rounds or {{"rounds": [...]}}')
-        return cls(rounds, model=model or f"scripted:{path.name}")
+        # `wyckoff run --model scripted:FILE` never reads the log: keep none.
+        return cls(rounds, model=model or f"scripted:{path.name}", keep_requests=0)
 
     @property
     def remaining(self) -> int:
