@@ -149,3 +149,36 @@ def test_the_lock_in_process(tmp_path: Path) -> None:
 
 def lock_since(folder: Path) -> str:
     return str(json.loads((folder / LOCK_FILE).read_text())["since"])
+
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from wyckoff_cli.storage.session_lock import SessionLock
+lock = SessionLock.acquire(Path(sys.argv[1]), "held", command="wyckoff chat (test holder)")
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_chat_refuses_a_session_another_process_writes(
+    workspace: Path, session: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wyckoff_cli.cli.main import main
+
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(session)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        store = SessionStore()
+        loaded = store.load(session.name)
+        busy = store.in_use(loaded)
+        assert busy is not None and f"pid {holder.pid}: wyckoff chat (test holder)" in busy
+        assert "--fork" not in busy  # the app has no --fork
+        monkeypatch.chdir(workspace)
+        assert main(["chat", "--continue", "--model", "scripted:none.json"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"wyckoff: session {session.name} is in use by another Wyckoff process")
+    finally:
+        holder.kill()
+        holder.communicate(timeout=30)
+    assert SessionStore().in_use(SessionStore().load(session.name)) is None

@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
         loaded = deps.store.load(args.resume)
     elif args.resume == "":
         pick = True
+    busy = deps.store.in_use(loaded) if loaded is not None else None
+    if busy is not None:  # another process writes it: refuse before the app starts
+        raise UsageError(busy)
     from wyckoff_cli.tui.app import WyckoffApp
 
     WyckoffApp(deps, loaded=loaded, pick_session=pick).run()

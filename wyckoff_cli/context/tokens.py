@@ -158,13 +158,13 @@ class RequestEstimate:
         return math.ceil(self.raw * self.ratio)
 
 
-class _Counted(weakref.ref):  # type: ignore[type-arg]
+class _Counted(weakref.ref[Message]):
     """A weak reference to a message that carries its token count."""
 
     __slots__ = ("count", "key")
 
     def __init__(self, message: Message, callback: Any, key: int, count: int) -> None:
-        super().__init__(message, callback)
+        # `__new__` made the reference; `ref.__init__` would only check the arguments again.
         self.key = key
         self.count = count
 

@@ -122,14 +122,14 @@ def holder_of(directory: Path) -> dict[str, Any] | None:
         os.close(fd)
 
 
-def busy_message(session_id: str, holder: dict[str, Any]) -> str:
+def busy_message(session_id: str, holder: dict[str, Any], *, fork_hint: bool = True) -> str:
     pid = holder.get("pid", "?")
     command = holder.get("command") or "an unknown command"
     since = _shown_time(holder.get("since"))
+    hint = ", or add --fork to continue in a new session with the same history" if fork_hint else ""
     return (
         f"session {session_id} is in use by another Wyckoff process (pid {pid}: {command}, "
-        f"since {since}); wait for it to finish, or add --fork to continue in a new session "
-        "with the same history"
+        f"since {since}); wait for it to finish{hint}"
     )
 
 

@@ -442,10 +442,13 @@ class SessionStore:
             raise paths.StorageError(f"cannot fork session {loaded.id}: {exc.strerror or exc}") from None
         return recorder
 
-    def in_use(self, loaded: LoadedSession) -> str | None:
-        """Why `loaded` cannot be continued right now (another process writes it), or None."""
+    def in_use(self, loaded: LoadedSession, *, fork_hint: bool = False) -> str | None:
+        """Why `loaded` cannot be continued right now (another process writes it), or
+        None; this process's own lock does not count (it is closed before a resume)."""
         holder = holder_of(loaded.directory)
-        return busy_message(loaded.id, holder) if holder is not None else None
+        if holder is None or holder.get("pid") == os.getpid():
+            return None
+        return busy_message(loaded.id, holder, fork_hint=fork_hint)
 
     # ---------------------------------------------------------------- reading
 

@@ -173,6 +173,10 @@ class SlashCommands:
         except Exception as exc:
             self.chat.add_notice("error", getattr(exc, "message", str(exc)))
             return
+        busy = self.chat.deps.store.in_use(loaded)  # another process writes it (issue 23)
+        if busy is not None:
+            self.chat.add_notice("error", busy)
+            return
         self.chat.run_worker(self._new_session(loaded), exclusive=True, group="command")
 
     def command_cost(self, argument: str) -> None:
