@@ -80,6 +80,10 @@ ADMISSIONS = [
     "Please apply this yourself.",
     "我无法修改这个文件。",
     "修改被拒绝了。",
+    "Understood, I won't change calc.py.",
+    "OK, I'll leave calc.py as it is.",
+    "calc.py is unchanged; the fix is to return a + b.",
+    "In plan mode I only describe the change: return a + b.",
 ]
 NOT_ADMISSIONS = [
     "Fixed: add() now adds.",

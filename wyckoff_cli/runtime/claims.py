@@ -103,6 +103,12 @@ _FAILURE_ADMISSIONS = [
     re.compile(
         r"\b(?:refused|denied|permission|failed|failure|no changes?|nothing (?:was|has been))\b", _FLAGS
     ),
+    # After a person said no: "Understood, I won't change it", "I'll leave calc.py as it is."
+    re.compile(
+        r"\b(?:won[’']t|will\s+not|not\s+going\s+to|unchanged|as\s+it\s+is|as\s+is|"
+        r"as\s+you\s+(?:asked|requested|prefer|wish)|understood|plan\s+mode)\b",
+        _FLAGS,
+    ),
     re.compile(
         r"\b(?:you can apply|you could apply|apply (?:it|this|the change|the patch) yourself|"
         r"apply (?:it|this) manually|manually|yourself|here is the (?:change|patch|diff|fix))\b",
