@@ -1,8 +1,9 @@
 """A soak run: 1,000 turns of a mixed session in one process, RSS and time per turn.
 
-The session is composed as `wyckoff run` composes it (`cli/compose.py`: workspace and
-config, policy, the session store and recorder, the context manager with memory and
-compaction, the runtime with the built-in tools), with a deterministic scripted model
+The session is composed as `wyckoff run` composes it (`session/builder.py`'s
+`SessionBuilder`: workspace and config, policy, the session store and recorder, the
+context manager with memory and compaction, the runtime with the built-in tools, the
+conversation), with a deterministic scripted model
 (`SoakModel` below) instead of a vendor: turns cycle through a plain Markdown answer,
 thinking then an answer, a `read_file` call, and parallel `grep` + `list_dir` calls,
 each answer ~1,500 characters. The context window is set (through
@@ -161,9 +162,9 @@ def _pieces(text: str, size: int) -> list[str]:
 
 
 async def soak(turns: int, window: int, every: int, folder: Path) -> list[dict[str, Any]]:
-    from wyckoff_cli.cli.compose import build_context, build_policy, build_runtime, open_workspace
-    from wyckoff_cli.cli.sessions_cmd import build_session_store
     from wyckoff_cli.core import events as ev
+    from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
+    from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 
     workspace_root = folder / "project"
     (workspace_root / ".git").mkdir(parents=True)
@@ -171,24 +172,25 @@ async def soak(turns: int, window: int, every: int, folder: Path) -> list[dict[s
     (workspace_root / "src" / "store.py").write_text(
         "".join(f"def get_{n}(key):\n    return cache.get(key, {n})\n\n" for n in range(60))
     )
-    workspace = open_workspace(workspace_root)
-    config = workspace.config
     model = SoakModel()
-    policy = build_policy(config, "default", [])
-    recorder = build_session_store(config).create(workspace.root, model=model.name)
-    context = build_context(workspace, model, archive=recorder.record_compaction, session_id=recorder.id)
-    runtime = build_runtime(
-        workspace, model, policy=policy, results_dir=recorder.results_dir, context=context
+    builder = SessionBuilder(
+        open_workspace(workspace_root), cwd=workspace_root, provider_factory=lambda _: model
     )
+    recorder = builder.open_recorder(model.name)
+    session = builder.build(model=model.name, mode="default", recorder=recorder, provider=model)
+    runtime = session.runtime
     rows: list[dict[str, Any]] = []
     compactions = 0
     durations: list[float] = []
     for turn in range(1, turns + 1):
         model.turn = turn
         started = time.perf_counter()
-        async for event in runtime.run_stream(
-            recorder.history, f"Turn {turn}: look at the cache again.", system_prompt=context.system_prompt
-        ):
+        stream = runtime.run_stream(
+            session.conversation,
+            f"Turn {turn}: look at the cache again.",
+            system_prompt=session.system_prompt,
+        )
+        async for event in answer_approvals(stream, deny_without_approver):
             recorder.record(event)
             if isinstance(event, ev.Compacted):
                 compactions += 1
@@ -202,7 +204,7 @@ async def soak(turns: int, window: int, every: int, folder: Path) -> list[dict[s
                     "rss": rss_mb(),
                     "ms_per_turn": statistics.fmean(durations[-every:]) * 1000,
                     "compactions": compactions,
-                    "history": len(recorder.history),
+                    "history": len(session.conversation),
                 }
             )
             row = rows[-1]
@@ -211,8 +213,7 @@ async def soak(turns: int, window: int, every: int, folder: Path) -> list[dict[s
                 f"{row['compactions']:>4} compactions   {row['history']:>5} messages",
                 flush=True,
             )
-    await runtime.close()
-    recorder.close()
+    await session.aclose()
     return rows
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from wyckoff_cli.storage.config import Config
+    from wyckoff_cli.session.builder import SessionBuilder
     from wyckoff_cli.storage.recorder import SessionRecorder
 
 EXIT_FOR_REASON = {
@@ -104,23 +104,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
-    from wyckoff_cli.cli.compose import (
-        build_context,
-        build_model,
-        build_policy,
-        build_runtime,
-        open_workspace,
-    )
     from wyckoff_cli.cli.run_summary import RunSummary
-    from wyckoff_cli.cli.sessions_cmd import call_coster
     from wyckoff_cli.core import events as ev
+    from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
     from wyckoff_cli.runtime.loop import AbortSignal
+    from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
+    from wyckoff_cli.session.store import call_coster
 
-    workspace = open_workspace((args.cwd or Path.cwd()).resolve())
-    config = workspace.config
-    provider = build_model(args.model or config.model, config)
-    policy = build_policy(config, args.permission_mode or config.permission_mode, args.allow)
-    recorder = _open_session(args, workspace.root, config, provider.name)
+    cwd = (args.cwd or Path.cwd()).resolve()
+    builder = SessionBuilder(open_workspace(cwd), cwd=cwd)
+    config = builder.config
+    model = args.model or config.model
+    mode = args.permission_mode or config.permission_mode
+    # a missing key, an unknown model or a bad rule fails before any session exists
+    provider = builder.provider(model)
+    build_policy(config, mode, args.allow)
+    recorder = _open_session(args, builder, provider.name)
     if recorder is None and config.context.memory:
         from wyckoff_cli.storage.paths import data_dir, writable_problem
 
@@ -128,23 +127,16 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         if problem is not None:  # --no-session must work without a writable home
             print(f"wyckoff: {problem}; memory is off for this run", file=sys.stderr)
             config.context.memory = False
-    history: list[Any] = recorder.history if recorder is not None else []
-    context = build_context(
-        workspace,
-        provider,
-        cwd=(args.cwd or Path.cwd()).resolve(),
-        archive=recorder.record_compaction if recorder is not None else None,
-        session_id=recorder.id if recorder is not None else None,
-    )
-    runtime = build_runtime(
-        workspace,
-        provider,
-        policy=policy,
+    session = builder.build(
+        model=model,
+        mode=mode,
+        recorder=recorder,
+        allow=args.allow,
         max_tool_rounds=args.max_tool_rounds,
-        results_dir=recorder.results_dir if recorder is not None else None,
-        context=context,
+        provider=provider,
     )
-    summary = RunSummary(workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
+    runtime = session.runtime
+    summary = RunSummary(builder.workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -154,9 +146,10 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     collected: list[dict[str, Any]] = []
     out = sys.stdout
     try:
-        async for event in runtime.run_stream(
-            history, prompt, system_prompt=context.system_prompt, abort=abort
-        ):
+        turn = runtime.run_stream(
+            session.conversation, prompt, system_prompt=session.system_prompt, abort=abort
+        )
+        async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
             summary.record(event)
@@ -217,19 +210,17 @@ def _session_error(recorder: SessionRecorder | None) -> str | None:
     return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
 
 
-def _open_session(
-    args: argparse.Namespace, project_root: Path, config: Config, model: str
-) -> SessionRecorder | None:
+def _open_session(args: argparse.Namespace, builder: SessionBuilder, model: str) -> SessionRecorder | None:
     """A new session, or the one `--continue` / `--resume` names, reopened."""
     if args.no_session:
         return None
-    from wyckoff_cli.cli.sessions_cmd import build_session_store
     from wyckoff_cli.storage.paths import StorageError
 
-    store = build_session_store(config)
+    store = builder.sessions()
+    project_root = builder.workspace.root
     if not (args.continue_session or args.resume):
         try:
-            return store.create(project_root, model=model)
+            return builder.open_recorder(model)
         except StorageError as exc:
             raise StorageError(f"{exc.message}; or run with --no-session") from None
     if args.resume:
@@ -255,7 +246,7 @@ def _open_session(
         recorder = store.fork(loaded, project_root, model=model)
         print(f"wyckoff: forked session {loaded.id} into {recorder.id}", file=sys.stderr)
         return recorder
-    recorder = store.reopen(loaded)  # SessionLocked (exit 2) when another process writes it
+    recorder = builder.open_recorder(model, loaded)  # SessionLocked (exit 2) when another process writes it
     if recorder.lock is not None and recorder.lock.taken_over:
         print(f"wyckoff: {recorder.lock.taken_over}", file=sys.stderr)
     return recorder

@@ -152,3 +152,7 @@ def home_hint() -> str:
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
+
+
+def memory_db_path() -> Path:
+    return data_dir() / "memory.db"
