@@ -182,3 +182,27 @@ def test_chat_refuses_a_session_another_process_writes(
         holder.kill()
         holder.communicate(timeout=30)
     assert SessionStore().in_use(SessionStore().load(session.name)) is None
+
+
+def test_delete_and_prune_leave_a_session_in_use_alone(
+    workspace: Path, session: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import timedelta
+
+    from wyckoff_cli.cli.main import main
+
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(session)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        monkeypatch.chdir(workspace)
+        assert main(["sessions", "delete", session.name]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"session {session.name} is in use by another Wyckoff process (pid {holder.pid}" in err
+        assert "not deleted" in err
+        assert SessionStore().prune(timedelta(seconds=-1)) == []  # everything is "old", but in use
+        assert session.is_dir()
+    finally:
+        holder.kill()
+        holder.communicate(timeout=30)
+    assert [info.id for info in SessionStore().prune(timedelta(seconds=-1))] == [session.name]
+    assert not session.exists()

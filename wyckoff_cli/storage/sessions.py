@@ -54,7 +54,7 @@ from wyckoff_cli.storage.session_info import (
     SessionInfo,
     parse_time,
 )
-from wyckoff_cli.storage.session_lock import SessionLock, busy_message, holder_of
+from wyckoff_cli.storage.session_lock import SessionLock, SessionLocked, busy_message, holder_of
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -329,10 +329,8 @@ class SessionStore:
     def in_use(self, loaded: LoadedSession, *, fork_hint: bool = False) -> str | None:
         """Why `loaded` cannot be continued right now (another process writes it), or
         None; this process's own lock does not count (it is closed before a resume)."""
-        holder = holder_of(loaded.directory)
-        if holder is None or holder.get("pid") == os.getpid():
-            return None
-        return busy_message(loaded.id, holder, fork_hint=fork_hint)
+        holder = _other_holder(loaded.directory)
+        return None if holder is None else busy_message(loaded.id, holder, fork_hint=fork_hint)
 
     # ---------------------------------------------------------------- reading
 
@@ -400,19 +398,26 @@ class SessionStore:
     # ---------------------------------------------------------------- removing
 
     def delete(self, id_or_prefix: str) -> SessionInfo:
+        """Remove a session; one another process is writing is refused (`SessionLocked`)."""
         info = self.find(id_or_prefix)
+        holder = _other_holder(info.directory)
+        if holder is not None:
+            message = busy_message(info.id, holder, fork_hint=False).replace("; wait", "; not deleted; wait")
+            raise SessionLocked(message, holder)
         self._remove(info.directory)
         return info
 
     def prune(
         self, older_than: timedelta, *, project_root: Path | None = None, dry_run: bool = False
     ) -> builtins.list[SessionInfo]:
-        """Delete sessions last used more than `older_than` ago; returns them."""
+        """Delete sessions last used more than `older_than` ago; returns them. Sessions
+        another process is writing are left alone."""
         cutoff = self.clock() - older_than
         old = [
             info
             for info in self.list(project_root)
             if (parse_time(info.updated) or parse_time(info.created) or cutoff) < cutoff
+            and _other_holder(info.directory) is None
         ]
         if not dry_run:
             for info in old:
@@ -427,3 +432,9 @@ class SessionStore:
         shutil.rmtree(target)
         with contextlib.suppress(OSError):
             target.parent.rmdir()  # the project folder, when it was the last session
+
+
+def _other_holder(directory: Path) -> dict[str, Any] | None:
+    """Who (another process) holds the session's writer lock, or None."""
+    holder = holder_of(directory)
+    return None if holder is None or holder.get("pid") == os.getpid() else holder
