@@ -184,6 +184,15 @@ def answer_dangling_calls(history: Sequence[Message]) -> list[Message]:
     ]
 
 
+def finished_turns(history: list[Message]) -> list[Message]:
+    """`history` without its last turn (from the last message a person typed on)."""
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if message.role == "user" and not message.meta.get("synthetic"):
+            return history[:index]
+    return list(history)
+
+
 # --------------------------------------------------------------------------- the store
 
 
@@ -310,15 +319,21 @@ class SessionStore:
         return recorder
 
     def fork(self, loaded: LoadedSession, project_root: Path, *, model: str) -> SessionRecorder:
-        """A new session whose chat log starts with `loaded`'s history (its dangling
-        tool calls answered), for continuing a session another process is writing."""
+        """A new session whose chat log starts with `loaded`'s history, for continuing a
+        session another process is writing. A turn still in progress there (no
+        `turn_end` yet) is left out: the fork starts from the last finished turn."""
         recorder = self.create(project_root, model=model)
         try:
-            history = list(loaded.history)
+            history = finished_turns(loaded.history) if loaded.interrupted else list(loaded.history)
             for message in [*history, *answer_dangling_calls(history)]:
                 recorder.conversation.append(message)
             recorder.scratchpad.write(
-                "forked", {"from_session": loaded.id, "history_messages": len(loaded.history)}
+                "forked",
+                {
+                    "from_session": loaded.id,
+                    "history_messages": len(history),
+                    "left_out_in_progress": len(loaded.history) - len(history),
+                },
             )
             recorder.flush()
         except OSError as exc:
