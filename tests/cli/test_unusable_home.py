@@ -180,3 +180,23 @@ def test_a_session_that_could_not_be_saved_changes_the_exit_status(tmp_path: Pat
             assert data["reason"] == "completed" and "File too large" in data["session_error"]
         else:
             assert result.stdout.startswith("x" * 1000)
+
+
+@pytest.mark.parametrize(("make_home", "reason"), HOMES[:2], ids=["file", "proc"])
+def test_chat_with_an_unusable_home_is_one_line_before_the_app_starts(
+    tmp_path: Path, workspace: Path, make_home: Any, reason: str
+) -> None:
+    home = make_home(tmp_path)
+    env = dict(os.environ, WYCKOFF_HOME=str(home))
+    result = subprocess.run(
+        [sys.executable, "-m", "wyckoff_cli", "chat", "--model", "scripted:none.json"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2
+    line = result.stderr.strip()
+    assert len(line.splitlines()) == 1 and reason in line and "the app needs it for sessions" in line

@@ -55,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
     os.chdir(start)
     workspace = open_workspace(start)
     resolve_model_spec(args.model or workspace.config.model, workspace.config)  # an unknown id fails here
+    from wyckoff_cli.storage.paths import StorageError, data_dir, writable_problem
+
+    problem = writable_problem(data_dir())  # the app saves sessions and prompt history there
+    if problem is not None:
+        raise StorageError(f"{problem}; the app needs it for sessions (`wyckoff run --no-session` does not)")
     builder = SessionBuilder(workspace, cwd=start)
     store = builder.sessions()
     loaded = None
