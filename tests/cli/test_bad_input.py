@@ -167,3 +167,38 @@ def test_bad_model_output(tmp_path: Path, workspace: Path, case: str, output: st
     assert loaded.history[-1].role == "assistant"  # the answer was logged
     if output == "stream-json":
         check(events, loaded.history)
+
+
+@pytest.mark.parametrize("output", ["text", "json", "stream-json"])
+def test_a_file_name_that_is_not_utf8(tmp_path: Path, workspace: Path, output: str) -> None:
+    try:
+        with open(os.path.join(os.fsencode(workspace), b"caf\xe9.txt"), "wb") as handle:
+            handle.write(b"x")
+    except OSError:
+        pytest.skip("this file system wants UTF-8 names")
+    script = tmp_path / "script.json"
+    rounds = [{"tool_calls": [{"name": "list_dir", "args": {"path": "."}}]}, {"text": "Listed."}]
+    script.write_text(json.dumps({"rounds": rounds}))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wyckoff_cli",
+            "run",
+            "-m",
+            f"scripted:{script}",
+            "--output-format",
+            output,
+            "ls",
+        ],
+        cwd=workspace,
+        env=dict(os.environ, PYTHONIOENCODING="utf-8"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    (info,) = SessionStore().list(workspace)
+    tool_message = next(m for m in SessionStore().load(info.id).history if m.role == "tool")
+    assert "caf\ufffd.txt" in tool_message.text  # what the model saw (and could send back)
