@@ -39,7 +39,7 @@ from wyckoff_cli.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
-from wyckoff_cli.runtime.assembly import ResponseAssembler
+from wyckoff_cli.runtime.assembly import ResponseAssembler, clean_chunk
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
     DoomLoopGuard,
@@ -342,7 +342,8 @@ class AgentRuntime:
                         turn,
                         ev.Notice(
                             "warning",
-                            "This answer may be unreliable: the model did not call the tools it "
+                            verdict.warning
+                            or "This answer may be unreliable: the model did not call the tools it "
                             f"needed after {turn.state.retries} reminders ({names}).",
                         ),
                     )
@@ -371,8 +372,7 @@ class AgentRuntime:
                         result.call.id, result.call.name, result.text, is_error=result.is_error, **result.meta
                     ),
                 )
-                if not result.is_error:
-                    turn.state.succeeded.append(result.call)
+                turn.state.record_result(result.call, result.text, result.is_error)
             turn.pending_calls = ()
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:
@@ -387,7 +387,8 @@ class AgentRuntime:
         thinking_ms = 0
         stream = self.provider.chat_stream(request.messages, request.tools, request.system_prompt)
         try:
-            async for chunk in stream:
+            async for received in stream:
+                chunk = clean_chunk(received)  # lone surrogates → U+FFFD, before any event
                 if isinstance(chunk, TextChunk):
                     if thinking_started is not None:
                         thinking_ms += _ms_since(thinking_started)

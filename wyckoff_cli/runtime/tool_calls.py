@@ -22,7 +22,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolCallPart
-from wyckoff_cli.runtime.assembly import ArgumentsError, parse_arguments
+from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.offload import offload_result
@@ -124,6 +124,7 @@ class ToolCallRunner:
                 result.text = changed
         if result.proposed_args is not None:
             result.text = edited_note(call.arguments) + result.text
+        result.text = clean_text(result.text)  # e.g. a file name that is not UTF-8 (assembly.py)
         self.answered[call.id] = result
         if result.is_error:
             await emit(ev.ToolFailed(call.id, call.name, result.text, result.elapsed_ms))

@@ -292,6 +292,9 @@ class ChatController:
             loaded = self.store.load(session_id)
         except Exception as exc:
             return ev.Notice("error", getattr(exc, "message", str(exc)))
+        busy = self.store.in_use(loaded)  # another process writes it (storage/session_lock.py)
+        if busy is not None:
+            return ev.Notice("error", busy)
         await self._close_session(recorder=True)
         self.loaded = loaded
         self._recorder = self.builder.open_recorder(self.model, loaded)

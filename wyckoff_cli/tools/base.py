@@ -98,8 +98,10 @@ class Tool:
 
     def check_arguments(self, args: dict[str, Any]) -> None:
         """Raise `ToolError` when `args` do not satisfy the schema."""
+        from wyckoff_cli.tools.limits import path_problems
         from wyckoff_cli.tools.schema import validate
 
         problems = validate(args, self.parameters)
+        problems += path_problems(self.path_args, args)  # lengths the OS would refuse
         if problems:
             raise ToolError(f"invalid arguments for {self.name}: " + "; ".join(problems) + ".")
