@@ -12,6 +12,7 @@ from textual.widgets import TextArea
 from tests.tui.support import make_app
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.subject import command_subject
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
@@ -34,7 +35,14 @@ def shell_tool(ran: list[dict[str, Any]]) -> Tool:
 
     schema = {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
     return Tool(
-        "run_shell", "Run a command.", schema, run, requires_approval=True, kind="execute", preview=preview
+        "run_shell",
+        "Run a command.",
+        schema,
+        run,
+        requires_approval=True,
+        kind="execute",
+        preview=preview,
+        subject_of=command_subject(),
     )
 
 
