@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 class Workspace:
     root: Path
     loaded: LoadedConfig
+    sandbox: str | None = None  # `--sandbox MODE`, overriding `[shell] sandbox`
 
     @property
     def config(self) -> Config:
@@ -134,10 +135,14 @@ def build_runtime(
 ) -> AgentRuntime:
     """The runtime for one session. With `context` (see `build_context`), its tools
     (`remember`) are added and it manages the context."""
+    from wyckoff_cli.cli.shell_setup import check_rule_tools, protected_roots, shell_settings
+
     settings = RuntimeSettings(max_tool_rounds=max_tool_rounds or workspace.config.max_tool_rounds)
-    tools = default_registry()
+    tools = default_registry(shell=shell_settings(workspace.config, workspace.root, workspace.sandbox))
     for tool in context.tools() if context is not None else ():
         tools.add(tool)
+    check_rule_tools(workspace.loaded.files, [*policy.allow, *policy.deny], tools.names())
+    policy.protected_roots = protected_roots
     return AgentRuntime(
         provider,
         tools,

@@ -55,6 +55,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="allow calls matching RULE, e.g. 'run_shell(pytest*)' (repeatable)",
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="how shell commands run (default: [shell] sandbox, workspace-write where it can start)",
+    )
     parser.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current)")
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
@@ -99,6 +104,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.runtime.loop import AbortSignal
 
     workspace = open_workspace((args.cwd or Path.cwd()).resolve())
+    workspace.sandbox = args.sandbox
     config = workspace.config
     provider = build_model(args.model or config.model, config)
     policy = build_policy(config, args.permission_mode or config.permission_mode, args.allow)
@@ -119,6 +125,10 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         results_dir=recorder.results_dir if recorder is not None else None,
         context=context,
     )
+    from wyckoff_cli.cli.shell_setup import shell_notice
+
+    if notice := shell_notice(runtime.tools):
+        print(f"wyckoff: {notice}", file=sys.stderr)
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
