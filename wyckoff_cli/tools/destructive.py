@@ -59,7 +59,7 @@ _DELETE_API = re.compile(
     r"rmtree|removedirs|os\.remove|os\.unlink|\.unlink\(|rmdir|rm_rf|rm_r\b|rimraf|rmSync|fs\.rm\b|"
     r"\.rm\(|File\.delete|FileUtils\.rm|unlink\s*\(|deleteRecursively|remove_tree|rmtree\("
 )
-_ROOTISH = re.compile(r"expanduser|Path\.home|homedir|\bHOME\b|getenv\(\s*['\"]HOME|['\"]~|['\"]/['\"]|"
+_ROOTISH = re.compile(r"expanduser|Path\.home|homedir|Dir\.home|ENV\{HOME|ENV\[.HOME|\bHOME\b|getenv\(\s*['\"]HOME|['\"]~|['\"]/['\"]|"
                       r"['\"]/(?:etc|usr|bin|var|home|root|boot|lib)\b")  # fmt: skip
 _QUOTED = re.compile(r"'([^'\n]{2,2000})'|\"([^\"\n]{2,2000})\"")
 _SHELLISH = re.compile(r"^\s*(?:sudo\s+)?(?:rm|find|dd|mkfs\S*|shred|chmod|chown|git|kill|wipefs)\b")

@@ -59,6 +59,7 @@ from wyckoff_cli.tools.rules import (
     path_matches,
     suggest_rule,
 )
+from wyckoff_cli.tools.shellparse import pattern_words
 from wyckoff_cli.tools.subject import Subject
 from wyckoff_cli.tools.workspace import is_git_internal, outside_paths
 
@@ -188,6 +189,9 @@ class ApprovalPolicy:
                 f"{tool.name} is refused by the deny rule {denied.text} in the user's permissions. "
                 "Do not retry it; find another way or ask the user.",
             )
+        could = self._deny_could_apply(tool, subject)
+        if could is not None:
+            return Verdict("ask", could)
         if tool.kind == "edit" and subject.kind == "path":
             inside_git = next((p for p in subject.paths if is_git_internal(Path(p.absolute))), None)
             if inside_git is not None:
@@ -227,6 +231,25 @@ class ApprovalPolicy:
             return Verdict("allow", "allowed by auto-edit mode")
         what = _KIND_WORDS.get(tool.kind, f"using {tool.name}")
         return Verdict("ask", f"{self.mode} mode asks before {what}", suggest_rule(tool, subject))
+
+    def _deny_could_apply(self, tool: Tool, subject: Subject) -> str | None:
+        """A command taking more arguments from its input (xargs, find -exec) whose
+        program a deny rule names: the rule could apply, so it is asked."""
+        parsed = subject.command
+        if parsed is None:
+            return None
+        for command in parsed.commands:
+            if not command.input_args:
+                continue
+            for rule in _parsed(self.deny):
+                if rule.tool == tool.name and rule.pattern is not None:
+                    first = pattern_words(rule.pattern).split(" ")[0]
+                    if first == command.name or first.rstrip("*") == command.name:
+                        return (
+                            f"`{command.text}` takes arguments from its input, so the deny rule "
+                            f"{rule.text} could apply: always asked about"
+                        )
+        return None
 
     def _plan(self, tool: Tool) -> Verdict:
         return Verdict(

@@ -181,6 +181,8 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
                 args += ["--ro-bind", str(path), str(path)]
     else:
         args += ["--tmpfs", str(temp)]
+        if _contains(temp, run.workspace):
+            args += ["--ro-bind", str(run.workspace), str(run.workspace)]  # still readable
     for hidden in run.hidden:
         if hidden.is_dir() and not _contains(hidden, run.workspace):
             args += ["--tmpfs", str(hidden)]
