@@ -88,10 +88,10 @@ _PATTERN_SOURCES: tuple[tuple[str, str], ...] = (
     # JSON Web Tokens: header.payload.signature
     (r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", REDACTED),
     # passwords in URLs: scheme://user:PASSWORD@host
-    (r"\b([A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@]{1,200}:)[^\s@/]{1,200}(@)", r"\1" + REDACTED + r"\2"),
+    (r"\b([A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@]{0,200}:)[^\s@/]{1,200}(@)", r"\1" + REDACTED + r"\2"),
     # AWS secret access keys in credentials files and environment listings
     (
-        r"(?i)\b((?:aws_)?secret_access_key['\"]?\s*[:=]\s*['\"]?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])",
+        r"(?i)((?:aws_)?secret[_-]?access[_-]?key['\"]?\s*[:=]\s*['\"]?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])",
         r"\1" + REDACTED,
     ),
     # .netrc: machine HOST login USER password SECRET
