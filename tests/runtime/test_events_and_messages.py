@@ -189,3 +189,13 @@ def test_usage_conventions() -> None:
     assert (openai.input_tokens, openai.uncached_input_tokens, openai.reasoning_tokens) == (1000, 200, 10)
     assert (anthropic + openai).input_tokens == 5625
     assert Usage.from_dict(anthropic.to_dict()) == anthropic
+
+
+def test_message_ids_are_stable_saved_and_ignored_by_equality() -> None:
+    first, second = Message.user("same"), Message.user("same")
+    assert first.id != second.id and first == second
+    assert Message.from_dict(first.to_dict()).id == first.id
+    assert dataclasses.replace(first, meta={"k": 1}).id == first.id
+    legacy = first.to_dict()
+    del legacy["id"]  # logs written before ids existed still load, each with a fresh id
+    assert Message.from_dict(legacy).id
