@@ -164,3 +164,31 @@ def test_unsandboxed_retry_is_denied_without_a_person(tmp_path: Path, ws: Path) 
 def test_sandbox_off_prints_a_notice(tmp_path: Path, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(tmp_path, ws, [], "--sandbox", "off")
     assert "shell sandbox off" in capsys.readouterr().err
+
+
+def test_a_project_config_cannot_turn_the_sandbox_off(
+    tmp_path: Path, ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ws / ".wyckoff").mkdir()
+    (ws / ".wyckoff" / "config.toml").write_text('[shell]\nsandbox = "off"\nnetwork = true\n')
+    from wyckoff_cli.cli.compose import open_workspace
+    from wyckoff_cli.cli.shell_setup import shell_settings
+
+    workspace = open_workspace(ws)
+    settings = shell_settings(workspace.config, workspace.root)
+    assert not settings.network
+    assert "may not loosen [shell]" in settings.notice
+    if probe() is None:
+        assert settings.sandbox == "workspace-write"
+
+
+def test_config_show_lists_the_variables_removed_from_commands(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ws)
+    monkeypatch.setenv("GITHUB_TOKEN", "x")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "y")
+    assert main(["config", "show"]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("# removed from shell commands"))
+    assert "GITHUB_TOKEN" in line and "AWS_SECRET_ACCESS_KEY" in line

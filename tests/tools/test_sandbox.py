@@ -189,3 +189,10 @@ async def test_env_in_a_shell_call_shows_no_secret(ctx: ToolContext, monkeypatch
     text = await run(ctx, ShellSettings(), "env")
     assert "value-of" not in text
     assert "AWS_REGION=eu-west-1" in text
+
+
+@needs_sandbox
+async def test_writable_roots_are_writable(ctx: ToolContext, tmp_path: Path, outside: Path) -> None:
+    shell = settings(tmp_path, writable_roots=(outside,))
+    await run(ctx, shell, f"echo ok > {outside}/allowed.txt")
+    assert (outside / "allowed.txt").read_text() == "ok\n"

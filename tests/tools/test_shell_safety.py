@@ -346,3 +346,37 @@ def test_the_parse_is_bounded() -> None:
     assert parse_command("echo " + "a" * 2_000_000).too_long
     assert parse_command("; ".join(["echo hi"] * 40_000)).too_long
     assert not parse_command("echo hi").too_long
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cp evil.toml .wyckoff/config.toml", "tee .mcp.json < x", "sed -i 's/a/b/' .git/config",
+     "ln -sf /tmp/x .git/hooks/pre-commit", "rm -rf .wyckoff", "mv x .claude/settings.json"],
+)  # fmt: skip
+def test_commands_naming_protected_files_ask_in_yolo(root: Path, command: str) -> None:
+    result = shell(root, command, "yolo", allow=["run_shell"])
+    assert result.action == "ask" and result.rule is None, result
+
+
+def test_readers_may_name_protected_files(root: Path) -> None:
+    assert shell(root, "cat .wyckoff/config.toml", "yolo").action == "allow"
+    assert shell(root, "git diff .git/config", "yolo").action == "allow"
+
+
+async def test_long_calls_are_decided_in_a_worker_thread(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    used: list[str] = []
+    real = asyncio.to_thread
+
+    async def spy(func: Any, /, *args: Any) -> Any:
+        used.append(func.__name__)
+        return await real(func, *args)
+
+    monkeypatch.setattr(asyncio, "to_thread", spy)
+    policy = ApprovalPolicy(mode="yolo")
+    ctx = ToolContext(workspace=root)
+    await policy.decide(TOOLS["run_shell"], {"command": "echo hi"}, ctx)
+    assert used == []
+    verdict = await policy.decide(TOOLS["run_shell"], {"command": "; ".join(["echo hi"] * 2_000)}, ctx)
+    assert used == ["evaluate"] and verdict.action == "allow"
