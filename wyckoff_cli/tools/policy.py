@@ -166,8 +166,9 @@ class ApprovalPolicy:
     worktree_dirty: Callable[[Path], bool] = git_worktree_dirty
 
     async def decide(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Verdict:
-        """`evaluate`, off the event loop when the call is large."""
-        if sum(len(v) for v in args.values() if isinstance(v, str)) > THREAD_ABOVE_CHARS:
+        """`evaluate`, in a worker thread for commands (parsing, and asking git about
+        `git reset --hard`) and for large calls, so the event loop never waits on it."""
+        if tool.kind == "execute" or _size(args) > THREAD_ABOVE_CHARS:
             return await asyncio.to_thread(self.evaluate, tool, args, ctx)
         return self.evaluate(tool, args, ctx)
 
@@ -381,8 +382,16 @@ def _is_reader_rule(rule: Rule) -> bool:
     return rule.family == "read" or FILE_FAMILIES.get(rule.tool) == "read"
 
 
+def _size(args: dict[str, Any]) -> int:
+    return sum(len(v) for v in args.values() if isinstance(v, str))
+
+
 def preview_rule(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> str | None:
-    """For previews: the rule "always" would save (None when there is none)."""
+    """For previews: the rule "always" would save (None when there is none). Previews
+    are built on the event loop, so long commands get none here: the approval request
+    carries the rule the policy worked out in its thread."""
+    if tool.kind == "execute" and _size(args) > THREAD_ABOVE_CHARS:
+        return None
     try:
         return ApprovalPolicy().saveable_rule(tool, args, ctx)
     except Exception:  # a preview never fails because of a rule

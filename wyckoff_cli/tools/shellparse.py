@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -76,12 +77,17 @@ __all__ = [
 # --------------------------------------------------------------------------- parsing
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Parser:
-    import tree_sitter_bash
-    from tree_sitter import Language, Parser
+_LOCAL = threading.local()  # a tree-sitter Parser is not shared between threads
 
-    return Parser(Language(tree_sitter_bash.language()))
+
+def _parser() -> Parser:
+    parser: Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        parser = _LOCAL.parser = Parser(Language(tree_sitter_bash.language()))
+    return parser
 
 
 @lru_cache(maxsize=128)
