@@ -40,7 +40,9 @@ TOUCH_BYPASSES = [
     "echo $(touch A)", "echo `touch A`", "cat <(touch A)", "f() { touch A; }; f",
     "if true; then touch A; fi", "for i in 1; do touch A; done", "x=$(touch A)",
     "find . -exec touch {} \\;", "busybox touch A", "setsid touch A", "env -S 'touch A'",
-    "echo 'touch A' | sh", "bash <<EOF\ntouch A\nEOF", "sh <<< 'touch A'",
+    "echo 'touch A' | sh", "bash <<EOF\ntouch A\nEOF", "sh <<< 'touch A'", "$'\\x74ouch' A",
+    "to\\\nuch A", "coproc touch A", "sudo bash -c 'touch A'", "find . -exec sh -c 'touch x' \\;",
+    "time -p touch A", "! touch A", "xargs -0 touch < list",
 ]  # fmt: skip
 
 
@@ -52,7 +54,11 @@ def test_a_deny_rule_wins_against_every_spelling(root: Path, command: str, mode:
 
 
 # A non-literal command name can be anything: never run without asking.
-@pytest.mark.parametrize("command", ["$(echo touch) A", "$CMD A", "${X} A", "`echo touch` A", '"$T" A'])
+@pytest.mark.parametrize(
+    "command",
+    ["$(echo touch) A", "$CMD A", "${X} A", "`echo touch` A", '"$T" A', "{touch,A}", "touch${IFS}A",
+     "a=touch; $a A", "echo 'touch A' | $SHELL", "bash -c \"$X\"", "eval \"$X\"", "touch 'A"],
+)  # fmt: skip
 @pytest.mark.parametrize("mode", ["default", "auto-edit", "yolo"])
 def test_a_command_name_only_known_when_it_runs_asks(root: Path, command: str, mode: PermissionMode) -> None:
     result = shell(root, command, mode, allow=["run_shell"], deny=["run_shell(touch*)"])

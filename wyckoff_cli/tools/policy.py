@@ -21,8 +21,9 @@ The order of the checks, first match deciding:
 7. escalations (writing a file that grants permissions or runs code later, `sudo`,
    running outside the sandbox or with the network) → ask in every mode, no rule
    allows them, "always" saves nothing;
-8. a command whose name is only known when it runs (`$(echo rm) -rf x`, `$CMD`) →
-   ask, in every mode (it could be anything, the destructive list included);
+8. a command the grammar could not follow, or whose name is only known when it runs
+   (`$(echo rm) -rf x`, `$CMD`, `{rm,-rf,x}`) → ask, in every mode (it could be
+   anything, the destructive list included);
 9. a tool that needs no approval (reads, the todo list) → allow;
 10. an allow rule (from config, `--allow`, or "always" this session) → allow;
 11. the mode: yolo allows everything, auto-edit allows file edits → allow;
@@ -216,6 +217,9 @@ class ApprovalPolicy:
         escalation = self._escalation(tool, subject, ctx)
         if escalation:
             return Verdict("ask", f"{escalation}: always asked about, in every mode")
+        if parsed is not None and not parsed.complete:
+            return Verdict("ask", f"the command could not be followed ({parsed.problem}), so no rule can vouch "
+                           "for it: always asked about")  # fmt: skip
         if parsed is not None:
             dynamic = next((c for c in parsed.commands if not c.literal_name), None)
             if dynamic is not None:

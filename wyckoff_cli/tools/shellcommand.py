@@ -187,6 +187,7 @@ _WRAPPER_VALUES: dict[str, frozenset[str]] = {
     ),  # fmt: skip
     "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
     "busybox": frozenset(),
+    "coproc": frozenset(),
     "chrt": frozenset(),
     "taskset": frozenset(),
 }
@@ -194,7 +195,7 @@ _GIT_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", 
                          "--super-prefix", "--exec-path", "--list-cmds", "--attr-source"})  # fmt: skip
 _GIT_UNSAFE = ("-c", "--config-env", "--exec-path")
 
-Reparse = Callable[[str], None]
+Reparse = Callable[[str, bool, tuple[str, ...]], None]  # text, elevated, unsafe
 Fail = Callable[[str], None]
 
 
@@ -220,7 +221,7 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
         if base == "env":
             start, split = _env_prefix(words, unsafe)
             if split is not None:
-                reparse(split + " " + " ".join(w.text if w.literal else w.text for w in words[start:]))
+                reparse(split + " " + " ".join(w.text for w in words[start:]), elevated, tuple(unsafe))
                 return None
         elif base == "timeout":
             start = _options(words, _WRAPPER_VALUES[base])
@@ -254,14 +255,14 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
             script = _shell_script(words)
             if script is not None:
                 if script.literal:
-                    reparse(script.text)
+                    reparse(script.text, elevated, tuple(unsafe))
                     return None
                 return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
                                      opaque="runs a shell on text only known when it runs")  # fmt: skip
         if name == "eval" or name == "watch":
             rest = words[1:] if name == "eval" else words[_options(words, frozenset({"-n", "-d"})) :]
             if all(w.literal for w in rest):
-                reparse(" ".join(w.text for w in rest))
+                reparse(" ".join(w.text for w in rest), elevated, tuple(unsafe))
                 return None
             return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
                                  opaque=f"`{name}` of text only known when it runs")  # fmt: skip
@@ -374,7 +375,7 @@ def _inline_code(words: list[Word]) -> tuple[str | None, str]:
     return None, ""
 
 
-def find_exec_commands(command: SimpleCommand) -> list[SimpleCommand]:
+def find_exec_commands(command: SimpleCommand, reparse: Reparse) -> list[SimpleCommand]:
     """`find … -exec CMD {} ;` runs CMD on what it finds: a command of its own, whose
     `{}` stands for the search's start folders."""
     if basename(command.name) != "find":
@@ -394,7 +395,8 @@ def find_exec_commands(command: SimpleCommand) -> list[SimpleCommand]:
                 expanded: list[Word] = []
                 for word in body:
                     expanded.extend(starts if word.text == "{}" else [word])
-                nested = normalise(SimpleCommand(tuple(expanded), command.source), _ignore, _ignore)
+                inner = SimpleCommand(tuple(expanded), command.source, command.elevated, command.unsafe)
+                nested = normalise(inner, reparse, _ignore)
                 if nested is not None:
                     found.append(replace(nested, input_args=True))
             i = j

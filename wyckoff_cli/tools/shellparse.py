@@ -125,7 +125,19 @@ class _Walker:
         if not self.problem:
             self.problem = why
 
-    def parse(self, text: str, depth: int) -> None:
+    def parse(self, text: str, depth: int, elevated: bool = False, unsafe: tuple[str, ...] = ()) -> None:
+        """Parse `text` (the whole command, or code found in a string); the commands it
+        runs inherit `elevated` and `unsafe` from the command that runs the string."""
+        before = len(self.commands)
+        self._parse(text.replace("\\\n", ""), depth)  # line continuations join words
+        if elevated or unsafe:
+            for i in range(before, len(self.commands)):
+                found = self.commands[i]
+                self.commands[i] = replace(
+                    found, elevated=found.elevated or elevated, unsafe=found.unsafe + unsafe
+                )
+
+    def _parse(self, text: str, depth: int) -> None:
         if depth > MAX_DEPTH:
             self.fail("strings nested too deeply")
             return
@@ -200,10 +212,14 @@ class _Walker:
 
     def _add(self, command: SimpleCommand, depth: int) -> SimpleCommand | None:
         """Normalise `command` and record it (or the commands it runs)."""
-        normal = normalise(command, lambda text: self.parse(text, depth + 1), self.fail)
+
+        def reparse(text: str, elevated: bool, unsafe: tuple[str, ...]) -> None:
+            self.parse(text, depth + 1, elevated, unsafe)
+
+        normal = normalise(command, reparse, self.fail)
         if normal is not None:
             self.commands.append(normal)
-            for nested in find_exec_commands(normal):
+            for nested in find_exec_commands(normal, reparse):
                 self.commands.append(nested)
         return normal
 
@@ -311,7 +327,7 @@ def word_of(node: Node, data: bytes) -> Word:
     kind = node.type
     source = _text(node, data)
     if kind == "word":
-        return Word(_unbackslash(source))
+        return Word(_unbackslash(source), not _BRACES.search(source))
     if kind == "number":
         return Word(source)
     if kind == "raw_string":
@@ -336,6 +352,9 @@ def word_of(node: Node, data: bytes) -> Word:
         return Word("".join(p.text for p in pieces) if all(p.literal for p in pieces) else source,
                     all(p.literal for p in pieces))  # fmt: skip
     return Word(source, False)
+
+
+_BRACES = re.compile(r"(?<!\\)\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")  # brace expansion: {a,b} {1..3}
 
 
 def _unbackslash(text: str) -> str:
