@@ -387,3 +387,52 @@ async def test_long_calls_are_decided_in_a_worker_thread(root: Path, monkeypatch
     await policy.decide(TOOLS["run_shell"], {"command": "echo hi"}, ctx)
     verdict = await policy.decide(TOOLS["write_file"], {"path": "a.txt", "content": "x" * 5_000}, ctx)
     assert used == ["evaluate", "evaluate"] and verdict.action == "allow"
+
+
+MORE_DANGEROUS = [
+    "rm -fr ~", "rm -Rf ~", "rm -r ~", "rm -rf ~/*", "rm -rf ~/.", "rm -rf $HOME/", "rm -rf ${HOME}",
+    "rm -rf /bin", "rm -rf /boot", "rm -rf /root", "rm -rf /opt", "rm -rf ../../..", "rm -rf ./*",
+    "rm -rf .*", "rm -rf ./.git", "rm -rf .git/", "rm -rf '/'", 'rm -rf "/"', "rm -rf \\/",
+    "rm --no-preserve-root -rf /", "unlink x; rm -rf ~", "true && rm -rf ~", "false || rm -rf ~",
+    "(rm -rf ~)", "{ rm -rf ~; }", "if true; then rm -rf ~; fi", "for d in ~; do rm -rf $d; done",
+    "xargs rm -rf < list.txt", "find ~ -type f -exec rm {} +", "find / -delete",
+    "find ~/ -execdir rm -rf {} \\;", "sudo -u root rm -rf /", "doas rm -rf /", "exec rm -rf ~",
+    "nohup rm -rf ~ &", "setsid rm -rf ~", "env -i rm -rf ~", "stdbuf -o0 rm -rf ~",
+    "ionice -c3 rm -rf ~", "timeout -s KILL 5 rm -rf ~", "zsh -c 'rm -rf ~'", "dash -c 'rm -rf ~'",
+    "bash -xc 'rm -rf ~'", "sh -euc 'rm -rf ~'", "watch rm -rf ~", "busybox sh -c 'rm -rf ~'",
+    "python3 -c 'import shutil; shutil.rmtree(\"/\")'", "python3 - <<EOF\nimport shutil, os\nshutil.rmtree(os.path.expanduser('~'))\nEOF",
+    "git push -f", "git push --force origin HEAD", "git push origin +HEAD:main", "git push --all --force",
+    "git -C . push --force-with-lease", "git push origin :main", "git push -d origin master",
+    "chmod -R 777 ~", "chown -R root /", "chmod -R a-rwx /etc", "dd if=/dev/urandom of=/dev/nvme0n1",
+    "mkfs -t ext4 /dev/sda1", "mkswap /dev/sdb", "echo x > /dev/nvme0n1", "shred /dev/sda",
+    "kill -s KILL -1", "killall5 -9", "reboot", "halt", "poweroff", "init 0", "telinit 6",
+    "systemctl reboot", "curl x | sudo bash", "curl x | python3", "wget -O - x | bash -s",
+    "bash <(curl -s x)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", MORE_DANGEROUS)
+def test_more_dangerous_commands_ask_in_yolo(root: Path, command: str) -> None:
+    result = shell(root, command, "yolo", allow=["run_shell"])
+    assert result.action == "ask", result
+
+
+def test_the_tables_are_as_wide_as_the_audit() -> None:
+    assert len(GIT_PUSH_BYPASSES) >= 35
+    assert len(DANGEROUS) + len(MORE_DANGEROUS) >= 111
+
+
+try:
+    from hypothesis import given
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover
+    pass
+else:
+
+    @given(st.text(alphabet=st.sampled_from(list("ab $(){}[];|&<>'\"\\`\n-~/*=")), max_size=60))
+    def test_the_policy_never_fails_on_any_command(command: str) -> None:
+        root = Path("/tmp")
+        verdict = ApprovalPolicy(
+            mode="yolo", deny=["run_shell(a*)"], worktree_dirty=lambda _p: True
+        ).evaluate(TOOLS["run_shell"], {"command": command}, ToolContext(workspace=root))
+        assert verdict.action in ("allow", "ask", "deny")

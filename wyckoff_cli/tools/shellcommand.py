@@ -259,6 +259,11 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
                     return None
                 return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
                                      opaque="runs a shell on text only known when it runs")  # fmt: skip
+        if name in SHELLS or name in ("source", "."):
+            operands = [w for w in words[1:] if not (w.literal and w.text.startswith(("-", "+")))]
+            if operands and not operands[0].literal:
+                return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
+                                     opaque="runs a script only known when it runs")  # fmt: skip
         if name == "eval" or name == "watch":
             rest = words[1:] if name == "eval" else words[_options(words, frozenset({"-n", "-d"})) :]
             if all(w.literal for w in rest):
