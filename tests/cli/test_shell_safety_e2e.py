@@ -192,3 +192,12 @@ def test_config_show_lists_the_variables_removed_from_commands(
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if line.startswith("# removed from shell commands"))
     assert "GITHUB_TOKEN" in line and "AWS_SECRET_ACCESS_KEY" in line
+
+
+def test_permissions_add_refuses_an_unknown_tool(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ws)
+    assert main(["permissions", "add", "Shell(touch*)", "--deny"]) == 2
+    assert "names a tool that does not exist" in capsys.readouterr().err
+    assert main(["permissions", "add", "Bash(touch:*)", "--deny"]) == 0

@@ -73,6 +73,14 @@ def shell_notice(registry: ToolRegistry) -> str:
     return settings.notice if isinstance(settings, ShellSettings) else ""
 
 
+def session_tool_names() -> list[str]:
+    """The tools a session has before MCP servers start: the built-ins and the
+    context's own (`remember`)."""
+    from wyckoff_cli.tools.builtin import default_registry
+
+    return [*default_registry().names(), "remember"]
+
+
 def protected_roots() -> tuple[Path, ...]:
     from wyckoff_cli.storage.paths import config_dir
 
