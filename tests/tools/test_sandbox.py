@@ -196,3 +196,25 @@ async def test_writable_roots_are_writable(ctx: ToolContext, tmp_path: Path, out
     shell = settings(tmp_path, writable_roots=(outside,))
     await run(ctx, shell, f"echo ok > {outside}/allowed.txt")
     assert (outside / "allowed.txt").read_text() == "ok\n"
+
+
+@needs_sandbox
+async def test_git_works_in_a_worktree_but_its_hooks_stay_read_only(tmp_path: Path) -> None:
+    main_repo = tmp_path / "main"
+    subprocess.run(["git", "init", "-q", str(main_repo)], check=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@x"}  # fmt: skip
+    subprocess.run(
+        ["git", "-C", str(main_repo), "commit", "-q", "--allow-empty", "-m", "init"], check=True, env=env
+    )
+    tree = tmp_path / "tree"
+    subprocess.run(["git", "-C", str(main_repo), "worktree", "add", "-q", str(tree)], check=True)
+    ctx = ToolContext(workspace=Path(os.path.realpath(tree)))
+    text = await run(
+        ctx,
+        settings(tmp_path),
+        "git -c user.name=t -c user.email=t@x commit -q --allow-empty -m inside && echo committed; "
+        f"echo evil > {main_repo}/.git/hooks/post-commit; echo done",
+    )
+    assert "committed" in text, text
+    assert not (main_repo / ".git" / "hooks" / "post-commit").exists()

@@ -3,9 +3,10 @@ a convenience on top of it.
 
 Modes (`[shell] sandbox`, `--sandbox`):
 
-- `workspace-write`: the whole file system read-only; the workspace, the system temp
-  folder and `[shell] writable_roots` writable; inside the workspace `.git/hooks`,
-  `.git/config` and `.wyckoff/` read-only (so a command cannot plant code that runs
+- `workspace-write`: the whole file system read-only; the workspace, its repository
+  (for a git worktree, the main repository's `.git` too), the system temp folder and
+  `[shell] writable_roots` writable; the repository's `hooks/` and `config` and the
+  workspace's `.wyckoff/` read-only (so a command cannot plant code that runs
   later or grant itself permissions); a minimal `/dev`; its own `/proc` and PID
   namespace (a command cannot read Wyckoff's environment through
   `/proc/$PPID/environ`); Wyckoff's config, data and cache folders (credentials,
@@ -148,12 +149,34 @@ def sandbox_run(settings: ShellSettings, workspace: Path, *, network: bool = Fal
 
 
 def _protected_inside(workspace: Path) -> list[tuple[Path, bool]]:
-    """(path, is a folder) inside the workspace that stay read-only."""
+    """(path, is a folder) that stay read-only: the workspace's `.wyckoff/`, and the
+    hooks and config of its repository (also when `.git` is a worktree's pointer file)."""
     found: list[tuple[Path, bool]] = [(workspace / ".wyckoff", True)]
+    for git_dir in _git_dirs(workspace)[-1:]:
+        found += [(git_dir / "hooks", True), (git_dir / "config", False)]
+    return found
+
+
+def _git_dirs(workspace: Path) -> list[Path]:
+    """The repository folders commands must be able to write (git commit), common
+    folder last: `.git`, or for a worktree its own folder and the main `.git`."""
     git = workspace / ".git"
     if git.is_dir():
-        found += [(git / "hooks", True), (git / "config", False)]
-    return found
+        return [git]
+    try:
+        text = git.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not text.startswith("gitdir:"):
+        return []
+    own = Path(text.split(":", 1)[1].strip())
+    own = Path(os.path.realpath(own if own.is_absolute() else workspace / own))
+    try:
+        common_text = (own / "commondir").read_text(encoding="utf-8").strip()
+        common = Path(os.path.realpath(own / common_text))
+    except OSError:
+        common = own
+    return [own, common] if common != own else [own]
 
 
 def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
@@ -167,8 +190,8 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     if run.mode == "workspace-write":
         args += ["--bind", str(temp), str(temp), "--bind", str(run.workspace), str(run.workspace)]
-        for root in run.writable_roots:
-            if root.exists():
+        for root in (*run.writable_roots, *_git_dirs(run.workspace)):
+            if root.exists() and not _contains(run.workspace, root):
                 args += ["--bind", str(root), str(root)]
         for path, folder in _protected_inside(run.workspace):
             if not path.exists():
