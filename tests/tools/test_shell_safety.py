@@ -357,7 +357,8 @@ def test_the_parse_is_bounded() -> None:
 @pytest.mark.parametrize(
     "command",
     ["cp evil.toml .wyckoff/config.toml", "tee .mcp.json < x", "sed -i 's/a/b/' .git/config",
-     "ln -sf /tmp/x .git/hooks/pre-commit", "rm -rf .wyckoff", "mv x .claude/settings.json"],
+     "ln -sf /tmp/x .git/hooks/pre-commit", "rm -rf .wyckoff", "mv x .claude/settings.json",
+     "git config core.hooksPath /tmp/evil", "git config --add core.fsmonitor x", "git config --unset user.name"],
 )  # fmt: skip
 def test_commands_naming_protected_files_ask_in_yolo(root: Path, command: str) -> None:
     result = shell(root, command, "yolo", allow=["run_shell"])
@@ -367,6 +368,9 @@ def test_commands_naming_protected_files_ask_in_yolo(root: Path, command: str) -
 def test_readers_may_name_protected_files(root: Path) -> None:
     assert shell(root, "cat .wyckoff/config.toml", "yolo").action == "allow"
     assert shell(root, "git diff .git/config", "yolo").action == "allow"
+    assert shell(root, "git config --get user.name", "yolo").action == "allow"
+    assert shell(root, "git config user.name", "yolo").action == "allow"
+    assert shell(root, "git config --list", "yolo").action == "allow"
 
 
 async def test_long_calls_are_decided_in_a_worker_thread(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -317,6 +317,8 @@ class ApprovalPolicy:
         for command in parsed.commands:
             if command.elevated:
                 return f"`{command.text}` runs with sudo/doas"
+            if _writes_git_config(command.argv):
+                return f"`{command.text}` changes git's configuration, which can run code later"
             if command.name in _READERS:
                 continue
             for word in command.words[1:]:
@@ -384,6 +386,23 @@ _READERS = frozenset(
 
 def _is_reader_rule(rule: Rule) -> bool:
     return rule.family == "read" or FILE_FAMILIES.get(rule.tool) == "read"
+
+
+_GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l",
+                               "--show-origin", "--show-scope", "get", "list"})  # fmt: skip
+
+
+def _writes_git_config(argv: tuple[str, ...]) -> bool:
+    """`git config KEY VALUE` (and `set`, `--add`, `--unset`, `--edit` …) writes a
+    config file; `--get`, `--list` and a lone KEY only read."""
+    if len(argv) < 2 or argv[0] != "git" or argv[1] != "config":
+        return False
+    rest = [a for a in argv[2:] if a not in ("--global", "--local", "--system", "--worktree")]
+    if any(a in _GIT_CONFIG_READS for a in rest):
+        return False
+    operands = [a for a in rest if not a.startswith("-")]
+    return len(operands) >= 2 or any(a.startswith(("--unset", "--add", "--replace", "--edit", "-e", "--rename",
+                                                      "--remove")) or a in ("set", "unset") for a in rest)  # fmt: skip
 
 
 def _size(args: dict[str, Any]) -> int:
