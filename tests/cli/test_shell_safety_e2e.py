@@ -171,8 +171,8 @@ def test_a_project_config_cannot_turn_the_sandbox_off(
 ) -> None:
     (ws / ".wyckoff").mkdir()
     (ws / ".wyckoff" / "config.toml").write_text('[shell]\nsandbox = "off"\nnetwork = true\n')
-    from wyckoff_cli.cli.compose import open_workspace
-    from wyckoff_cli.cli.shell_setup import shell_settings
+    from wyckoff_cli.session.builder import open_workspace
+    from wyckoff_cli.session.shell import shell_settings
 
     workspace = open_workspace(ws)
     settings = shell_settings(workspace.config, workspace.root)

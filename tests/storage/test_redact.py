@@ -139,8 +139,12 @@ def test_nothing_written_to_a_session_holds_a_key(
         ev.TurnDone(f"done {OPENAI_LEGACY}", "error", 1),
     ]
     for event in events:
+        if isinstance(event, ev.MessageCommitted):  # the runtime appends, then announces
+            recorder.conversation.append(Message.from_dict(event.message))
         recorder.record(event)
-    recorder.record_compaction([Message.user(ANTHROPIC)], [Message.user("summary")])
+    old, new = [Message.user(ANTHROPIC)], [Message.user("summary")]
+    recorder.conversation.append(old[0])
+    recorder.conversation.replace_all(new, archive_path=str(recorder.archive_replaced(old, new)))
     recorder.close()
     files = [p for p in recorder.directory.rglob("*") if p.is_file()]
     assert {p.name for p in files} >= {"chat.jsonl", "scratchpad.jsonl", "session.json"}
@@ -208,10 +212,18 @@ def test_secrets_at_rest_never_reach_the_session_files(tmp_path: Path, workspace
     recorder = store.create(workspace, model="anthropic:claude")
     texts = [text for text, _ in AT_REST]
     result = "\n".join(texts)
-    recorder.record(ev.MessageCommitted(Message.tool_result("c1", "read_file", result).to_dict()))
+    message = Message.tool_result("c1", "read_file", result)
+    recorder.conversation.append(message)
+    recorder.record(ev.MessageCommitted(message.to_dict()))
     recorder.record(ev.ToolSucceeded("c1", "read_file", result))
-    recorder.record_compaction([Message.user(result)], [Message.user("summary")])
+    old, new = [Message.user(result)], [Message.user("summary")]
+    recorder.conversation.append(old[0])
+    recorder.conversation.replace_all(new, archive_path=str(recorder.archive_replaced(old, new)))
     recorder.close()
+    files = {p.name for p in recorder.directory.rglob("*") if p.is_file()}
+    assert {"chat.jsonl", "scratchpad.jsonl", "session.json"} <= files and any(
+        f.endswith(".jsonl") for f in files
+    )
     everything = b"".join(p.read_bytes() for p in recorder.directory.rglob("*") if p.is_file()).decode()
     for _, secret in AT_REST:
         assert secret not in everything, secret

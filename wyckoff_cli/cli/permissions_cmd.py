@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     except RuleError as exc:
         raise UsageError(str(exc)) from None
     if args.action == "add":
-        from wyckoff_cli.cli.shell_setup import session_tool_names
+        from wyckoff_cli.session.shell import session_tool_names
         from wyckoff_cli.tools.policy import known_tool_hint, unknown_tool_rules
 
         known = session_tool_names()

@@ -84,6 +84,8 @@ class Tool:
       tools, `write` for edit tools); `read-write` for tools that read then write.
     - `subject_of`: the tool's own permission subject (the shell's parsed command);
       without it, `subject()` uses the path, URL and summary arguments.
+    - `editable_fields`: the arguments the approval dialog offers to edit on their own
+      (a command, the new text); the whole arguments are editable as JSON anyway.
     """
 
     name: str
@@ -101,6 +103,7 @@ class Tool:
     subject_of: SubjectFn | None = None
     preview: PreviewFn | None = None
     summary_arg: str | None = None  # the argument a one-line UI summary shows
+    editable_fields: tuple[str, ...] = ()  # arguments a person may edit directly when approving
     extra: dict[str, Any] = field(default_factory=dict)
 
     def subject(self, args: dict[str, Any], workspace: Path) -> Subject:

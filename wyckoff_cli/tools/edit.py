@@ -286,4 +286,5 @@ edit_file = Tool(
     path_access="read-write",
     preview=_preview,
     summary_arg="path",
+    editable_fields=("new",),
 )

@@ -122,6 +122,7 @@ def make_shell_tools(settings: ShellSettings | None = None) -> tuple[Tool, Tool,
         path_args=("cwd",),
         preview=lambda args, ctx: _preview(tool, args, ctx),
         summary_arg="command",
+        editable_fields=("command",),
         subject_of=subject,
         extra={"shell": shell},
     )

@@ -1,7 +1,7 @@
 """The session's shell: sandbox and environment settings from `[shell]`, the start-up
 notice, and the check that every permission rule names a tool that exists.
 
-Called by the composition root (compose.py) and the commands that start sessions.
+Called by the SessionBuilder (builder.py) and the commands that start sessions.
 """
 
 from __future__ import annotations
