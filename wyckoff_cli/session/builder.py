@@ -30,6 +30,7 @@ from wyckoff_cli.storage.paths import find_project_root
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
 from wyckoff_cli.tools.registry import ToolRegistry
+from wyckoff_cli.tools.sandbox import ShellSettings
 
 if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
@@ -120,11 +121,20 @@ class SessionBuilder:
         store = self.sessions()
         return store.reopen(loaded) if loaded is not None else store.create(self.workspace.root, model=model)
 
+    def shell(self) -> ShellSettings:
+        """How this workspace's shell commands run (`[shell]`, `--sandbox`); the
+        sandbox probe runs once per process."""
+        return shell_settings(self.config, self.workspace.root, self.workspace.sandbox)
+
+    def shell_notice(self) -> str:
+        """The one-line start-up notice about the shell sandbox ("" when it is on, or
+        when the session's tools are not the built-ins); hosts show it when they start,
+        before any session is built."""
+        return self.shell().notice if self.tools_factory is None else ""
+
     def default_tools(self) -> ToolRegistry:
         """The built-in tools, the shell sandboxed and scrubbed as `[shell]` says."""
-        return default_registry(
-            shell=shell_settings(self.config, self.workspace.root, self.workspace.sandbox)
-        )
+        return default_registry(shell=self.shell())
 
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
