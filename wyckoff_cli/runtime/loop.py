@@ -43,7 +43,7 @@ from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
     DoomLoopGuard,
     GuardPipeline,
-    LoopGuard,
+    RequiredToolsGuard,
     RoundLimitGuard,
     TurnState,
 )
@@ -191,7 +191,7 @@ class AgentRuntime:
             [
                 RoundLimitGuard(self.settings.max_tool_rounds),
                 DoomLoopGuard(self.settings.doom_loop_repeats, self.settings.doom_loop_window),
-                LoopGuard(expectation, self.settings.loop_guard_retries),
+                RequiredToolsGuard(expectation, self.settings.loop_guard_retries),
             ]
         )
         runner = ToolCallRunner(
