@@ -11,9 +11,9 @@ from wyckoff_cli.providers.factory import build_fallback, build_provider
 from wyckoff_cli.providers.fallback import FallbackProvider
 from wyckoff_cli.providers.gemini import GeminiProvider
 from wyckoff_cli.providers.openai_compat import OpenAICompatProvider
+from wyckoff_cli.providers.retry import RetryingProvider
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.providers.watchdog import WatchdogProvider
-from wyckoff_cli.providers.retry import RetryingProvider
 from wyckoff_cli.storage.config import Config, ModelAlias
 
 
