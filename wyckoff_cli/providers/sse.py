@@ -37,6 +37,11 @@ async def sse_batches(pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Event]
         events = [event for block in blocks if (event := parse_block(block)) is not None]
         if events:
             yield events
+    if buffer.endswith(b"\r"):  # a held "\r" that was a line end after all
+        blocks = (buffer[:-1] + b"\n").split(b"\n\n")[:-1]
+        events = [event for block in blocks if (event := parse_block(block)) is not None]
+        if events:
+            yield events
 
 
 def parse_block(block: bytes) -> Event | None:
