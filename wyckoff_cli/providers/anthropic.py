@@ -425,8 +425,8 @@ class EventReader(StreamReader):
         elif index in self._citations:
             sources = _sources(self._citations.pop(index))
             if sources:
-                titles = ", ".join(s["title"] or s["url"] for s in sources)
-                self.out.append(ServerToolChunk("citations", f"cited: {titles}", sources=sources))
+                count = f"{len(sources)} source{'s' if len(sources) != 1 else ''}"
+                self.out.append(ServerToolChunk("citations", f"cited {count}", sources=sources))
 
 
 def _server_chunk(block: dict[str, Any]) -> ServerToolChunk:
