@@ -328,3 +328,27 @@ async def test_sdk_clients_are_closed_through_every_wrapper(server: FakeServer) 
     assert inner._client is not None
     await chain.aclose()
     assert inner._client is None and second.inner._client is None  # type: ignore[attr-defined]
+
+
+def test_reasoning_details_summary_entries_are_thinking_and_kept() -> None:
+    from wyckoff_cli.providers.base import ThinkingChunk
+    from wyckoff_cli.providers.openai_compat import ChunkReader
+
+    reader = ChunkReader("openai:x", False)
+    for data in (
+        b'{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.summary","summary":"Plan: ","index":0}]}}]}',
+        b'{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.summary","summary":"read.","index":0}]}}]}',
+        b'{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"QUJD","index":1}]}}]}',
+        b'{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}',
+        b"[DONE]",
+    ):
+        reader.feed("", data)
+    reader.finish()
+    assert [c.text for c in reader.out if isinstance(c, ThinkingChunk) and c.text] == ["Plan: ", "read."]
+    kept = next(c.extra for c in reader.out if isinstance(c, ThinkingChunk) and c.extra)
+    assert kept == {
+        "reasoning_details": [
+            {"type": "reasoning.summary", "summary": "Plan: read.", "index": 0},
+            {"type": "reasoning.encrypted", "data": "QUJD", "index": 1},
+        ]
+    }

@@ -312,7 +312,7 @@ _STOP_REASONS: dict[str, StopReason] = {
     "max_tokens": "max_tokens",
     "model_context_window_exceeded": "max_tokens",
     "refusal": "content_filter",
-    "pause_turn": "other",
+    "pause_turn": "pause",
 }
 
 
