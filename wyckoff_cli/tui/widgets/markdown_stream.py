@@ -1,7 +1,8 @@
 """The streamed assistant answer: a line-API Markdown widget.
 
 `MarkdownStreamView` shows one assistant answer. Text arrives through `append()`
-(cheap: it only feeds the block splitter). At most once per frame a flush renders
+(cheap: it only feeds the block splitter). At most once per frame of the app's one
+clock (tui/frame_clock.py) a flush renders
 the blocks that finished since the last flush (each exactly once per width, with
 Rich's Markdown renderer and Pygments highlighting) and re-renders only the block
 still growing. The widget paints with `render_line`: Textual asks only for the
@@ -21,6 +22,8 @@ import time
 from rich.console import Console
 from textual.strip import Strip
 
+from wyckoff_cli.tui.frame_clock import FRAME_RATE as CLOCK_RATE
+from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.markdown_blocks import BlockSplitter
 from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
 from wyckoff_cli.tui.widgets.transcript import Block, BlockLinesView
@@ -75,11 +78,9 @@ class MarkdownStreamView(BlockLinesView):
         height: auto;
     }
     """
-    FRAME_RATE = 20.0
-    """Flushes per second at most while text streams. Each flush costs a Textual repaint
-    (a full one whenever the answer grows by a line and the view scrolls); 20 a second
-    looks continuous for streamed text and keeps a 50-deltas/s stream under 10% of a
-    core (30 a second measured ~10%). See docs/PERFORMANCE.md."""
+    FRAME_RATE = CLOCK_RATE
+    """Flushes per second at most while text streams: the app's frame clock's rate
+    (tui/frame_clock.py). See docs/PERFORMANCE.md."""
     TAIL_SHARE = 0.25
     """Longest share of the time the growing block's re-render may take: a slow one
     (a long code block) stretches the flush interval so it is re-rendered less often."""
@@ -187,14 +188,15 @@ class MarkdownStreamView(BlockLinesView):
         if self._flush_pending or not self.is_mounted:
             return
         self._flush_pending = True
-        delay = self._last_flush + self._interval - time.perf_counter()
-        if delay > 0.001:
-            self.set_timer(delay, self._on_flush_timer)
-        else:
-            self.call_later(self._on_flush_timer)
+        clock_of(self.app).request(self._on_frame)
 
-    def _on_flush_timer(self) -> None:
+    def _on_frame(self) -> None:
         self._flush_pending = False
+        if not self.is_attached:
+            return
+        if self._interval > 1.0 / self.FRAME_RATE and time.perf_counter() < self._last_flush + self._interval:
+            self._schedule_flush()  # a slow growing block: skip frames (TAIL_SHARE)
+            return
         self._flush()
 
     def on_mount(self) -> None:

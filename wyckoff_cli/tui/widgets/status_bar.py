@@ -27,6 +27,7 @@ class StatusBar(Static):
     def __init__(self, model: StatusModel, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.model = model
+        self._shown: tuple[int, tuple[tuple[str, str], ...]] | None = None  # what the bar shows
 
     def on_mount(self) -> None:
         self.refresh_status()
@@ -35,7 +36,13 @@ class StatusBar(Static):
         self.refresh_status()
 
     def refresh_status(self) -> None:
-        self.update(render_status(self.model, self.size.width - 2 if self.size.width else 200))
+        """Repaint, only if a figure shown (or the width) changed."""
+        width = self.size.width - 2 if self.size.width else 200
+        shown = (width, tuple(self.model.segments()))
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self.update(render_status(self.model, width))
 
 
 def render_status(model: StatusModel, width: int) -> Text:
