@@ -107,6 +107,7 @@ class MarkdownStreamView(BlockLinesView):
         self._lazy = False  # text arrived before mount: estimate finished blocks' heights
         self._provisional: Block | None = None  # a tail showing a line not yet highlighted
         self._code_head: tuple[str, int, list[Strip]] | None = None
+        self._deferred = False  # finished blocks left unrendered while streaming
         self.flushes = 0
         """How many flushes ran (for tests and benchmarks)."""
         if markdown:
@@ -172,6 +173,7 @@ class MarkdownStreamView(BlockLinesView):
         self._tail = None
         self._provisional = None
         self._code_head = None
+        self._deferred = False
         self._dirty = False
         self._starts = None
         if remove and self.parent is not None:
@@ -221,18 +223,29 @@ class MarkdownStreamView(BlockLinesView):
         finished = self._splitter.finished
         tail = previous_tail = self._tail
         lazy, self._lazy = self._lazy, False
+        new_blocks: list[Block] = []
         for source in finished[self._finished_blocks :]:
             block = Block(source)
             if tail is not None and tail.source == source and tail is not self._provisional:
                 block = tail  # the growing block is final exactly as last rendered
                 tail = None
             self._tail = None
-            if lazy and width not in block.strips:
-                block.height = block.estimate(width)  # rendered when painted, or in the background
-            else:
+            new_blocks.append(block)
+        # Render the new blocks from the bottom up, a screen's worth of lines. Those
+        # above that (a fast stream scrolls past them before the frame is painted) get
+        # an estimated height and are rendered when painted, or in the background once
+        # the answer is finished: the last line reaches the screen first.
+        budget = 0 if lazy else self._render_budget()
+        for block in reversed(new_blocks):
+            if width in block.strips or budget > 0:
                 block.height = len(self._render_at(block, width))
-            self._blocks.append(block)
-        if lazy:
+                budget -= block.height
+            else:
+                block.height = block.estimate(width)
+                self._deferred = True
+        self._blocks.extend(new_blocks)
+        if lazy or (self._deferred and self._splitter.closed):
+            self._deferred = False
             self._render_later()
         self._finished_blocks = len(finished)
         tail_cost = 0.0
@@ -267,6 +280,10 @@ class MarkdownStreamView(BlockLinesView):
         self._refresh_from(first_line)
         self._last_flush = time.perf_counter()
         self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
+
+    def _render_budget(self) -> int:
+        """Lines of new blocks worth rendering in a flush: what the screen can show."""
+        return max(24, self.app.size.height) if self.is_attached else 1 << 30
 
     def _height_fits(self, block: Block, lines: int) -> bool:
         # The growing block may keep one spare line (see _flush).
