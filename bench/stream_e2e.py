@@ -376,8 +376,9 @@ def app_paced(args: argparse.Namespace, answer: Path) -> tuple[float, int, int, 
             term.wait_for(b"/help for keys")
             time.sleep(1.0)
             term.type("go\r")
-            first_words = answer.read_text(encoding="utf-8").split("\n", 1)[0][3:20].encode()
-            term.wait_for(first_words, timeout=30)
+            deadline = time.perf_counter() + 30
+            while not server.proxy.requests and time.perf_counter() < deadline:
+                time.sleep(0.01)
             time.sleep(1.0)  # past the start of the stream
             mark = term.mark()
             cpu, wall = cpu_seconds(term.process.pid), time.perf_counter()

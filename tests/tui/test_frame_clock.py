@@ -214,3 +214,29 @@ def test_animations_keep_the_clock_going_until_stopped() -> None:
     clock.stop(seen.append)
     app.fire()
     assert len(seen) == 2 and app.timers == [] and clock.idle
+
+
+async def test_blocks_a_fast_stream_scrolls_past_are_rendered_after_the_answer(tmp_path: Path) -> None:
+    from tests.tui.test_transcript_widget import TranscriptApp, _new_view, _settle
+
+    answer = long_answer(30)
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await _new_view(app, pilot)
+        view.append(answer[: len(answer) // 2])  # many blocks in one frame
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if view.flushes:
+                break
+        width = view._width
+        unrendered = [block for block in view._blocks if width not in block.strips]
+        assert unrendered and width in view._blocks[-1].strips  # the bottom was rendered first
+        view.append(answer[len(answer) // 2 :])
+        view.finish()
+        await _settle(pilot, view)  # the rest is rendered in the background
+        assert all(width in block.strips for block in view._blocks)
+        whole = MarkdownStreamView(answer)
+        whole.finish()
+        await app.transcript.mount(whole)
+        await _settle(pilot, whole)
+        assert view.rendered_lines() == whole.rendered_lines()
