@@ -366,11 +366,13 @@ def app_full_speed(
     return run
 
 
-def app_paced(args: argparse.Namespace, answer: Path) -> tuple[float, int, int, float]:
+def app_paced(
+    args: argparse.Namespace, answer: Path, profile: str | None = None
+) -> tuple[float, int, int, float]:
     """CPU share, bytes and frames over `args.seconds` of a stream at `args.rate` deltas/s."""
     server = Server(answer, args.delta, args.rate * args.delta)
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
-        term = Terminal(chat_command(args, cwd), server.env(home), cwd, args.width, args.height)
+        term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
         term.start()
         try:
             term.wait_for(b"/help for keys")
@@ -448,6 +450,7 @@ def main() -> int:
     parser.add_argument(
         "--profile", metavar="FILE", help="run the app under cProfile once, save the stats there"
     )
+    parser.add_argument("--profile-paced", action="store_true", help="with --profile: profile a paced run")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -465,6 +468,10 @@ def main() -> int:
         )
         print(f"terminal: {args.width}x{args.height} pty, model {args.model}; last line: {marker!r}")
         print(f"load average at start: {load()}")
+        if args.profile and args.profile_paced:
+            share, *_ = app_paced(args, path, str(Path(args.profile).resolve()))
+            print(f"profiled paced run: {share:.1%} of a core; stats in {args.profile}")
+            return 0
         if args.profile:
             profiled = app_full_speed(args, path, marker, 0, str(Path(args.profile).resolve()))
             print(

@@ -240,3 +240,24 @@ async def test_blocks_a_fast_stream_scrolls_past_are_rendered_after_the_answer(t
         await app.transcript.mount(whole)
         await _settle(pilot, whole)
         assert view.rendered_lines() == whole.rendered_lines()
+
+
+async def test_with_a_grow_step_the_streaming_height_grows_in_steps_and_is_exact_when_finished() -> None:
+    from tests.tui.test_transcript_widget import TranscriptApp, _new_view, _settle
+
+    class Stepped(MarkdownStreamView):
+        GROW_STEP = 4
+
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await _new_view(app, pilot, Stepped())
+        view.append("one line\n\n- a\n- b\n- c")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if view.flushes and view.size.height:
+                break
+        assert view.line_count == 5 and view.size.height == 8
+        view.finish()
+        await _settle(pilot, view)
+        assert view.size.height == view.line_count == 5
+        assert view.rendered_lines()[-1].strip().endswith("c")
