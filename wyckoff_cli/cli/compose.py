@@ -15,6 +15,7 @@ from wyckoff_cli.runtime.approval import Approver
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
 from wyckoff_cli.storage.paths import find_project_root
+from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
 
@@ -135,7 +136,7 @@ def build_runtime(
     """The runtime for one session. With `context` (see `build_context`), its tools
     (`remember`) are added and it manages the context."""
     settings = RuntimeSettings(max_tool_rounds=max_tool_rounds or workspace.config.max_tool_rounds)
-    tools = default_registry()
+    tools = default_registry(session_web_tools(workspace.config))
     for tool in context.tools() if context is not None else ():
         tools.add(tool)
     return AgentRuntime(
@@ -150,6 +151,15 @@ def build_runtime(
         context=context,
         redact=offload_redactor(workspace.config),
     )
+
+
+def session_web_tools(config: Config) -> list[Tool]:
+    """web_fetch and (when a search API is configured) web_search, from `[web]`."""
+    import os
+
+    from wyckoff_cli.tools.web import web_tools
+
+    return web_tools(config.web, os.environ)
 
 
 def offload_redactor(config: Config) -> Callable[[str], str]:
@@ -203,6 +213,7 @@ def build_context(
         archive=archive,
         session_id=session_id,
     )
-    tool_names = [*default_registry().names(), *(tool.name for tool in manager.tools())]
+    web_names = [tool.name for tool in session_web_tools(config)]
+    tool_names = [*default_registry().names(), *web_names, *(tool.name for tool in manager.tools())]
     manager.prompt = SystemPromptBuilder(Environment.detect(root), tuple(tool_names), instructions())
     return manager

@@ -24,6 +24,7 @@ from typing import Any, Literal, get_args, get_origin
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
+from wyckoff_cli.storage.web_config import WebConfig
 
 
 def _doc(text: str, **kwargs: Any) -> Any:
@@ -122,6 +123,7 @@ class Config:
     )
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+    web: WebConfig = _doc("Web tools: web_fetch and web_search.", default_factory=WebConfig)
 
 
 # --------------------------------------------------------------------------- loading

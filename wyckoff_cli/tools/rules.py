@@ -34,6 +34,7 @@ from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.destructive import find_danger
 from wyckoff_cli.tools.ignore import glob_to_regex
 from wyckoff_cli.tools.shellparse import normalize, split_command, words
+from wyckoff_cli.tools.web.urls import check_domain_pattern, suggest_url_rule, url_for_rules, url_rule_matches
 from wyckoff_cli.tools.workspace import is_git_internal, outside_paths, relative_to_root, resolve_path
 
 _RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
@@ -74,6 +75,8 @@ def parse_rule(text: str) -> Rule:
     tool, pattern = match.group(1), match.group(2)
     if pattern is not None and not pattern.strip():
         raise RuleError(f"invalid rule {text!r}: the pattern in parentheses is empty (write just {tool})")
+    if pattern is not None and (problem := check_domain_pattern(pattern.strip())):
+        raise RuleError(f"invalid rule {text!r}: {problem}")
     return Rule(text.strip(), tool, pattern.strip() if pattern is not None else None)
 
 
@@ -89,7 +92,7 @@ def check_rule(text: str) -> str:
 class Subject:
     """What a call's rules are matched against."""
 
-    kind: str  # "command", "path", "text" or "none"
+    kind: str  # "command", "path", "url", "text" or "none"
     whole: str = ""  # the normalised command, the relative (or absolute) path, the text
     parts: tuple[str, ...] = ()  # command parts
     complete: bool = True  # the command could be split with confidence
@@ -110,6 +113,8 @@ def subject_of(tool: Tool, args: dict[str, Any], root: Path) -> Subject:
                 return Subject("none")  # the tool itself reports the bad path
             rel = relative_to_root(path, root)
             return Subject("path", rel if rel is not None else str(path), absolute=str(path))
+    if tool.extra.get("rule_subject") == "url" and isinstance(args.get("url"), str):
+        return Subject("url", url_for_rules(str(args["url"])))  # web_fetch (tools/web/urls.py)
     if tool.summary_arg and isinstance(args.get(tool.summary_arg), str):
         return Subject("text", str(args[tool.summary_arg]))
     return Subject("none")
@@ -193,6 +198,12 @@ def _matches_one(rule: Rule, text: str, subject: Subject) -> bool:
         return command_matches(rule.pattern, text)
     if subject.kind == "path":
         return path_matches(rule.pattern, subject)
+    if subject.kind == "url":
+        return (
+            url_rule_matches(rule.pattern, text)
+            if rule.pattern.startswith("domain:")
+            else _text_matches(rule.pattern, text)
+        )
     if subject.kind == "text":
         return _text_matches(rule.pattern, text)
     return False
@@ -274,6 +285,8 @@ def suggest_rule(tool: Tool, args: dict[str, Any], root: Path) -> str:
         return f"{tool.name}({_escape_command(subject.whole)})"
     if subject.kind == "path":
         return f"{tool.name}({_escape_path(subject.whole)})"
+    if subject.kind == "url":
+        return suggest_url_rule(tool.name, subject.whole)
     if subject.kind == "text" and subject.whole:
         return f"{tool.name}({_escape_command(subject.whole)})"
     return tool.name
