@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core.errors import ProviderConfigError
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.providers.factory import build_fallback
+from wyckoff_cli.providers.retry import RetryPolicy
 from wyckoff_cli.providers.spec import ModelSpec, parse_model_id
 from wyckoff_cli.runtime.approval import Approver
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
@@ -55,6 +56,7 @@ def resolve_model_spec(name: str, config: Config) -> ModelSpec:
             max_tokens=alias.max_tokens,
             temperature=alias.temperature,
             top_p=alias.top_p,
+            api=alias.api,
             stream_idle_timeout=config.stream_idle_timeout,
             api_key=_stored_key(alias.provider, alias.api_key_env),
         )
@@ -104,7 +106,8 @@ def build_model(name: str, config: Config) -> LLMProvider:
     A missing key or unknown model of any of them fails here, before any request."""
     names = [name, *(n for n in config.fallbacks if n != name)]
     specs = [resolve_model_spec(n, config) for n in names]
-    return build_fallback(specs, cooldown=config.fallback_cooldown)
+    retry = RetryPolicy(attempts=config.retry_attempts, max_delay=config.retry_max_delay)
+    return build_fallback(specs, cooldown=config.fallback_cooldown, retry=retry)
 
 
 def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:

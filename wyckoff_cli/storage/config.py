@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.web_config import WebConfig
@@ -35,8 +36,12 @@ def _doc(text: str, **kwargs: Any) -> Any:
 class ModelAlias:
     """`[models.NAME]`: a named model with its endpoint and options."""
 
-    provider: Literal["anthropic", "openai", "gemini", "scripted"] = _doc(
-        "Which adapter talks to it: `anthropic`, `openai` (any OpenAI-compatible endpoint), `gemini`."
+    provider: str = field(
+        metadata={
+            "doc": "Which provider talks to it: `anthropic`, `openai` (any OpenAI-compatible endpoint), "
+            "`openai-responses`, `gemini`, or `ollama` / `lmstudio` / `vllm` (local servers).",
+            "choices": PROVIDER_NAMES,
+        }
     )
     model: str = _doc("The model id the endpoint expects, e.g. `deepseek-chat`.")
     base_url: str | None = _doc("Endpoint base URL (e.g. `http://localhost:11434/v1`).", default=None)
@@ -54,6 +59,11 @@ class ModelAlias:
     )
     temperature: float | None = _doc("Sampling temperature, where the endpoint accepts it.", default=None)
     top_p: float | None = _doc("Nucleus sampling, where the endpoint accepts it.", default=None)
+    api: Literal["chat", "responses"] | None = _doc(
+        "OpenAI: `responses` sends this model through the Responses API, `chat` through Chat "
+        "Completions (default: as the catalogue says; `chat` for an endpoint with `base_url`).",
+        default=None,
+    )
 
     @property
     def model_id(self) -> str:
@@ -115,7 +125,17 @@ class Config:
         "Seconds without a streamed chunk before a model call times out.", default=60.0
     )
     fallback_cooldown: float = _doc(
-        "Seconds a failed model is skipped before it is tried again.", default=120.0
+        "Seconds a failed model is skipped before it is tried again (or its `retry-after`).",
+        default=120.0,
+    )
+    retry_attempts: int = _doc(
+        "Attempts per model call on a transient error (rate limit, overload, dropped connection) "
+        "before the next fallback; 1 turns retries off.",
+        default=3,
+    )
+    retry_max_delay: float = _doc(
+        "Longest wait in seconds between two attempts; a longer `retry-after` goes to the fallback.",
+        default=30.0,
     )
     models: dict[str, ModelAlias] = _doc("Model aliases, `[models.NAME]`.", default_factory=dict)
     model_overrides: dict[str, ModelOverride] = _doc(
@@ -195,6 +215,10 @@ def build(cls: type, data: dict[str, Any], source: Path | None, prefix: str = ""
             choices = ", ".join(sorted(known))
             raise ConfigError(f"{_where(source, dotted)}unknown key {dotted!r} (known keys here: {choices})")
         values[key] = _convert(hints[key], value, source, dotted)
+        allowed_values = known[key].metadata.get("choices")
+        if allowed_values is not None and values[key] not in allowed_values:
+            allowed = ", ".join(repr(c) for c in allowed_values)
+            raise ConfigError(f"{_where(source, dotted)}{dotted} must be one of {allowed}, got {value!r}")
     missing = [
         name
         for name, f in known.items()
