@@ -42,7 +42,14 @@ def open_workspace(cwd: Path) -> Workspace:
 
 
 def resolve_model_spec(name: str, config: Config) -> ModelSpec:
-    """An alias from `[models]`, else `provider:model`."""
+    """An alias from `[models]`, else `provider:model`; marked to use the vendor's own
+    web search where the model has one and `[web] server_search` is on."""
+    from wyckoff_cli.providers.server_search import with_server_search
+
+    return with_server_search(_model_spec(name, config), config.web.server_search)
+
+
+def _model_spec(name: str, config: Config) -> ModelSpec:
     alias = config.models.get(name)
     if alias is not None:
         return ModelSpec(
@@ -139,7 +146,7 @@ def build_runtime(
     """The runtime for one session. With `context` (see `build_context`), its tools
     (`remember`) are added and it manages the context."""
     settings = RuntimeSettings(max_tool_rounds=max_tool_rounds or workspace.config.max_tool_rounds)
-    tools = default_registry(session_web_tools(workspace.config))
+    tools = default_registry(session_web_tools(workspace.config, provider))
     for tool in context.tools() if context is not None else ():
         tools.add(tool)
     return AgentRuntime(
@@ -156,13 +163,15 @@ def build_runtime(
     )
 
 
-def session_web_tools(config: Config) -> list[Tool]:
-    """web_fetch and (when a search API is configured) web_search, from `[web]`."""
+def session_web_tools(config: Config, provider: LLMProvider) -> list[Tool]:
+    """web_fetch and, when a search API is configured and the model has no server-side
+    search of its own, web_search, from `[web]`."""
     import os
 
+    from wyckoff_cli.providers.server_search import searches_server_side
     from wyckoff_cli.tools.web import web_tools
 
-    return web_tools(config.web, os.environ)
+    return web_tools(config.web, os.environ, provider_searches=searches_server_side(provider))
 
 
 def offload_redactor(config: Config) -> Callable[[str], str]:
@@ -216,7 +225,7 @@ def build_context(
         archive=archive,
         session_id=session_id,
     )
-    web_names = [tool.name for tool in session_web_tools(config)]
+    web_names = [tool.name for tool in session_web_tools(config, provider)]
     tool_names = [*default_registry().names(), *web_names, *(tool.name for tool in manager.tools())]
     manager.prompt = SystemPromptBuilder(Environment.detect(root), tuple(tool_names), instructions())
     return manager

@@ -187,6 +187,7 @@ class SlashCommands:
             "output",
             "cache read",
             "cache write",
+            "searches",
             "cost",
             "cache saved",
         ):
@@ -200,6 +201,7 @@ class SlashCommands:
                 f"{totals.output_tokens:,}",
                 f"{totals.cache_read_tokens:,}",
                 f"{totals.cache_write_tokens:,}",
+                f"{totals.web_searches:,}",
                 cost,
                 f"${totals.saved:.4f}",
             )
@@ -210,6 +212,7 @@ class SlashCommands:
             f"{self.chat.status.output_tokens:,}",
             f"{self.chat.status.cache_read_tokens:,}",
             f"{self.chat.status.cache_write_tokens:,}",
+            f"{sum(t.web_searches for t in self.chat.status.per_model.values()):,}",
             f"${self.chat.status.cost:.4f}",
             f"${self.chat.status.saved:.4f}",
             style="bold",
