@@ -75,23 +75,25 @@ def _size(n: int) -> str:
 
 
 class WebClient:
-    """Fetches pages for web_fetch. Stateless between calls (a client per fetch)."""
+    """Fetches pages for web_fetch: a client per fetch (nothing is shared between
+    loops or sessions), one SSL context for all of them."""
 
     def __init__(self, guard: AddressGuard, limits: FetchLimits | None = None) -> None:
         self.guard = guard
         self.limits = limits or FetchLimits()
+        self._ssl: Any = None
 
     def _client(self) -> Any:
+        import httpcore2
         import httpx2
 
-        transport = httpx2.AsyncHTTPTransport(trust_env=False, retries=0)
+        if self._ssl is None:  # loading the trust store takes ~15-30 ms: once per session
+            self._ssl = httpx2.create_ssl_context()
+        transport = httpx2.AsyncHTTPTransport(verify=self._ssl, trust_env=False, retries=0)
         # httpx has no public way to give its connection pool a network backend; the
-        # pool is rebuilt with the guarded one (the SSL context is kept).
-        old = transport._pool
-        import httpcore2
-
+        # pool is replaced by one with the guarded backend and the same SSL context.
         transport._pool = httpcore2.AsyncConnectionPool(
-            ssl_context=old._ssl_context,
+            ssl_context=self._ssl,
             max_connections=4,
             max_keepalive_connections=2,
             network_backend=guarded_backend(self.guard),

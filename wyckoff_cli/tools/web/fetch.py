@@ -15,6 +15,7 @@ does not change the workspace) and runs without asking in yolo mode.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Callable
@@ -219,8 +220,8 @@ class WebFetch:
                 f"followed. To read it, call web_fetch with url={raw.elsewhere!r}.",
                 {"url": raw.url, "redirect": raw.elsewhere, "status": raw.status},
             )
-        try:
-            converted = convert(raw.body, raw.content_type, raw.charset, raw.url)
+        try:  # parsing a big page or PDF takes a while: off the event loop
+            converted = await asyncio.to_thread(convert, raw.body, raw.content_type, raw.charset, raw.url)
         except Unsupported as exc:
             raise ToolError(
                 f"web_fetch: {raw.url} is {exc} ({_plural(len(raw.body), 'byte')}), not text; "
