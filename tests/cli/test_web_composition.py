@@ -1,4 +1,4 @@
-"""The composition root's part in the web tools: web_fetch in every session, the
+"""The session builder's part in the web tools: web_fetch in every session, the
 client-side web_search only for models without their vendor's search."""
 
 from __future__ import annotations
@@ -7,15 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wyckoff_cli.cli.compose import (
-    build_context,
-    build_model,
-    build_policy,
-    build_runtime,
-    open_workspace,
-    resolve_model_spec,
-)
 from wyckoff_cli.providers.server_search import FLAG
+from wyckoff_cli.session.builder import SessionBuilder, open_workspace
+from wyckoff_cli.session.models import resolve_model_spec
 from wyckoff_cli.storage import paths
 
 
@@ -41,21 +35,18 @@ def test_web_tools_per_model(
     for variable in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "BRAVE_API_KEY"):
         monkeypatch.setenv(variable, "k-test")
     write_config('[web]\nsearch = "brave"\n')
-    ws = open_workspace(workspace)
-    provider = build_model(model, ws.config)
-    runtime = build_runtime(ws, provider, policy=build_policy(ws.config, "default", []))
-    names = runtime.tools.names()
+    session = SessionBuilder(open_workspace(workspace), cwd=workspace).build(model=model, mode="default")
+    names = session.registry.names()
     assert [n for n in names if n.startswith("web_")] == tools
-    context = build_context(ws, provider)
-    assert ("web_fetch" in context.system_prompt) and (
-        ("web_search" in context.system_prompt) == ("web_search" in tools)
-    )
+    assert session.context is not None
+    prompt = session.context.system_prompt
+    assert "## web_fetch" in prompt and ("## web_search" in prompt) == ("web_search" in tools)
 
 
 def test_server_search_can_be_turned_off(workspace: Path) -> None:
     write_config("[web]\nserver_search = false\n")
-    ws = open_workspace(workspace)
-    assert FLAG not in resolve_model_spec("anthropic:claude-sonnet-4-5", ws.config).extra
+    config = open_workspace(workspace).config
+    assert FLAG not in resolve_model_spec("anthropic:claude-sonnet-4-5", config).extra
     write_config("")
     assert FLAG in resolve_model_spec("anthropic:claude-sonnet-4-5", open_workspace(workspace).config).extra
 
@@ -63,7 +54,7 @@ def test_server_search_can_be_turned_off(workspace: Path) -> None:
 def test_no_web_fetch_when_turned_off(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k-test")
     write_config("[web]\nfetch = false\n")
-    ws = open_workspace(workspace)
-    provider = build_model("anthropic:claude-sonnet-4-5", ws.config)
-    runtime = build_runtime(ws, provider, policy=build_policy(ws.config, "default", []))
-    assert "web_fetch" not in runtime.tools.names()
+    session = SessionBuilder(open_workspace(workspace)).build(
+        model="anthropic:claude-sonnet-4-5", mode="default"
+    )
+    assert "web_fetch" not in session.registry.names()

@@ -234,7 +234,7 @@ class ResponseReader(StreamReader):
     def __init__(self, model_id: str, *, secret: str | None = None) -> None:
         super().__init__(model_id)
         self._secret = secret
-        self.usage: UsageChunk | None = None
+        self._metadata: Any = None
         self.finish_reason = ""
         self._calls = 0
         self._grounding: dict[str, Any] | None = None
@@ -246,8 +246,8 @@ class ResponseReader(StreamReader):
         if "error" in response or event == "error":
             raise stream_error(response, provider=self.model_id, secret=self._secret)
         metadata = response.get("usageMetadata")
-        if isinstance(metadata, dict):
-            self.usage = UsageChunk(_usage(metadata), self.model_id)
+        if metadata is not None:
+            self._metadata = metadata  # it repeats on every chunk: the last one counts
         candidates = response.get("candidates")
         if not candidates:
             reason = (response.get("promptFeedback") or {}).get("blockReason")
@@ -258,7 +258,11 @@ class ResponseReader(StreamReader):
             return
         candidate = candidates[0]
         for part in (candidate.get("content") or {}).get("parts") or ():
-            self._part(part)
+            if len(part) == 1 and "text" in part:  # the common case: plain answer text
+                if part["text"]:
+                    self.out.append(TextChunk(part["text"]))
+            else:
+                self._part(part)
         grounding = candidate.get("groundingMetadata")
         if isinstance(grounding, dict):
             self._grounding = grounding
@@ -272,12 +276,12 @@ class ResponseReader(StreamReader):
             raise self.cut_off("a finishReason")
         if self._grounding is not None:
             self.out.append(_grounding_chunk(self._grounding))
-        if self.usage is not None:
+        if isinstance(self._metadata, dict):
+            usage = _usage(self._metadata)
             queries = (self._grounding or {}).get("webSearchQueries") or ()
             if queries:  # Google bills grounding per search query (Gemini 3)
-                usage = dataclasses.replace(self.usage.usage, web_searches=len(queries))
-                self.usage = dataclasses.replace(self.usage, usage=usage)
-            self.out.append(self.usage)
+                usage = dataclasses.replace(usage, web_searches=len(queries))
+            self.out.append(UsageChunk(usage, self.model_id))
         self.out.append(StopChunk(_FINISH.get(self.finish_reason, "other"), self.finish_reason))
 
     def _part(self, part: dict[str, Any]) -> None:

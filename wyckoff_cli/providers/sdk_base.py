@@ -103,11 +103,14 @@ class SDKProvider(StreamingProvider):
             async with self.open_stream(request) as response:
                 reader = self.new_reader(request)
                 out = reader.out
+                feed = reader.feed
                 async for batch in sse_batches(response.aiter_bytes()):
                     for event, data in batch:
-                        reader.feed(event, data)
-                    if out:
-                        chunks = coalesce(out) if len(out) > 1 else list(out)
+                        feed(event, data)
+                    if len(out) == 1:
+                        yield out.pop()
+                    elif out:
+                        chunks = coalesce(out)
                         out.clear()
                         for chunk in chunks:
                             yield chunk

@@ -16,12 +16,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 Event = tuple[str, bytes]
+_NAMES: dict[bytes, str] = {}  # event names seen, decoded once
 
 
 async def sse_batches(pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Event]]:
     """The events of each network read, in order (reads that complete none are skipped)."""
     buffer = b""
     async for piece in pieces:
+        if not buffer and piece.endswith(b"\n\n") and b"\r" not in piece and piece.count(b"\n\n") == 1:
+            # the common case: one whole event per network read
+            event = parse_block(piece[:-2])
+            if event is not None:
+                yield [event]
+            continue
         buffer = buffer + piece if buffer else piece
         if b"\r" in buffer:
             held = buffer.endswith(b"\r")  # may be the first half of "\r\n"
@@ -37,12 +44,26 @@ async def sse_batches(pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Event]
         events = [event for block in blocks if (event := parse_block(block)) is not None]
         if events:
             yield events
+    if buffer.endswith(b"\r"):  # a held "\r" that was a line end after all
+        blocks = (buffer[:-1] + b"\n").split(b"\n\n")[:-1]
+        events = [event for block in blocks if (event := parse_block(block)) is not None]
+        if events:
+            yield events
 
 
 def parse_block(block: bytes) -> Event | None:
     """One event's lines to `(event name, data)`; None for a block without data."""
     if block.startswith(b"data: ") and b"\n" not in block:
         return "", block[6:]  # the common case: one data line, no event name
+    if block.startswith(b"event: "):  # the other common case: one event line, one data line
+        end = block.find(b"\n")
+        rest = block[end + 1 :]
+        if end > 0 and rest.startswith(b"data: ") and b"\n" not in rest:
+            raw = block[7:end]
+            name = _NAMES.get(raw)
+            if name is None:
+                name = _NAMES.setdefault(raw, raw.decode("utf-8", "replace"))
+            return name, rest[6:]
     name = ""
     data: list[bytes] = []
     for line in block.split(b"\n"):
