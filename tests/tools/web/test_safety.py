@@ -136,20 +136,45 @@ async def test_the_connection_goes_to_the_checked_address(server: LocalServer, c
     assert server.requests[0].headers["host"] == f"docs.trusted.test:{server.port}"
 
 
-async def test_a_redirect_to_a_private_address_is_refused(server: LocalServer, ctx: ToolContext) -> None:
-    """www.site.test (allowed) redirects to site.test, which counts as the same site and
-    is followed, but resolves to a loopback address: refused at the redirect."""
-    dns = fake_dns({"www.site.test": ["127.0.0.1"], "site.test": ["127.0.0.1"]})
-    guard = AddressGuard(allow_hosts=["www.site.test"], resolver=dns)  # type: ignore[arg-type]
-    fetch = WebFetch(WebClient(guard))
-    server.route("/start", Reply(302, headers={"Location": f"http://site.test:{server.port}/admin"}))
+async def test_a_redirect_to_a_private_address_is_refused(
+    server: LocalServer, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first answer for docs.site.test is (for this test) a public address; the
+    redirect on the same host connects again and the name now resolves to the cloud
+    metadata address: refused at the redirect, before anything is sent there."""
+    from wyckoff_cli.tools.web import addresses
+
+    real = addresses.refusal_reason
+    monkeypatch.setattr(addresses, "refusal_reason", lambda a: None if a == "127.0.0.1" else real(a))
+    answers = iter([["127.0.0.1"], ["169.254.169.254"]])
+
+    async def rebinding(host: str, port: int) -> list[str]:
+        return next(answers)
+
+    fetch = WebFetch(WebClient(AddressGuard(resolver=rebinding)))
+    server.route("/start", Reply(302, headers={"Location": "/admin"}))
     server.route("/admin", Reply(200, OK_PAGE, HTML))
     with pytest.raises(ToolError) as raised:
-        await run_tool(fetch.tool(), ctx, url=f"http://www.site.test:{server.port}/start")
+        await run_tool(fetch.tool(), ctx, url=f"http://docs.site.test:{server.port}/start")
     message = str(raised.value)
-    assert f"refused http://site.test:{server.port}/admin (redirected from http://www.site.test" in message
-    assert "loopback address" in message
+    assert (
+        f"refused http://docs.site.test:{server.port}/admin (redirected from http://docs.site.test" in message
+    )
+    assert "169.254.169.254) is a link-local address" in message
     assert server.hits("/start") == 1 and server.hits("/admin") == 0
+
+
+@pytest.mark.parametrize("target", ["http://site.test:{port}/x", "http://www.docs.site.test:{port}/x"])
+async def test_a_redirect_to_another_host_is_never_connected_to(
+    server: LocalServer, ctx: ToolContext, target: str
+) -> None:
+    dns = fake_dns({"www.site.test": ["127.0.0.1"], "site.test": ["127.0.0.1"]})
+    guard = AddressGuard(allow_hosts=["*.site.test"], resolver=dns)  # type: ignore[arg-type]
+    fetch = WebFetch(WebClient(guard))
+    server.route("/start", Reply(302, headers={"Location": target.format(port=server.port)}))
+    outcome = await run_tool(fetch.tool(), ctx, url=f"http://www.site.test:{server.port}/start")
+    assert "on another host, which was not followed" in outcome.text
+    assert server.hits("/x") == 0
 
 
 async def test_a_redirect_to_the_metadata_service_is_not_followed(

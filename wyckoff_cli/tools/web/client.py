@@ -3,9 +3,11 @@ address guard, redirects followed by hand so each hop is checked, a deadline for
 whole fetch, and a cap on the (decompressed) body.
 
 - Redirects: at most `max_redirects`; each new URL is parsed and canonicalised like the
-  first. A redirect to another host is not followed: the page says where it leads, so
-  the model fetches it with its own call and the person approves that domain. Hosts
-  that differ only by a leading `www.` count as the same.
+  first, and every connection is checked by the address guard again. Only redirects on
+  the same host are followed (scheme and port may change): the tool never connects to
+  a host the permission rules did not see. A redirect to another host (`www.` added or
+  dropped included) is returned instead, so the model fetches it with its own call and
+  the person approves that domain.
 - Compression: gzip and deflate always, brotli through the `brotli` package (httpx's
   `brotli` extra), zstd where the Python has it.
 - Proxies: environment proxy settings are not used, so the address guard sees the real
@@ -54,10 +56,6 @@ class RawPage:
     redirects: tuple[str, ...] = ()  # the URLs before the final one, in order
     elsewhere: str | None = None  # a redirect to another host that was not followed
     headers: dict[str, str] = field(default_factory=dict)
-
-
-def same_site(a: str, b: str) -> bool:
-    return a == b or a.removeprefix("www.") == b.removeprefix("www.")
 
 
 def _media_type(value: str) -> tuple[str, str | None]:
@@ -126,7 +124,7 @@ class WebClient:
                         location = response.headers.get("location")
                         if status in _REDIRECTS and location:
                             target = self._redirect_target(current, location, chain)
-                            if not same_site(target.host, current.host):
+                            if target.host != current.host:
                                 return RawPage(
                                     current.url, status, response.reason_phrase, "", None, b"",
                                     tuple(chain), elsewhere=target.url,
