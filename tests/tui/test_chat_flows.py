@@ -428,3 +428,20 @@ async def test_cost_counts_and_prices_server_side_searches(tmp_path: Path) -> No
         shown = [plain_text(w.content, 160) for w in screen.query(Static) if w.has_class("command-output")]
         assert shown and "searches" in shown[-1]
         assert "$0.0345" in shown[-1]
+
+
+def test_fetch_approval_shows_the_url_and_its_domain() -> None:
+    from wyckoff_cli.tui.screens.approval import render_preview
+
+    preview = {
+        "kind": "fetch",
+        "url": "https://docs.python.org/3/library/json.html",
+        "host": "docs.python.org",
+        "rule": "web_fetch(domain:docs.python.org)",
+        "reason": "default mode asks before using web_fetch",
+    }
+    args = {"url": "https://Docs.Python.org/3/library/json.html", "prompt": "JSONDecodeError"}
+    request = ev.ApprovalRequested("c1", "web_fetch", args, preview, preview["rule"])
+    shown = plain_text(render_preview(request))
+    assert "GET https://docs.python.org/3/library/json.html" in shown
+    assert "domain docs.python.org" in shown and "looking for: JSONDecodeError" in shown
