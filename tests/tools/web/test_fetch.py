@@ -378,3 +378,12 @@ async def test_big_page_is_offloaded_by_the_runtime_with_title_and_url_on_top(
     assert "was saved to" in tool_text and len(tool_text) < 8_000
     assert result.offloaded_path is not None
     assert Path(result.offloaded_path).read_text(encoding="utf-8").count("json.dumps") > 10
+
+
+async def test_a_page_the_parser_chokes_on_is_a_tool_error(
+    server: LocalServer, fetch: WebFetch, ctx: ToolContext
+) -> None:
+    deep = b"<html><body>" + b"<div>" * 50_000 + b"x" + b"</div>" * 50_000 + b"</body></html>"
+    server.route("/deep", Reply(200, deep, HTML))
+    with pytest.raises(ToolError, match="could not be converted to text: RecursionError"):
+        await run_tool(fetch.tool(), ctx, url=server.url("/deep"))

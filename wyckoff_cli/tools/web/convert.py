@@ -240,7 +240,8 @@ def _content_root(soup: Any) -> Any:
 
 
 def _code_language(pre: Any) -> str:
-    for element in (pre, pre.find("code"), pre.parent):
+    parent = pre.parent
+    for element in (pre, pre.find("code"), parent, parent.parent if parent is not None else None):
         if element is None or element.attrs is None:
             continue
         for name in element.get("class", []):

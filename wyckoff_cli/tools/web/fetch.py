@@ -227,6 +227,11 @@ class WebFetch:
                 f"web_fetch: {raw.url} is {exc} ({_plural(len(raw.body), 'byte')}), not text; "
                 "web_fetch reads HTML, Markdown, plain text, JSON and PDF."
             ) from None
+        except Exception as exc:  # a page the parsers choke on (e.g. nesting too deep)
+            raise ToolError(
+                f"web_fetch: {raw.url} ({raw.content_type or 'no type'}) could not be converted to text: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
         if not 200 <= raw.status < 300:
             excerpt = converted.text.strip()[:ERROR_BODY_CHARS]
             shown = f"\n\nThe server's answer:\n{excerpt}" if excerpt else ""
