@@ -97,3 +97,11 @@ async def test_chat_collects_a_whole_answer_through_watchdog_and_chain() -> None
         response = await build_fallback(specs).chat([Message.user("hi")], [], "")
     assert response.text == "Whole answer."
     assert response.usage.input_tokens == 100
+
+
+@pytest.mark.parametrize(("attempts", "delay"), [(0, 30.0), (3, -1.0)])
+def test_bad_retry_settings_are_a_config_error(attempts: int, delay: float) -> None:
+    from wyckoff_cli.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="retry_attempts must be at least 1"):
+        build_model("openai:gpt-5", Config(retry_attempts=attempts, retry_max_delay=delay))

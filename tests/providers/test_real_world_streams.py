@@ -54,7 +54,7 @@ async def test_anthropic_web_search_is_kept_verbatim_and_never_a_client_call(ser
     assert [c.summary for c in shown] == [
         "searched the web: tides in Brest",
         "web_search: 2 results",
-        "cited: Tide tables Brest",
+        "cited 1 source",
     ]
     assert shown[1].sources[0] == {"url": "https://tides.example.org/brest", "title": "Tide tables Brest"}
     assert usage.input_tokens == 2100 and usage.output_tokens == 60
@@ -284,3 +284,71 @@ async def test_gemini_stream_without_finish_reason_is_a_dropped_connection(serve
     replay(server, "gemini_no_finish.sse")
     error = await _fail(make_provider(server, "gemini"))
     assert isinstance(error, errors.ConnectionFailed) and error.retryable
+
+
+async def test_anthropic_parallel_calls_without_arguments(server: FakeServer) -> None:
+    replay(server, "anthropic_parallel_noargs.sse")
+    parts, _, _ = await call(make_provider(server, "anthropic"))
+    assert parts == [ToolCallPart("toolu_z1", "list_dir", {}), ToolCallPart("toolu_z2", "git_status", {})]
+
+
+async def test_gemini_call_and_finish_reason_in_the_only_chunk(server: FakeServer) -> None:
+    replay(server, "gemini_call_and_finish_in_one_chunk.sse")
+    parts, usage, chunks = await call(make_provider(server, "gemini", model="gemini-2.0-flash"))
+    (only,) = parts
+    assert isinstance(only, ToolCallPart) and only.arguments == {"path": "b.txt"}
+    assert usage == Usage(20, 5)
+    assert chunks[-1] == StopChunk("end_turn", "STOP")
+
+
+async def test_openrouter_429_body_is_a_rate_limit(server: FakeServer) -> None:
+    body = {
+        "error": {
+            "message": "Provider returned error",
+            "code": 429,
+            "metadata": {"raw": "google/gemini-2.0-flash-exp:free is temporarily rate-limited upstream"},
+        },
+        "user_id": "user_x",
+    }
+    server.script({"status": 429, "error_body": body})
+    error = await _fail(make_provider(server, "openai"))
+    assert type(error) is errors.RateLimited and error.retryable
+
+
+async def test_sdk_clients_are_closed_through_every_wrapper(server: FakeServer) -> None:
+    from wyckoff_cli.providers.fallback import FallbackProvider
+    from wyckoff_cli.providers.retry import RetryingProvider
+
+    server.script({"text": "a"}, {"text": "b"})
+    first = make_provider(server, "openai", watchdog=True)
+    second = make_provider(server, "gemini", watchdog=True)
+    chain = FallbackProvider([RetryingProvider(first), second])
+    await call(chain)
+    inner = first.inner  # type: ignore[attr-defined]
+    assert inner._client is not None
+    await chain.aclose()
+    assert inner._client is None and second.inner._client is None  # type: ignore[attr-defined]
+
+
+def test_reasoning_details_summary_entries_are_thinking_and_kept() -> None:
+    from wyckoff_cli.providers.base import ThinkingChunk
+    from wyckoff_cli.providers.openai_compat import ChunkReader
+
+    reader = ChunkReader("openai:x", False)
+    for data in (
+        b'{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.summary","summary":"Plan: ","index":0}]}}]}',
+        b'{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.summary","summary":"read.","index":0}]}}]}',
+        b'{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"QUJD","index":1}]}}]}',
+        b'{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}',
+        b"[DONE]",
+    ):
+        reader.feed("", data)
+    reader.finish()
+    assert [c.text for c in reader.out if isinstance(c, ThinkingChunk) and c.text] == ["Plan: ", "read."]
+    kept = next(c.extra for c in reader.out if isinstance(c, ThinkingChunk) and c.extra)
+    assert kept == {
+        "reasoning_details": [
+            {"type": "reasoning.summary", "summary": "Plan: read.", "index": 0},
+            {"type": "reasoning.encrypted", "data": "QUJD", "index": 1},
+        ]
+    }

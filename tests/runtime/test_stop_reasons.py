@@ -137,3 +137,14 @@ async def test_server_tools_become_events_and_stay_in_history(server: FakeServer
     events, history = await collect(runtime, "and tomorrow?", history)
     sent = server.bodies[1]["messages"][1]["content"]
     assert sent[0]["type"] == "server_tool_use" and sent[1]["type"] == "web_search_tool_result"
+
+
+async def test_a_paused_server_tool_turn_is_sent_back_to_go_on(server: FakeServer, tmp_path: Path) -> None:
+    server.script({"text": "Searching… ", "stop_reason": "pause"}, {"text": "Found it."})
+    events, history = await collect(_runtime(make_provider(server, "anthropic"), tmp_path), "look it up")
+    done = events[-1]
+    assert isinstance(done, ev.TurnDone)
+    assert (done.text, done.stop_reason, done.rounds) == ("Searching… Found it.", "end_turn", 2)
+    sent = server.bodies[1]["messages"]
+    assert sent[-1]["role"] == "assistant" and sent[-1]["content"][0]["text"] == "Searching… "
+    assert [m.role for m in history] == ["user", "assistant", "assistant"]

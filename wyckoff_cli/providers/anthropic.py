@@ -315,7 +315,7 @@ _STOP_REASONS: dict[str, StopReason] = {
     "max_tokens": "max_tokens",
     "model_context_window_exceeded": "max_tokens",
     "refusal": "content_filter",
-    "pause_turn": "other",
+    "pause_turn": "pause",
 }
 
 
@@ -434,8 +434,8 @@ class EventReader(StreamReader):
         elif index in self._citations:
             sources = _sources(self._citations.pop(index))
             if sources:
-                titles = ", ".join(s["title"] or s["url"] for s in sources)
-                self.out.append(ServerToolChunk("citations", f"cited: {titles}", sources=sources))
+                count = f"{len(sources)} source{'s' if len(sources) != 1 else ''}"
+                self.out.append(ServerToolChunk("citations", f"cited {count}", sources=sources))
 
 
 def _server_chunk(block: dict[str, Any]) -> ServerToolChunk:

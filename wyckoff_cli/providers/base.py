@@ -20,7 +20,8 @@ from wyckoff_cli.core.messages import Message, ServerToolPart, ToolSpec
 from wyckoff_cli.core.usage import Usage
 
 # Why a model stopped, in one vocabulary for every vendor.
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "content_filter", "other"]
+# `pause`: the vendor paused a long server-tool turn and expects it sent back to go on.
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "content_filter", "pause", "other"]
 
 
 @dataclass(frozen=True, slots=True)

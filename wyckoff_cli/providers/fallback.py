@@ -51,6 +51,13 @@ class FallbackProvider(StreamingProvider):
         names = ", ".join(p.name for p in self.providers)
         return f"FallbackProvider([{names}], cooldown={self.cooldown:g})"
 
+    async def aclose(self) -> None:
+        """Close every model's SDK client (each that has `aclose`)."""
+        for provider in self.providers:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
+
     def cooling_down(self) -> list[str]:
         """Names of the models skipped right now."""
         return [p.name for i, p in enumerate(self.providers) if self._cooling(i)]

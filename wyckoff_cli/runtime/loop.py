@@ -143,8 +143,12 @@ class AgentRuntime:
         return self._results_dir
 
     async def close(self) -> None:
-        """Stop every background task (call when the session closes)."""
+        """Stop every background task and close the provider's HTTP clients (call when
+        the session closes; a later call recreates a client)."""
         await self.background.stop_all()
+        close_provider = getattr(self.provider, "aclose", None)
+        if close_provider is not None:
+            await close_provider()
 
     async def compact(
         self, conversation: Conversation, system_prompt: str, focus: str | None = None

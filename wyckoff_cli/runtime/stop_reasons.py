@@ -11,6 +11,8 @@ assistant message (`meta["stop_reason"]`) and into `done.stop_reason`, and asks
   that message runs. Each gets an error result telling the model its call was
   truncated, and the model gets another round (counted as a continuation).
 - **Safety / recitation stop** (`content_filter`): a warning notice, not a silent end.
+- **Paused server-tool turn** (`pause`, Anthropic's `pause_turn`): the answer so far is
+  sent back as it is so the vendor goes on, at most `MAX_PAUSES` times.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.messages import Message
 
 MAX_CONTINUATIONS = 2
+MAX_PAUSES = 5
 CONTINUE_PROMPT = (
     "Your previous answer was cut off at the output-token limit. Continue exactly where it "
     "stopped, without repeating what you already wrote."
@@ -53,6 +56,7 @@ class StopReasonReview:
     def __init__(self, max_continuations: int = MAX_CONTINUATIONS) -> None:
         self.max_continuations = max_continuations
         self.continuations = 0
+        self.pauses = 0
         self.last: str | None = None
         self._earlier: list[str] = []  # text of rounds that were cut and continued
 
@@ -67,6 +71,12 @@ class StopReasonReview:
             if assistant.tool_calls:
                 return self._truncated_calls(assistant)
             return self._cut_text(assistant)
+        if reason == "pause" and not assistant.tool_calls:
+            if self.pauses >= MAX_PAUSES:
+                return StopAction([ev.Notice("warning", "The model paused its turn again; stopped here.")])
+            self.pauses += 1
+            self._earlier.append(assistant.text)
+            return StopAction(then="continue")  # the paused answer goes back unchanged
         if reason == "content_filter":
             raw = assistant.meta.get("stop_raw") or "content filter"
             shown = "the answer was cut short" if assistant.text else "no answer was given"

@@ -29,9 +29,10 @@ Keys (all optional):
     no_end          true: end the HTTP body cleanly but leave out the stream's end
                     marker (`message_stop`, `finish_reason` and `[DONE]`,
                     `finishReason`, `response.completed`)
-    stop_reason     "max_tokens" or "content_filter": how the model stopped, in the
-                    vendor's words (`max_tokens`/`refusal`, `length`/`content_filter`,
-                    `MAX_TOKENS`/`SAFETY`, `incomplete`)
+    stop_reason     "max_tokens" or "content_filter" (or "pause", Anthropic only): how
+                    the model stopped, in the vendor's words (`max_tokens`/`refusal`/
+                    `pause_turn`, `length`/`content_filter`, `MAX_TOKENS`/`SAFETY`,
+                    `incomplete`)
     retry_after     with `status`: send a `retry-after` header (seconds)
     retry_after_ms  with `status`: send a `retry-after-ms` header
     stall           seconds to go silent after the content
@@ -228,7 +229,7 @@ def _anthropic(
             {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}},
             [{"type": "input_json_delta", "partial_json": f} for f in fragments],
         )
-    stop_reason = {"max_tokens": "max_tokens", "content_filter": "refusal"}.get(
+    stop_reason = {"max_tokens": "max_tokens", "content_filter": "refusal", "pause": "pause_turn"}.get(
         scenario.get("stop_reason", ""), "tool_use" if calls else "end_turn"
     )
     tail = [
