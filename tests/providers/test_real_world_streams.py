@@ -8,6 +8,8 @@ and signatures.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.providers.conftest import WIRE, call, drain, make_provider
@@ -352,3 +354,21 @@ def test_reasoning_details_summary_entries_are_thinking_and_kept() -> None:
             {"type": "reasoning.encrypted", "data": "QUJD", "index": 1},
         ]
     }
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        b'data: {"choices":[{"delta":"not an object"}]}\n\n',
+        b'data: {"choices":[{"delta":{"tool_calls":[7]}}]}\n\n',
+        b"data: {not json\n\n",
+    ],
+)
+async def test_an_event_of_an_unexpected_shape_is_a_retryable_server_error(
+    server: FakeServer, tmp_path: Path, event: bytes
+) -> None:
+    fixture = tmp_path / "odd.sse"
+    fixture.write_bytes(b'data: {"choices":[{"delta":{"content":"Hi"}}]}\n\n' + event + b"data: [DONE]\n\n")
+    server.script({"sse_file": str(fixture)})
+    error = await _fail(make_provider(server, "openai"))
+    assert type(error) is errors.Overloaded and error.retryable

@@ -164,3 +164,11 @@ def test_openai_models_that_need_it_use_the_responses_api() -> None:
     assert isinstance(forced, OpenAIResponsesProvider)
     other_endpoint = ModelSpec("openai", "gpt-5-codex", base_url="http://127.0.0.1:9/v1", api_key=TEST_KEY)
     assert isinstance(build_provider(other_endpoint, watchdog=False), OpenAICompatProvider)
+
+
+def test_sampling_options_go_only_to_models_that_do_not_reason() -> None:
+    reasoning = OpenAIResponsesProvider(ModelSpec("openai-responses", "o3", temperature=0.2), api_key="k")
+    assert "temperature" not in reasoning.build_request([Message.user("x")], [], "")
+    plain = OpenAIResponsesProvider(ModelSpec("openai-responses", "gpt-4.1", temperature=0.2), api_key="k")
+    body = plain.build_request([Message.user("x")], [], "")
+    assert body["temperature"] == 0.2 and "reasoning" not in body

@@ -58,3 +58,9 @@ def test_neighbouring_plain_deltas_are_joined_but_signed_ones_are_not() -> None:
         TextChunk("x", signature="g"),
         TextChunk("y"),
     ]
+
+
+def test_an_event_without_data_dispatches_nothing() -> None:
+    assert parse_block(b"event: ping\ndata") is None
+    assert parse_block(b"data:") is None
+    assert parse_block(b"event: ping") is None

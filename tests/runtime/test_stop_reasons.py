@@ -148,3 +148,20 @@ async def test_a_paused_server_tool_turn_is_sent_back_to_go_on(server: FakeServe
     sent = server.bodies[1]["messages"]
     assert sent[-1]["role"] == "assistant" and sent[-1]["content"][0]["text"] == "Searching… "
     assert [m.role for m in history] == ["user", "assistant", "assistant"]
+
+
+async def test_gemini_calls_arrive_whole_so_they_run_at_the_limit(server: FakeServer, tmp_path: Path) -> None:
+    ran: list[dict[str, object]] = []
+
+    async def read(args: dict[str, object], ctx: object) -> str:
+        ran.append(args)
+        return "text"
+
+    server.script(
+        {"tool_calls": [{"name": "read_file", "args": {"path": "a"}}], "stop_reason": "max_tokens"},
+        {"text": "Read it."},
+    )
+    runtime = _runtime(make_provider(server, "gemini"), tmp_path, make_tool("read_file", read))
+    events, _ = await collect(runtime, "read a")
+    assert ran == [{"path": "a"}]
+    assert events[-1].text == "Read it."  # type: ignore[union-attr]

@@ -340,11 +340,11 @@ class EventReader(StreamReader):
         payload = json.loads(data)
         kind = payload.get("type", "") if isinstance(payload, dict) else ""
         if kind == "content_block_delta":
-            self._delta(payload["index"], payload["delta"])
+            self._delta(payload.get("index", 0), payload.get("delta") or {})
         elif kind == "content_block_start":
-            self._start(payload["index"], payload["content_block"])
+            self._start(payload.get("index", 0), payload.get("content_block") or {})
         elif kind == "content_block_stop":
-            self._stop(payload["index"])
+            self._stop(payload.get("index", 0))
         elif kind == "message_start":
             self._usage(payload.get("message", {}).get("usage"))
         elif kind == "message_delta":

@@ -163,12 +163,13 @@ class OpenAIResponsesProvider(SDKProvider):
             if self.spec.reasoning_effort:
                 reasoning["effort"] = self.spec.reasoning_effort
             params["reasoning"] = reasoning
-        for key, value in (
-            ("max_output_tokens", self.spec.max_tokens),
-            ("temperature", self.spec.temperature),
-            ("top_p", self.spec.top_p),
-        ):
-            if value is not None:
+        sampling = (
+            ()
+            if "reasoning" in params
+            else (("temperature", self.spec.temperature), ("top_p", self.spec.top_p))
+        )
+        for key, value in (("max_output_tokens", self.spec.max_tokens), *sampling):
+            if value is not None:  # reasoning models take no sampling options
                 params[key] = value
         return params
 

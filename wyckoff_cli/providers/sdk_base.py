@@ -11,16 +11,19 @@ close the client (`aclose`). An adapter supplies only its conversions:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar
 
-from wyckoff_cli.core.errors import ConnectionFailed
+from wyckoff_cli.core.errors import ConnectionFailed, Overloaded
 from wyckoff_cli.core.messages import Message, ToolSpec
 from wyckoff_cli.providers.base import Chunk, StreamingProvider, TextChunk, ThinkingChunk
 from wyckoff_cli.providers.sdk_errors import raise_translated
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.providers.sse import sse_batches
+
+log = logging.getLogger(__name__)
 
 
 class StreamReader:
@@ -106,7 +109,10 @@ class SDKProvider(StreamingProvider):
                 feed = reader.feed
                 async for batch in sse_batches(response.aiter_bytes()):
                     for event, data in batch:
-                        feed(event, data)
+                        try:
+                            feed(event, data)
+                        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+                            raise self._odd_event(event, data, exc) from exc
                     if len(out) == 1:
                         yield out.pop()
                     elif out:
@@ -121,6 +127,16 @@ class SDKProvider(StreamingProvider):
                 yield chunk
         except Exception as exc:
             raise_translated(exc, provider=self.name, secret=self._api_key)
+
+    def _odd_event(self, event: str, data: bytes, exc: Exception) -> Overloaded:
+        """An event whose JSON parsed but has a shape the reader cannot use: logged in
+        full, reported as a (retryable) server error."""
+        log.warning("%s: unexpected stream event %r %r", self.name, event, data[:500], exc_info=exc)
+        return Overloaded(
+            f"{self.name}: server error or overloaded: the stream sent an event in an unexpected "
+            f"shape ({type(exc).__name__})",
+            provider=self.name,
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client's connections (idempotent)."""

@@ -76,6 +76,7 @@ def parse_block(block: bytes) -> Event | None:
             data.append(value)
         elif field == b"event":
             name = value.decode("utf-8", "replace")
-    if not data:
-        return None
-    return name, b"\n".join(data)
+    joined = b"\n".join(data)
+    if not joined:
+        return None  # an empty data buffer dispatches nothing
+    return name, joined

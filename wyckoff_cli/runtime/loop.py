@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -43,12 +42,12 @@ from wyckoff_cli.providers.base import (
     UsageChunk,
 )
 from wyckoff_cli.providers.registry import vendor_of
-from wyckoff_cli.runtime.assembly import ResponseAssembler
+from wyckoff_cli.runtime.assembly import ResponseAssembler, clean_chunk
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
     DoomLoopGuard,
     GuardPipeline,
-    LoopGuard,
+    RequiredToolsGuard,
     RoundLimitGuard,
     TurnState,
 )
@@ -56,6 +55,7 @@ from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -122,6 +122,8 @@ class AgentRuntime:
         results_dir: Path | None = None,
         tool_env: Mapping[str, str] | None = None,
         redact: Callable[[str], str] | None = None,
+        host_files: HostFiles | None = None,
+        host_terminal: HostTerminal | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -134,6 +136,8 @@ class AgentRuntime:
         self._results_dir = results_dir
         self.tool_env = dict(tool_env) if tool_env is not None else None
         self.redact = redact  # removes secrets from what is written to disk (offloaded results)
+        self.host_files = host_files  # an editor's files and terminal, when the host offers them
+        self.host_terminal = host_terminal
 
     @property
     def results_dir(self) -> Path:
@@ -197,7 +201,7 @@ class AgentRuntime:
             [
                 RoundLimitGuard(self.settings.max_tool_rounds),
                 DoomLoopGuard(self.settings.doom_loop_repeats, self.settings.doom_loop_window),
-                LoopGuard(expectation, self.settings.loop_guard_retries),
+                RequiredToolsGuard(expectation, self.settings.loop_guard_retries),
             ]
         )
         runner = ToolCallRunner(
@@ -212,6 +216,8 @@ class AgentRuntime:
             max_parallel=self.settings.max_parallel_tools,
             offload_threshold=self.settings.offload_threshold,
             redact=self.redact,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         turn = _Turn(conversation, queue, TurnState(), runner)
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
@@ -355,7 +361,8 @@ class AgentRuntime:
                         turn,
                         ev.Notice(
                             "warning",
-                            "This answer may be unreliable: the model did not call the tools it "
+                            verdict.warning
+                            or "This answer may be unreliable: the model did not call the tools it "
                             f"needed after {turn.state.retries} reminders ({names}).",
                         ),
                     )
@@ -384,8 +391,7 @@ class AgentRuntime:
                         result.call.id, result.call.name, result.text, is_error=result.is_error, **result.meta
                     ),
                 )
-                if not result.is_error:
-                    turn.state.succeeded.append(result.call)
+                turn.state.record_result(result.call, result.text, result.is_error)
             turn.pending_calls = ()
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:
@@ -400,7 +406,8 @@ class AgentRuntime:
         thinking_ms = 0
         stream = self.provider.chat_stream(request.messages, request.tools, request.system_prompt)
         try:
-            async for chunk in stream:
+            async for received in stream:
+                chunk = clean_chunk(received)  # lone surrogates → U+FFFD, before any event
                 if isinstance(chunk, TextChunk):
                     if thinking_started is not None:
                         thinking_ms += _ms_since(thinking_started)
@@ -490,15 +497,7 @@ def _ms_since(started: float) -> int:
 
 
 def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for tool child processes: the current one without API keys."""
-    env = dict(os.environ if base is None else base)
-    for key in list(env):
-        upper = key.upper()
-        if upper.endswith(("_API_KEY", "_AUTH_TOKEN", "_ACCESS_TOKEN")) or upper in {
-            "ANTHROPIC_API_KEY",
-            "OPENAI_API_KEY",
-            "GEMINI_API_KEY",
-            "GOOGLE_API_KEY",
-        }:
-            del env[key]
-    return env
+    """The environment for tool child processes: secrets removed (tools/process.py)."""
+    from wyckoff_cli.tools.process import child_env
+
+    return child_env(base)

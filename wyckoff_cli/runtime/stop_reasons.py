@@ -7,8 +7,9 @@ assistant message (`meta["stop_reason"]`) and into `done.stop_reason`, and asks
 - **Text cut at the output limit** (`max_tokens`, no tool call): the model is asked to
   continue where it stopped, at most `max_continuations` times (2 by default), each
   time with a notice; `full_text()` joins the pieces for `done.text`.
-- **Cut inside a tool call's arguments** (`max_tokens` with tool calls): no call of
-  that message runs. Each gets an error result telling the model its call was
+- **Cut inside a tool call's arguments** (`max_tokens` with tool calls, from a vendor
+  that streams calls in fragments; Gemini sends each call whole): no call of that
+  message runs. Each gets an error result telling the model its call was
   truncated, and the model gets another round (counted as a continuation).
 - **Safety / recitation stop** (`content_filter`): a warning notice, not a silent end.
 - **Paused server-tool turn** (`pause`, Anthropic's `pause_turn`): the answer so far is
@@ -22,8 +23,10 @@ from typing import Literal
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.messages import Message
+from wyckoff_cli.providers.registry import vendor_of
 
 MAX_CONTINUATIONS = 2
+WHOLE_CALLS = ("gemini",)  # vendors that send each tool call whole, never in fragments
 MAX_PAUSES = 5
 CONTINUE_PROMPT = (
     "Your previous answer was cut off at the output-token limit. Continue exactly where it "
@@ -69,6 +72,8 @@ class StopReasonReview:
         self.last = reason if isinstance(reason, str) else None
         if reason == "max_tokens":
             if assistant.tool_calls:
+                if vendor_of(str(assistant.meta.get("model", ""))) in WHOLE_CALLS:
+                    return None  # such calls arrive whole: the cut was after them
                 return self._truncated_calls(assistant)
             return self._cut_text(assistant)
         if reason == "pause" and not assistant.tool_calls:

@@ -18,12 +18,21 @@ from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
+from wyckoff_cli.session.shell import (
+    check_rule_tools,
+    protected_roots,
+    session_tool_names,
+    shell_notice,
+    shell_settings,
+)
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
 from wyckoff_cli.storage.paths import find_project_root
 from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.builtin import default_registry
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
 from wyckoff_cli.tools.registry import ToolRegistry
+from wyckoff_cli.tools.sandbox import ShellSettings
 
 if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
@@ -36,6 +45,7 @@ if TYPE_CHECKING:
 class Workspace:
     root: Path
     loaded: LoadedConfig
+    sandbox: str | None = None  # `--sandbox MODE`, overriding `[shell] sandbox`
 
     @property
     def config(self) -> Config:
@@ -66,6 +76,11 @@ class Session:
         return self.recorder.id if self.recorder is not None else None
 
     @property
+    def shell_notice(self) -> str:
+        """The one-line start-up notice about the shell sandbox ("" when it is on)."""
+        return shell_notice(self.registry)
+
+    @property
     def system_prompt(self) -> str:
         """Stable across rounds (the prompt cache depends on it)."""
         return self.context.system_prompt if self.context is not None else self.fixed_prompt
@@ -85,11 +100,13 @@ class SessionBuilder:
     cwd: Path | None = None
     store: SessionStore | None = None
     provider_factory: Callable[[str], LLMProvider] | None = None
-    tools_factory: Callable[[], ToolRegistry] = default_registry
+    tools_factory: Callable[[], ToolRegistry] | None = None  # default: built-ins, shell from [shell]
     manage_context: bool = True  # False: no context manager (and `fixed_prompt` as the prompt)
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
     hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
+    host_files: HostFiles | None = None  # an editor's files and terminal (ACP), when offered
+    host_terminal: HostTerminal | None = None
 
     @property
     def config(self) -> Config:
@@ -107,6 +124,21 @@ class SessionBuilder:
         conversation, so the runtime sees them)."""
         store = self.sessions()
         return store.reopen(loaded) if loaded is not None else store.create(self.workspace.root, model=model)
+
+    def shell(self) -> ShellSettings:
+        """How this workspace's shell commands run (`[shell]`, `--sandbox`); the
+        sandbox probe runs once per process."""
+        return shell_settings(self.config, self.workspace.root, self.workspace.sandbox)
+
+    def shell_notice(self) -> str:
+        """The one-line start-up notice about the shell sandbox ("" when it is on, or
+        when the session's tools are not the built-ins); hosts show it when they start,
+        before any session is built."""
+        return self.shell().notice if self.tools_factory is None else ""
+
+    def default_tools(self) -> ToolRegistry:
+        """The built-in tools, the shell sandboxed and scrubbed as `[shell]` says."""
+        return default_registry(shell=self.shell())
 
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
@@ -128,8 +160,8 @@ class SessionBuilder:
         config = self.config
         policy = build_policy(config, mode, [*self.extra_allow, *allow])  # type: ignore[arg-type]
         provider = provider or self.provider(model)
-        registry = self.tools_factory()
-        if self.tools_factory is default_registry:  # the web tools of `[web]` (tools/web)
+        registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
+        if self.tools_factory is None:  # the web tools of `[web]` (tools/web)
             for tool in session_web_tools(config, provider):
                 registry.add(tool)
         context = None
@@ -144,6 +176,9 @@ class SessionBuilder:
             for tool in context.tools():
                 registry.add(tool)
             set_prompt(context, self.workspace.root, registry)
+        known = [*session_tool_names(), *registry.names()]  # rules may name tools this session lacks
+        check_rule_tools(self.workspace.loaded.files, [*policy.allow, *policy.deny], known)
+        policy.protected_roots = protected_roots
         runtime = AgentRuntime(
             provider,
             registry,
@@ -155,6 +190,8 @@ class SessionBuilder:
             context=context,
             redact=offload_redactor(config),
             hooks=self.hooks,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         return Session(

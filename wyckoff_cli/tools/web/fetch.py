@@ -18,15 +18,17 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.subject import NONE, Subject
 from wyckoff_cli.tools.web.client import FetchFailed, RawPage, WebClient
 from wyckoff_cli.tools.web.convert import Converted, Unsupported, convert, pretty_json
-from wyckoff_cli.tools.web.urls import BadURL, canonical_url, suggest_url_rule
+from wyckoff_cli.tools.web.urls import BadURL, canonical_url, host_of, suggest_url_rule, url_for_rules
 
 INLINE_CHARS = 7_000  # below the runtime's offload threshold: the model sees it all
 EXCERPT_CHARS = 2_400  # the "most relevant sections" block, inside the offload preview's head
@@ -272,8 +274,20 @@ class WebFetch:
             kind="other",
             summary_arg="url",
             preview=_preview,
-            extra={"rule_subject": "url"},
+            url_args=("url",),
+            subject_of=fetch_subject,
         )
+
+
+def fetch_subject(args: Mapping[str, Any], workspace: Path) -> Subject:
+    """The permission subject of a `web_fetch` call: the canonical URL the tool will
+    fetch and its canonical host (IDNA, numeric IPv4 spellings as dotted quads), so a
+    `domain:` rule sees the host exactly as the tool connects to it. A URL the tool
+    refuses has no host: no `domain:` rule allows it (it fails when it runs anyway)."""
+    raw = args.get("url")
+    if not isinstance(raw, str):
+        return NONE
+    return Subject("url", url_for_rules(raw), host=host_of(raw) or "")
 
 
 def _preview(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
