@@ -44,7 +44,7 @@ from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.ignore import glob_to_regex
 from wyckoff_cli.tools.shellparse import SimpleCommand, basename, normalize, pattern_words
 from wyckoff_cli.tools.subject import Subject
-from wyckoff_cli.tools.web.urls import check_domain_pattern, suggest_url_rule
+from wyckoff_cli.tools.web.urls import check_domain_pattern, host_matches, suggest_url_rule
 
 _RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _WILDCARD = re.compile(r"(?<!\\)(?:\\\\)*[*?\[]")
@@ -248,9 +248,14 @@ def path_matches(pattern: str, relative: str | None, absolute: str) -> bool:
 def url_matches(pattern: str, subject: Subject) -> bool:
     if pattern.startswith("domain:"):
         host = pattern[len("domain:") :].strip().lower().rstrip(".")
+        if not host or not subject.host:
+            return False
         if host.startswith("*."):
-            return subject.host == host[2:] or subject.host.endswith(host[1:])
-        return bool(host) and subject.host == host
+            plain = subject.host == host[2:] or subject.host.endswith(host[1:])
+        else:
+            plain = subject.host == host
+        # also the host in its canonical spelling (IDNA, IPv4 as a dotted quad; web/urls.py)
+        return plain or host_matches(host, subject.host)
     return _text_matches(pattern, subject.text)
 
 

@@ -275,8 +275,9 @@ def evaluate(policy: ApprovalPolicy, url: str, root: Path) -> str:
         ("https://evil.example\\@docs.python.org/", False),
     ],
 )
-def test_domain_allow_rule_table(root: Path, url: str, allowed: bool) -> None:
-    policy = ApprovalPolicy(allow=["web_fetch(domain:docs.python.org)"])
+@pytest.mark.parametrize("rule", ["web_fetch(domain:docs.python.org)", "WebFetch(domain:docs.python.org)"])
+def test_domain_allow_rule_table(root: Path, url: str, allowed: bool, rule: str) -> None:
+    policy = ApprovalPolicy(allow=[rule])
     assert evaluate(policy, url, root) == ("allow" if allowed else "ask")
 
 
@@ -290,10 +291,48 @@ def test_domain_allow_rule_table(root: Path, url: str, allowed: bool) -> None:
         "https://a.b.evil.example/",
     ],
 )
-def test_domain_deny_rule_covers_every_spelling(root: Path, url: str) -> None:
-    policy = ApprovalPolicy(mode="yolo", allow=["web_fetch(*)"], deny=["web_fetch(domain:*.evil.example)"])
+@pytest.mark.parametrize("rule", ["web_fetch(domain:*.evil.example)", "WebFetch(domain:*.evil.example)"])
+def test_domain_deny_rule_covers_every_spelling(root: Path, url: str, rule: str) -> None:
+    policy = ApprovalPolicy(mode="yolo", allow=["web_fetch(*)"], deny=[rule])
     assert evaluate(policy, url, root) == "deny"
     assert evaluate(policy, "https://notevil.example/", root) == "allow"
+    for mode in ("default", "plan", "auto-edit"):
+        assert evaluate(ApprovalPolicy(mode=mode, deny=[rule]), url, root) == "deny"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("rule", "url"),
+    [
+        ("web_fetch(domain:bücher.example)", "https://xn--bcher-kva.example/"),
+        ("web_fetch(domain:bücher.example)", "https://BÜCHER.example./x"),
+        ("web_fetch(domain:xn--bcher-kva.example)", "https://bücher.example/"),
+        ("WebFetch(domain:*.bücher.example)", "https://cdn.xn--bcher-kva.example/"),
+        ("web_fetch(domain:127.0.0.1)", "http://0x7f000001/"),
+        ("web_fetch(domain:127.0.0.1)", "http://2130706433/"),
+        ("web_fetch(domain:127.0.0.1)", "http://127.1/"),
+        ("web_fetch(domain:127.0.0.1)", "http://0177.0.0.1/"),
+        ("web_fetch(domain:[::1])", "http://[0:0::1]:81/"),
+        ("web_fetch(domain:::1)", "http://[0:0::1]/"),
+    ],
+)
+def test_domain_deny_rule_sees_the_canonical_host(root: Path, rule: str, url: str) -> None:
+    """A deny rule holds against internationalised and numeric spellings of its host
+    (the subject's host is the one the tool connects to, and the rule's host is
+    normalised the same way)."""
+    assert evaluate(ApprovalPolicy(mode="yolo", deny=[rule]), url, root) == "deny"
+    assert evaluate(ApprovalPolicy(allow=[rule]), url, root) == "allow"
+
+
+def test_always_never_saves_every_url_for_a_refused_url(root: Path) -> None:
+    tool = make_fetch().tool()
+    ctx = ToolContext(workspace=root)
+    verdict = ApprovalPolicy().evaluate(tool, {"url": "https://evil.example\\@docs.python.org/"}, ctx)
+    assert verdict.action == "ask" and verdict.rule is not None
+    assert verdict.rule not in ("web_fetch", "web_fetch(*)") and "domain:" not in verdict.rule
+    remembered = ApprovalPolicy()
+    remembered.remember(verdict.rule)
+    assert remembered.evaluate(tool, {"url": "https://evil.example/"}, ctx).action == "ask"
+    assert remembered.evaluate(tool, {"url": "https://docs.python.org/"}, ctx).action == "ask"
 
 
 def test_always_saves_the_domain_and_modes(root: Path) -> None:
