@@ -8,9 +8,12 @@ The first line is a header; every other line has a `kind`:
     {"kind": "compaction", "ts": "...", "archive": "archive/001-....jsonl", "replaced": 40,
      "history": [{Message.to_dict()}, ...]}       # the whole history after compaction
     {"kind": "turn_end", "ts": "...", "reason": "completed", "usage": {...}}
+    {"kind": "rewind", "ts": "...", "before": "<message id>", "removed": 7}
 
-The history is rebuilt by appending each `message` and replacing everything with a
-`compaction` record's `history`. A line is written (one `write` call, no buffering in
+The history is rebuilt by appending each `message`, replacing everything with a
+`compaction` record's `history`, and cutting it at a `rewind` record: the message
+whose id is `before` and everything after it are dropped (the log itself stays
+append-only; the removed messages remain readable above the record). A line is written (one `write` call, no buffering in
 the process) as soon as its message is final, and the file is fsynced at each turn end,
 so `kill -9` loses at most the message being streamed. The reader skips a torn last
 line (and reports it), skips and counts any other unreadable line, and ignores kinds
@@ -232,6 +235,22 @@ def turn_end_record(reason: str, usage: dict[str, int]) -> dict[str, Any]:
     return {"kind": "turn_end", "ts": now_iso(), "reason": reason, "usage": usage}
 
 
+def rewind_record(before: str, removed: int) -> dict[str, Any]:
+    """The conversation was truncated to before the message with id `before`."""
+    return {"kind": "rewind", "ts": now_iso(), "before": before, "removed": removed}
+
+
+def truncate_before(history: list[Message], message_id: str) -> int:
+    """Cut `history` in place before the message with id `message_id`; returns how
+    many messages were removed (0 when no message has that id)."""
+    for index, message in enumerate(history):
+        if message.id == message_id:
+            removed = len(history) - index
+            del history[index:]
+            return removed
+    return 0
+
+
 @dataclass
 class ChatLog:
     """A chat log as read back."""
@@ -244,6 +263,7 @@ class ChatLog:
     turns_ended: int = 0
     compactions: int = 0
     interrupted: bool = False  # messages follow the last `turn_end`: a turn did not finish
+    rewinds: int = 0
     records: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
@@ -263,6 +283,11 @@ def read_chat(path: Path) -> ChatLog:
                 log.compactions += 1
             elif kind == "turn_end":
                 log.turns_ended += 1
+                log.interrupted = False
+            elif kind == "rewind":
+                if not truncate_before(log.history, str(record["before"])):
+                    log.skipped += 1
+                log.rewinds += 1
                 log.interrupted = False
         except (KeyError, TypeError, ValueError):
             log.skipped += 1
@@ -308,6 +333,6 @@ def transcript(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             added = [m for m in history if isinstance(m, dict) and dumps(m) not in seen]
             seen.update(dumps(m) for m in added)
             items.append({k: v for k, v in record.items() if k != "history"} | {"added": added})
-        elif kind == "turn_end":
+        elif kind in ("turn_end", "rewind"):
             items.append(record)
     return items

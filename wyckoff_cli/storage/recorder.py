@@ -34,6 +34,8 @@ from wyckoff_cli.storage.chatlog import (
     compaction_record,
     message_record,
     now_iso,
+    rewind_record,
+    truncate_before,
     turn_end_record,
     write_archive,
 )
@@ -166,6 +168,22 @@ class SessionRecorder:
         self._pending.append((len(before), len(after), record))
         self._write_due_compactions()
         return path
+
+    def record_rewind(self, message_id: str) -> int:
+        """Truncate the history (in place) to before the message `message_id` and log
+        a `rewind` record, so resume rebuilds the same state. Call between turns.
+        Returns how many messages were removed (0: no such message, nothing logged)."""
+        self._write_due_compactions(force=True)
+        removed = truncate_before(self.history, message_id)
+        if removed:
+            self._dirty = True
+            self._logged = len(self.history)
+            try:
+                self.chat.append(rewind_record(message_id, removed))
+            except OSError as exc:
+                self._failed(exc)
+            self.flush()
+        return removed
 
     def _write_due_compactions(self, *, force: bool = False) -> None:
         while self._pending and (force or self._logged >= self._pending[0][0]):
