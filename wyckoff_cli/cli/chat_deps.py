@@ -12,12 +12,14 @@ from wyckoff_cli.cli.compose import (
     build_model,
     build_policy,
     build_runtime,
+    offload_redactor,
     resolve_model_spec,
 )
 from wyckoff_cli.core.errors import ProviderError
 from wyckoff_cli.core.events import UsageReported
 from wyckoff_cli.providers.credentials import KEY_VARIABLES, resolve_api_key
 from wyckoff_cli.runtime.approval import Approver
+from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.credentials import load_credentials, save_credential
@@ -74,6 +76,9 @@ def build_chat_deps(workspace: Workspace, model: str | None, mode: str | None) -
             approver=approver,
             results_dir=recorder.results_dir,
             context=context,
+            hooks=checkpoint_hooks(
+                workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
+            ),
         )
         return runtime, lambda: context.system_prompt
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.instructions import ProjectInstructions
     from wyckoff_cli.context.manager import ContextManager, SessionId
+    from wyckoff_cli.runtime.hooks import RuntimeHooks
 
 
 @dataclass
@@ -131,6 +132,7 @@ def build_runtime(
     max_tool_rounds: int | None = None,
     results_dir: Path | None = None,
     context: ContextManager | None = None,
+    hooks: Sequence[RuntimeHooks] = (),
 ) -> AgentRuntime:
     """The runtime for one session. With `context` (see `build_context`), its tools
     (`remember`) are added and it manages the context."""
@@ -149,6 +151,7 @@ def build_runtime(
         tool_env=child_environment(),
         context=context,
         redact=offload_redactor(workspace.config),
+        hooks=hooks,
     )
 
 

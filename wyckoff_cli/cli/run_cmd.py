@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from wyckoff_cli.runtime.hooks import RuntimeHooks
     from wyckoff_cli.storage.config import Config
     from wyckoff_cli.storage.recorder import SessionRecorder
 
@@ -118,6 +119,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         max_tool_rounds=args.max_tool_rounds,
         results_dir=recorder.results_dir if recorder is not None else None,
         context=context,
+        hooks=_checkpoint_hooks(workspace.root, config, recorder.id) if recorder is not None else (),
     )
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
@@ -207,6 +209,13 @@ def _open_session(
             file=sys.stderr,
         )
     return store.reopen(loaded)
+
+
+def _checkpoint_hooks(root: Path, config: Config, session_id: str) -> list[RuntimeHooks]:
+    from wyckoff_cli.cli.compose import offload_redactor
+    from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
+
+    return checkpoint_hooks(root, config.checkpoints, session_id, redact=offload_redactor(config))
 
 
 def _report_session(recorder: SessionRecorder, output_format: str) -> None:

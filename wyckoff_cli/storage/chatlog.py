@@ -8,12 +8,14 @@ The first line is a header; every other line has a `kind`:
     {"kind": "compaction", "ts": "...", "archive": "archive/001-....jsonl", "replaced": 40,
      "history": [{Message.to_dict()}, ...]}       # the whole history after compaction
     {"kind": "turn_end", "ts": "...", "reason": "completed", "usage": {...}}
-    {"kind": "rewind", "ts": "...", "before": "<message id>", "removed": 7}
+    {"kind": "rewind", "ts": "...", "before": "<message id>", "removed": 7, "kept": 12}
 
 The history is rebuilt by appending each `message`, replacing everything with a
 `compaction` record's `history`, and cutting it at a `rewind` record: the message
 whose id is `before` and everything after it are dropped (the log itself stays
-append-only; the removed messages remain readable above the record). A line is written (one `write` call, no buffering in
+append-only; the removed messages remain readable above the record). When no message
+has that id (a log written before messages had ids gets fresh ones on every read), the
+history is cut to its first `kept` messages. A line is written (one `write` call, no buffering in
 the process) as soon as its message is final, and the file is fsynced at each turn end,
 so `kill -9` loses at most the message being streamed. The reader skips a torn last
 line (and reports it), skips and counts any other unreadable line, and ignores kinds
@@ -235,9 +237,10 @@ def turn_end_record(reason: str, usage: dict[str, int]) -> dict[str, Any]:
     return {"kind": "turn_end", "ts": now_iso(), "reason": reason, "usage": usage}
 
 
-def rewind_record(before: str, removed: int) -> dict[str, Any]:
-    """The conversation was truncated to before the message with id `before`."""
-    return {"kind": "rewind", "ts": now_iso(), "before": before, "removed": removed}
+def rewind_record(before: str, removed: int, kept: int) -> dict[str, Any]:
+    """The conversation was truncated to before the message with id `before`, keeping
+    its first `kept` messages."""
+    return {"kind": "rewind", "ts": now_iso(), "before": before, "removed": removed, "kept": kept}
 
 
 def truncate_before(history: list[Message], message_id: str) -> int:
@@ -286,7 +289,11 @@ def read_chat(path: Path) -> ChatLog:
                 log.interrupted = False
             elif kind == "rewind":
                 if not truncate_before(log.history, str(record["before"])):
-                    log.skipped += 1
+                    kept = record.get("kept")
+                    if isinstance(kept, int) and 0 <= kept < len(log.history):
+                        del log.history[kept:]
+                    else:
+                        log.skipped += 1
                 log.rewinds += 1
                 log.interrupted = False
         except (KeyError, TypeError, ValueError):

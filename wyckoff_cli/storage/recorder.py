@@ -179,7 +179,7 @@ class SessionRecorder:
             self._dirty = True
             self._logged = len(self.history)
             try:
-                self.chat.append(rewind_record(message_id, removed))
+                self.chat.append(rewind_record(message_id, removed, len(self.history)))
             except OSError as exc:
                 self._failed(exc)
             self.flush()

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.runtime.checkpoints.conftest import dot_git_state
 from tests.runtime.support import collect, of_type
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.providers.scripted import ScriptedProvider
 from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
-from wyckoff_cli.runtime.checkpoints.hooks import SIDE_EFFECTS_NOTICE, CheckpointHooks
+from wyckoff_cli.runtime.checkpoints.hooks import SIDE_EFFECTS_NOTICE, CheckpointHooks, checkpoint_hooks
 from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
 from wyckoff_cli.runtime.loop import AgentRuntime
+from wyckoff_cli.storage.config import CheckpointsConfig
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.policy import ApprovalPolicy
 
@@ -134,3 +137,33 @@ async def test_a_command_that_changes_nothing_is_not_an_undo_step(
     await collect(runtime_for(repo, engine, rounds), "go")
     plan = CheckpointCommands(engine, SESSION).preview_undo()
     assert plan is not None and [(f.path, f.action) for f in plan.files] == [("a.txt", "delete")]
+
+
+async def test_without_git_the_session_runs_and_says_checkpoints_are_off(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(repo / "no-such-bin"))
+    hooks = checkpoint_hooks(repo, CheckpointsConfig(), SESSION)
+    assert isinstance(hooks[0], CheckpointHooks) and hooks[0].engine is None
+    runtime = AgentRuntime(
+        ScriptedProvider(
+            [
+                call("write_file", path="a.txt", content="a\n"),
+                call("edit_file", path="a.txt", old="a", new="b"),
+                {"text": "ok"},
+            ]
+        ),
+        default_registry(),
+        workspace=repo,
+        policy=ApprovalPolicy(mode="yolo"),
+        hooks=hooks,
+        results_dir=repo.parent / "results",
+    )
+    events, _ = await collect(runtime, "go")
+    warnings = [e.message for e in of_type(events, ev.Notice) if e.level == "warning"]
+    assert len(warnings) == 1 and "Checkpoints are off" in warnings[0] and "git binary" in warnings[0]
+    assert (repo / "a.txt").read_text() == "b\n"
+
+
+def test_checkpoints_can_be_turned_off(repo: Path) -> None:
+    assert checkpoint_hooks(repo, CheckpointsConfig(enabled=False), SESSION) == []

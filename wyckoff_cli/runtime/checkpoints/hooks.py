@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import WyckoffError
@@ -23,6 +25,7 @@ from wyckoff_cli.core.messages import Message, ToolCallPart
 from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
 from wyckoff_cli.runtime.checkpoints.store import Checkpoint
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
+from wyckoff_cli.storage.config import CheckpointsConfig
 from wyckoff_cli.tools.base import Tool
 
 log = logging.getLogger(__name__)
@@ -38,18 +41,33 @@ SIDE_EFFECTS_NOTICE = (
 class CheckpointHooks(RuntimeHooks):
     """Install one per session: `AgentRuntime(..., hooks=[CheckpointHooks(engine, session_id)])`."""
 
-    def __init__(self, engine: CheckpointEngine, session_id: str) -> None:
+    def __init__(
+        self, engine: CheckpointEngine | None, session_id: str, *, disabled: str | None = None
+    ) -> None:
         self.engine = engine
         self.session_id = session_id
         self.message_id: str | None = None
         self.pending: Checkpoint | None = None  # the round whose end state is not recorded yet
         self.warned_side_effects = False
-        self.disabled: str | None = None
+        self.disabled = disabled if engine is not None else disabled or "no checkpoint engine"
+        self.warned_disabled = False
+        self.pruned = False
+        self.warming: asyncio.Task[None] | None = None
         self.last: Checkpoint | None = None
 
     async def before_run(self, user_message: Message) -> Message | None:
         self.message_id = user_message.id
+        if self.warming is None and self.disabled is None:
+            # prune and bring the shadow index up to date while the model thinks, so the
+            # first checkpoint of a session on a big tree is incremental (docs/PERFORMANCE.md)
+            self.warming = asyncio.create_task(asyncio.to_thread(self._warm))
         return None
+
+    def _warm(self) -> None:
+        assert self.engine is not None
+        self.pruned = True
+        self.engine.prune()
+        self.engine.snapshot()
 
     async def before_tool_round(
         self, calls: Sequence[ToolCallPart], tools: Sequence[Tool | None]
@@ -61,17 +79,39 @@ class CheckpointHooks(RuntimeHooks):
         if "execute" in kinds and not self.warned_side_effects:
             self.warned_side_effects = True
             events.append(ev.Notice("info", SIDE_EFFECTS_NOTICE))
-        if self.disabled is not None:
-            return events
-        await self._finish_round()
-        records = [{"id": c.id, "name": c.name, "args": c.arguments} for c in calls]
-        try:
-            self.pending = self.last = await asyncio.to_thread(
-                self.engine.checkpoint, self.session_id, self.message_id, records
+        if self.disabled is None:
+            await self._wait_for_warm_up()
+            await self._finish_round()
+            records = [{"id": c.id, "name": c.name, "args": c.arguments} for c in calls]
+            try:
+                self.pending = self.last = await asyncio.to_thread(self._checkpoint, records)
+            except (WyckoffError, OSError) as exc:
+                self._disable(exc)
+        if self.disabled is not None and not self.warned_disabled:
+            self.warned_disabled = True
+            events.append(
+                ev.Notice(
+                    "warning",
+                    f"Checkpoints are off for this session (undo and rewind of code will not work): {self.disabled}",
+                )
             )
-        except (WyckoffError, OSError) as exc:
-            events.append(self._disable(exc))
         return events
+
+    async def _wait_for_warm_up(self) -> None:
+        warming = self.warming
+        if warming is None or warming.done() and warming.cancelled():
+            return
+        try:
+            await asyncio.shield(warming)
+        except (WyckoffError, OSError) as exc:
+            self._disable(exc)
+
+    def _checkpoint(self, records: list[dict[str, Any]]) -> Checkpoint:
+        assert self.engine is not None
+        if not self.pruned:  # once a session, off the event loop: old checkpoints go
+            self.pruned = True
+            self.engine.prune()
+        return self.engine.checkpoint(self.session_id, self.message_id, records)
 
     async def before_model_call(self, request: ModelRequest) -> ModelRequest | None:
         await self._finish_round()
@@ -82,18 +122,33 @@ class CheckpointHooks(RuntimeHooks):
 
     async def _finish_round(self) -> None:
         pending, self.pending = self.pending, None
-        if pending is None or self.disabled is not None:
+        if pending is None or self.disabled is not None or self.engine is None:
             return
         try:
             await asyncio.to_thread(self.engine.record_after, pending)
         except (WyckoffError, OSError) as exc:
             self._disable(exc)
 
-    def _disable(self, exc: Exception) -> ev.Notice:
+    def _disable(self, exc: Exception) -> None:
         message = exc.message if isinstance(exc, WyckoffError) else str(exc)
         log.warning("checkpoints off for session %s: %s", self.session_id, message)
         self.disabled = message
-        return ev.Notice(
-            "warning",
-            f"Checkpoints are off for this session (undo and rewind of code will not work): {message}",
-        )
+
+
+def checkpoint_hooks(
+    workspace: Path,
+    settings: CheckpointsConfig,
+    session_id: str,
+    *,
+    redact: Callable[[str], str] | None = None,
+) -> list[RuntimeHooks]:
+    """The hooks a session installs: none when `[checkpoints] enabled = false`; one
+    that only warns when checkpoints cannot work here (no git binary)."""
+    if not settings.enabled:
+        return []
+    try:
+        engine = CheckpointEngine(workspace, settings, redact=redact or (lambda text: text))
+    except (WyckoffError, OSError) as exc:
+        message = exc.message if isinstance(exc, WyckoffError) else str(exc)
+        return [CheckpointHooks(None, session_id, disabled=message)]
+    return [CheckpointHooks(engine, session_id)]

@@ -220,6 +220,9 @@ class ShadowRepo:
             args += ["--", *paths]
         return self.run(*args).decode("utf-8", "replace")
 
+    def has_object(self, sha: str) -> bool:
+        return self.run("cat-file", "-t", sha, check=False) != b""
+
     def files(self, commit: str) -> set[str]:
         return set(_split(self.run("ls-tree", "-r", "-z", "--name-only", commit)))
 

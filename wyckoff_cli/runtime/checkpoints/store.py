@@ -59,13 +59,14 @@ class Checkpoint:
             if name in ("after", "after_tree"):
                 continue
             value = getattr(self, name)
-            if value is not None and value != []:
+            if name == "message_id" or (value is not None and value != []):
                 data[name] = value
         return data
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> Checkpoint:
         fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields.setdefault("message_id", None)
         return cls(**fields)
 
     def summary(self) -> dict[str, Any]:

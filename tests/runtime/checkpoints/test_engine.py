@@ -1,0 +1,186 @@
+"""The checkpoint engine on real repositories: what a snapshot holds, previews, restores."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.runtime.checkpoints.conftest import dot_git_state, git
+from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
+from wyckoff_cli.runtime.checkpoints.shadow import CheckpointError, GitMissing, ShadowRepo
+from wyckoff_cli.storage.config import CheckpointsConfig
+
+S = "20261201-100000-abcd"
+
+
+def agent_round(engine: CheckpointEngine, change: object, message_id: str = "m1") -> object:
+    """A round as the hooks make it: checkpoint, the tools' change, the end state."""
+    checkpoint = engine.checkpoint(
+        S, message_id, [{"id": "c1", "name": "run_shell", "args": {"command": "x"}}]
+    )
+    change()  # type: ignore[operator]
+    engine.record_after(checkpoint)
+    return checkpoint
+
+
+def test_the_shadow_repository_lives_under_the_data_dir(engine: CheckpointEngine, repo: Path) -> None:
+    engine.snapshot()
+    home = Path(os.environ["WYCKOFF_HOME"])
+    assert engine.repo.git_dir.is_relative_to(home / "data" / "checkpoints")
+    assert not any(p.name == "wyckoff-index" for p in repo.rglob("*"))
+
+
+def test_snapshot_holds_untracked_files_but_not_ignored_excluded_or_oversized(repo: Path) -> None:
+    (repo / "untracked.py").write_text("x = 1\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "out.bin").write_text("ignored by .gitignore\n")
+    (repo / "secret.env").write_text("KEY=1\n")
+    (repo / "big.dat").write_bytes(b"0" * 2048)
+    engine = CheckpointEngine(repo, CheckpointsConfig(exclude=["*.env"], max_file_size=1024))
+    snap = engine.snapshot()
+    files = engine.repo.files(snap.commit)
+    assert {"untracked.py", "notes.txt", "src/app.py", "README.md", ".gitignore"} <= files
+    assert not files & {"debug.log", "build/out.bin", "secret.env", "big.dat"}
+    assert snap.skipped == ("big.dat",)
+
+
+def test_ignored_and_oversized_files_are_left_alone_by_a_restore(
+    repo: Path, engine: CheckpointEngine
+) -> None:
+    (repo / "grows.dat").write_bytes(b"small")
+    checkpoint = agent_round(engine, lambda: (repo / "src" / "app.py").write_text("changed\n"))
+    (repo / "debug.log").write_text("new log\n")
+    (repo / "grows.dat").write_bytes(b"1" * 4096)  # now over max_file_size
+    plan = engine.plan(checkpoint)  # type: ignore[arg-type]
+    assert [(f.path, f.action) for f in plan.files] == [("src/app.py", "restore")]
+    assert "grows.dat" in plan.left_alone
+    engine.apply(plan, S)
+    assert (repo / "src" / "app.py").read_text() == "def main():\n    return 1\n"
+    assert (repo / "debug.log").read_text() == "new log\n"
+    assert (repo / "grows.dat").read_bytes() == b"1" * 4096
+    assert "Left alone" in plan.preview_text() and "grows.dat" in plan.preview_text()
+
+
+def test_a_change_by_hand_after_the_agent_is_shown_in_the_preview(
+    repo: Path, engine: CheckpointEngine
+) -> None:
+    checkpoint = agent_round(engine, lambda: (repo / "src" / "app.py").write_text("agent\n"))
+    (repo / "src" / "app.py").write_text("agent\nand the user's own line\n")
+    (repo / "README.md").write_text("user only\n")
+    plan = engine.plan(checkpoint)  # type: ignore[arg-type]
+    assert sorted(plan.user_changed) == ["README.md", "src/app.py"]
+    text = plan.preview_text()
+    assert "src/app.py  ! changed by you after the agent" in text
+    assert "restoring them loses those changes" in text
+
+
+def test_changes_by_hand_between_rounds_count_too(repo: Path, engine: CheckpointEngine) -> None:
+    first = agent_round(engine, lambda: (repo / "a.txt").write_text("agent 1\n"))
+    (repo / "hand.txt").write_text("by hand between rounds\n")
+    agent_round(engine, lambda: (repo / "b.txt").write_text("agent 2\n"))
+    plan = engine.plan(first)  # type: ignore[arg-type]
+    marks = {f.path: f.by_user for f in plan.files}
+    assert marks == {"a.txt": False, "b.txt": False, "hand.txt": True}
+
+
+def test_every_restore_can_be_undone(repo: Path, engine: CheckpointEngine) -> None:
+    checkpoint = agent_round(engine, lambda: (repo / "src" / "app.py").write_text("agent\n"))
+    (repo / "mine.txt").write_text("mine\n")
+    saved = engine.apply(engine.plan(checkpoint), S)  # type: ignore[arg-type]
+    assert saved.type == "restore" and saved.restore_of == checkpoint.id  # type: ignore[attr-defined]
+    assert not (repo / "mine.txt").exists()
+    plan = engine.plan(saved)
+    assert {(f.path, f.action) for f in plan.files} == {("mine.txt", "recreate"), ("src/app.py", "restore")}
+    engine.apply(plan, S)
+    assert (repo / "mine.txt").read_text() == "mine\n" and (repo / "src" / "app.py").read_text() == "agent\n"
+
+
+def test_a_restore_refuses_when_the_tree_changed_after_the_preview(
+    repo: Path, engine: CheckpointEngine
+) -> None:
+    checkpoint = agent_round(engine, lambda: (repo / "a.txt").write_text("a\n"))
+    plan = engine.plan(checkpoint)  # type: ignore[arg-type]
+    (repo / "late.txt").write_text("typed while the preview was open\n")
+    with pytest.raises(CheckpointError, match="changed since the preview"):
+        engine.apply(plan, S)
+    assert (repo / "a.txt").exists() and (repo / "late.txt").exists()
+
+
+def test_restores_keep_modes_symlinks_and_remove_emptied_folders(
+    repo: Path, engine: CheckpointEngine
+) -> None:
+    script = repo / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    (repo / "link").symlink_to("README.md")
+
+    def change() -> None:
+        script.unlink()
+        (repo / "link").unlink()
+        (repo / "deep" / "er").mkdir(parents=True)
+        (repo / "deep" / "er" / "file.txt").write_text("x\n")
+
+    checkpoint = agent_round(engine, change)
+    engine.apply(engine.plan(checkpoint), S)  # type: ignore[arg-type]
+    assert script.stat().st_mode & 0o111 and (repo / "link").is_symlink()
+    assert os.readlink(repo / "link") == "README.md"
+    assert not (repo / "deep").exists()
+
+
+def test_the_users_git_is_untouched_byte_for_byte(repo: Path, engine: CheckpointEngine) -> None:
+    state = dot_git_state(repo)
+    head, stash, branches = git(repo, "rev-parse", "HEAD"), git(repo, "stash", "list"), git(repo, "branch")
+    state = dot_git_state(repo)  # after our own reads
+    checkpoint = agent_round(engine, lambda: (repo / "src" / "app.py").unlink())
+    engine.apply(engine.plan(checkpoint), S)  # type: ignore[arg-type]
+    engine.prune(keep_days=0)
+    assert dot_git_state(repo) == state
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert git(repo, "stash", "list") == stash and git(repo, "branch") == branches
+    assert git(repo, "diff", "--cached", "--name-only") == "notes.txt\n"
+
+
+def test_pruning_removes_old_checkpoints_and_their_objects(repo: Path) -> None:
+    now = [datetime(2026, 11, 1, tzinfo=UTC)]
+    engine = CheckpointEngine(repo, CheckpointsConfig(keep_days=14), clock=lambda: now[0])
+    (repo / "old.bin").write_text("old content only in the first checkpoint\n")
+    old = agent_round(engine, lambda: (repo / "old.bin").unlink())
+    now[0] += timedelta(days=10)
+    kept = agent_round(engine, lambda: (repo / "b.txt").write_text("b\n"))
+    now[0] += timedelta(days=5)  # the first is 15 days old, the second 5
+    blob = engine.repo.run("rev-parse", f"{old.commit}:old.bin").decode().strip()  # type: ignore[attr-defined]
+    assert engine.repo.has_object(blob)
+    removed = CheckpointEngine.open(repo, CheckpointsConfig(keep_days=14), clock=lambda: now[0]).prune()
+    assert removed == []  # open() already pruned
+    assert [c.id for c in engine.checkpoints()] == [kept.id]  # type: ignore[attr-defined]
+    refs = engine.repo.run("for-each-ref", "--format=%(refname)").decode()
+    assert old.id not in refs  # type: ignore[attr-defined]
+    assert not engine.repo.has_object(blob)  # gone from the shadow repository's disk
+    assert engine.disk_use() > 0
+
+
+def test_a_checkpoint_id_is_found_by_prefix_with_clear_errors(engine: CheckpointEngine) -> None:
+    checkpoint = engine.checkpoint(S, "m1")
+    assert engine.find(checkpoint.id[:4]).id == checkpoint.id
+    with pytest.raises(CheckpointError, match="no checkpoint 'zzzz'"):
+        engine.find("zzzz")
+
+
+def test_without_git_checkpoints_say_so(repo: Path, tmp_path: Path) -> None:
+    with pytest.raises(GitMissing, match="need the git binary"):
+        ShadowRepo(repo, tmp_path / "shadow", git="")
+
+
+def test_tool_arguments_are_shortened_and_redacted(repo: Path) -> None:
+    engine = CheckpointEngine(repo, redact=lambda text: text.replace("sk-secret", "[REDACTED]"))
+    checkpoint = engine.checkpoint(
+        S,
+        "m1",
+        [{"id": "1", "name": "run_shell", "args": {"command": "curl -H sk-secret", "content": "x" * 500}}],
+    )
+    args = engine.find(checkpoint.id).calls[0]["args"]
+    assert args["command"] == "curl -H [REDACTED]"
+    assert len(args["content"]) == 201
