@@ -184,3 +184,81 @@ def test_tool_arguments_are_shortened_and_redacted(repo: Path) -> None:
     args = engine.find(checkpoint.id).calls[0]["args"]
     assert args["command"] == "curl -H [REDACTED]"
     assert len(args["content"]) == 201
+
+
+def test_a_folder_where_a_file_comes_back_is_replaced_when_it_holds_only_new_files(
+    repo: Path, engine: CheckpointEngine
+) -> None:
+    def change() -> None:
+        (repo / "README.md").unlink()
+        (repo / "README.md").mkdir()
+        (repo / "README.md" / "inner.txt").write_text("x\n")
+
+    checkpoint = agent_round(engine, change)
+    plan = engine.plan(checkpoint)  # type: ignore[arg-type]
+    assert {(f.path, f.action) for f in plan.files} == {
+        ("README.md", "recreate"),
+        ("README.md/inner.txt", "delete"),
+    }
+    engine.apply(plan, S)
+    assert (repo / "README.md").read_text() == "# Project\n"
+
+
+def test_a_folder_with_ignored_files_where_a_file_comes_back_is_left_alone(
+    repo: Path, engine: CheckpointEngine
+) -> None:
+    def change() -> None:
+        (repo / "README.md").unlink()
+        (repo / "README.md").mkdir()
+        (repo / "README.md" / "keep.log").write_text("ignored\n")
+
+    checkpoint = agent_round(engine, change)
+    plan = engine.plan(checkpoint)  # type: ignore[arg-type]
+    assert plan.files == [] and plan.left_alone == ["README.md"]
+    engine.apply(plan, S)
+    assert (repo / "README.md" / "keep.log").read_text() == "ignored\n"
+
+
+@pytest.mark.parametrize("form", ["folder symlink", "file symlink", "symlink chain"])
+def test_a_restore_never_writes_through_a_symlink_out_of_the_workspace(
+    repo: Path, engine: CheckpointEngine, tmp_path: Path, form: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "app.py").write_text("outside, must not change\n")
+    (outside / "README.md").write_text("outside, must not change\n")
+
+    def change() -> None:
+        if form == "folder symlink":  # src/ becomes a link to a folder outside
+            (repo / "src" / "app.py").unlink()
+            (repo / "src").rmdir()
+            (repo / "src").symlink_to(outside)
+        elif form == "file symlink":  # README.md becomes a link to a file outside
+            (repo / "README.md").unlink()
+            (repo / "README.md").symlink_to(outside / "README.md")
+        else:  # src/ -> hop -> outside
+            (repo / "src" / "app.py").unlink()
+            (repo / "src").rmdir()
+            (repo / "hop").symlink_to(outside)
+            (repo / "src").symlink_to(repo / "hop")
+
+    checkpoint = agent_round(engine, change)
+    engine.apply(engine.plan(checkpoint), S)  # type: ignore[arg-type]
+    assert (outside / "app.py").read_text() == "outside, must not change\n"
+    assert (outside / "README.md").read_text() == "outside, must not change\n"
+    assert (
+        not (repo / "src").is_symlink()
+        and (repo / "src" / "app.py").read_text() == "def main():\n    return 1\n"
+    )
+    assert not (repo / "README.md").is_symlink() and (repo / "README.md").read_text() == "# Project\n"
+    assert not (repo / "hop").exists()
+
+
+def test_a_huge_diff_is_cut_in_the_preview(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import wyckoff_cli.runtime.checkpoints.engine as engine_module
+
+    monkeypatch.setattr(engine_module, "MAX_PREVIEW_DIFF", 500)
+    engine = CheckpointEngine(repo)
+    checkpoint = agent_round(engine, lambda: (repo / "long.txt").write_text("line\n" * 1000))
+    plan = engine.plan(checkpoint)  # type: ignore[arg-type]
+    assert len(plan.diff) < 700 and f"wyckoff checkpoints diff {checkpoint.id}" in plan.diff  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from a worker thread (CheckpointHooks does).
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from wyckoff_cli.storage.config import CheckpointsConfig
 from wyckoff_cli.storage.sessions import parse_time, project_key
 
 ARG_CHARS = 200  # each string argument kept in a checkpoint's call list
+MAX_PREVIEW_DIFF = 200_000  # characters of diff in a preview
 
 
 def checkpoints_root() -> Path:
@@ -190,12 +192,13 @@ class CheckpointEngine:
         by_user = self._changed_by_hand(target, current)
         plan = RestorePlan(target, target_commit, current)
         keep_out = set(current.skipped)
+        deleted = {c.path for c in changes if c.status == "D"}
         for change in changes:
             if change.status == "D":
                 action = "delete"
             elif change.status == "A":
                 action = "recreate"
-                if change.path in keep_out or (self.workspace / change.path).exists():
+                if change.path in keep_out or self._in_the_way(change.path, deleted):
                     plan.left_alone.append(change.path)  # on disk but never in a snapshot: not ours
                     continue
             else:
@@ -204,7 +207,36 @@ class CheckpointEngine:
         plan.left_alone += [p for p in current.skipped if p not in plan.left_alone]
         if plan.files:
             plan.diff = self.repo.diff(current.commit, target_commit, [f.path for f in plan.files])
+            if len(plan.diff) > MAX_PREVIEW_DIFF:
+                cut = plan.diff.rfind("\n", 0, MAX_PREVIEW_DIFF) + 1
+                plan.diff = plan.diff[:cut] + (
+                    f"… (the diff is cut at {MAX_PREVIEW_DIFF:,} characters; "
+                    f"`wyckoff checkpoints diff {target.id}` prints it whole)\n"
+                )
         return plan
+
+    def _in_the_way(self, path: str, deleted: set[str]) -> bool:
+        """Something the snapshot does not hold is on disk where `path` comes back: an
+        ignored or oversized file, or a folder with such files (a folder holding only
+        files the restore deletes is not in the way)."""
+        parts = path.split("/")
+        for depth in range(1, len(parts)):  # a file or symlink where a folder comes back
+            parent = "/".join(parts[:depth])
+            above = self.workspace / parent
+            if not os.path.lexists(above):
+                return False
+            if above.is_symlink() or not above.is_dir():
+                return parent not in deleted
+        full = self.workspace / path
+        if not os.path.lexists(full):
+            return False
+        if not full.is_dir() or full.is_symlink():
+            return True
+        for root, _dirs, names in os.walk(full):
+            for name in names:
+                if Path(root, name).relative_to(self.workspace).as_posix() not in deleted:
+                    return True
+        return False
 
     def _changed_by_hand(self, target: Checkpoint, current: Snapshot) -> set[str]:
         """Paths changed between a round's end and the next snapshot, since `target`."""

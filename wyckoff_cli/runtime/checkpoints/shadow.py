@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -167,14 +168,18 @@ class ShadowRepo:
         drop: list[str] = list(ignored)
         skipped: list[str] = []
         nested: list[str] = []
+        real_dirs: dict[str, bool] = {}
         for path in dict.fromkeys(listed):
             if path.endswith("/"):
                 nested.append(path.rstrip("/"))
                 continue
+            if not self._real_parents(path, real_dirs):  # gone, or now beyond a symlink
+                drop.append(path)
+                continue
             try:
                 info = os.lstat(self.workspace / path)
             except FileNotFoundError:
-                update.append(path)
+                drop.append(path)
                 continue
             except OSError:
                 continue
@@ -186,10 +191,26 @@ class ShadowRepo:
         if drop:
             self.run("update-index", "-z", "--force-remove", "--stdin", input=_join(drop))
         if update:
-            self.run("update-index", "-z", "--add", "--remove", "--stdin", input=_join(update))
+            self.run("update-index", "-z", "--add", "--remove", "--replace", "--stdin", input=_join(update))
         tree = self.run("write-tree").decode().strip()
         commit = self.run("commit-tree", tree, "-m", message).decode().strip()
         return Snapshot(commit, tree, tuple(sorted(skipped)), tuple(sorted(nested)))
+
+    def _real_parents(self, path: str, cache: dict[str, bool]) -> bool:
+        """Whether every folder above `path` is a real folder (no symlink, nothing
+        missing), so the path is inside the work tree."""
+        parts = path.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            known = cache.get(folder)
+            if known is None:
+                try:
+                    known = cache[folder] = stat.S_ISDIR(os.lstat(self.workspace / folder).st_mode)
+                except OSError:
+                    known = cache[folder] = False
+            if not known:
+                return False
+        return True
 
     def keep(self, ref: str, commit: str) -> None:
         self.run("update-ref", f"refs/wyckoff/{ref}", commit)
@@ -279,8 +300,6 @@ def _join(paths: Iterable[str]) -> bytes:
 
 
 def _is_link(mode: int) -> bool:
-    import stat
-
     return stat.S_ISLNK(mode)
 
 
