@@ -182,3 +182,21 @@ def test_rewind_point_labels(session: Any) -> None:
     assert point.label.endswith("(no file changes after it)") and len(point.label) < 120
     many = RewindPoint("id", "msg", None, tuple(f"f{i}" for i in range(5)))
     assert "5 files changed: f0, f1, f2 and 2 more" in many.label
+
+
+async def test_a_long_preview_scrolls_while_the_choices_stay_visible(session: Any) -> None:
+    text = "Restore to checkpoint x: 1 file restored\n" + "".join(
+        f"  restored    f{i}.py\n" for i in range(200)
+    )
+    app = Host(RestorePreviewScreen("Undo", text))
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = app.screen
+        preview = modal.query_one("#preview")
+        choices = modal.query_one("OptionList")
+        assert choices.region.bottom <= 30 and choices.region.height > 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert preview.scroll_y > 0  # type: ignore[attr-defined]
+        await pilot.press("n")
+        await pilot.pause()
+    assert app.results == [False]

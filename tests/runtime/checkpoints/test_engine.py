@@ -74,7 +74,7 @@ def test_a_change_by_hand_after_the_agent_is_shown_in_the_preview(
     assert sorted(plan.user_changed) == ["README.md", "src/app.py"]
     text = plan.preview_text()
     assert "src/app.py  ! changed by you after the agent" in text
-    assert "restoring them loses those changes" in text
+    assert "2 of these files were changed by hand" in text and "restoring loses those changes" in text
 
 
 def test_changes_by_hand_between_rounds_count_too(repo: Path, engine: CheckpointEngine) -> None:

@@ -72,9 +72,10 @@ class RestorePlan:
             mark = "  ! changed by you after the agent; restoring loses your change" if item.by_user else ""
             lines.append(f"  {_VERBS[item.action]:<11} {item.path}{mark}")
         if self.user_changed:
+            count = len(self.user_changed)
             lines.append(
-                f"Warning: {len(self.user_changed)} of these files were changed by hand after the agent "
-                "changed them; restoring them loses those changes (the current state is saved first, "
+                f"Warning: {count} of these files {'was' if count == 1 else 'were'} changed by hand after the "
+                "agent changed them; restoring loses those changes (the current state is saved first, "
                 "so the restore itself can be undone)."
             )
         if self.left_alone:

@@ -6,7 +6,8 @@
   None on Esc (Esc on the choices goes back to the messages).
 - `RestorePreviewScreen(title, text)`: what a restore will do (a plan's
   `preview_text()` or a rewind preview's `text()`), files changed by hand highlighted
-  and the diff coloured; `y`/Enter on "Restore" confirms (True), `n`/Esc cancels.
+  and the diff coloured; `y`/Enter on "Restore" confirms (True), `n`/Esc cancels,
+  PgUp/PgDn scroll the preview.
 - `DiffScreen(diff)`: the session's changes (/diff), coloured; Esc or `q` closes.
 - `DoubleEscape`: tells the prompt when Esc was pressed twice quickly (Esc Esc on an
   empty input opens the picker).
@@ -156,12 +157,14 @@ class RestorePreviewScreen(ModalScreen[bool]):
         border: thick $warning; background: $surface; padding: 0 1;
     }
     RestorePreviewScreen #title { text-style: bold; margin: 0 0 1 0; }
-    RestorePreviewScreen #preview { height: auto; max-height: 30; margin: 0 0 1 0; }
+    RestorePreviewScreen #preview { height: auto; max-height: 70vh; margin: 0 0 1 0; }
     RestorePreviewScreen OptionList { height: auto; border: none; }
     """
     BINDINGS = [
         Binding("y", "answer(True)", "Restore", show=False),
         Binding("n,escape", "answer(False)", "Cancel", show=False),
+        Binding("pageup", "scroll_preview(-1)", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_preview(1)", "Scroll down", show=False, priority=True),
     ]
 
     def __init__(self, title: str, text: str, confirm: str = "Restore") -> None:
@@ -196,6 +199,13 @@ class RestorePreviewScreen(ModalScreen[bool]):
         event.stop()
         if not self._in_grace():
             self.dismiss(event.option.id == "yes")
+
+    def action_scroll_preview(self, direction: int) -> None:
+        preview = self.query_one("#preview", VerticalScroll)
+        if direction < 0:
+            preview.scroll_page_up(animate=False)
+        else:
+            preview.scroll_page_down(animate=False)
 
     def action_answer(self, yes: bool) -> None:
         if yes and self._in_grace():
