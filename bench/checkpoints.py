@@ -9,12 +9,11 @@ files, plus a .gitignore'd build folder of 2,000 files), then times, through the
 - a snapshot after 20 files changed, 5 created and 5 deleted;
 - a restore plan (preview) and the restore of those 30 changes.
 
-With `--dulwich` (needs `pip install dulwich`), the same tree is also snapshotted with
-dulwich's pure-library path (`index.build_index_from_tree`-style staging through
-`porcelain.add` + `commit`), first and unchanged, to back the choice in
-docs/CHECKPOINTS.md.
+`--backend git|dulwich|both` picks the shadow repository backend (the git binary, or
+the dulwich fallback used when git is missing); `--porcelain` adds dulwich's own
+`porcelain.add` + `commit` on the same tree for reference.
 
-    python bench/checkpoints.py [--files 20000] [--repeat 3] [--dulwich]
+    python bench/checkpoints.py [--files 20000] [--repeat 3] [--backend both] [--porcelain]
 """
 
 from __future__ import annotations
@@ -67,40 +66,42 @@ def change(made: list[Path], round_: int) -> None:
             path.unlink()
 
 
-def bench_git(files: int, repeat: int) -> dict[str, list[float]]:
-    results: dict[str, list[float]] = {k: [] for k in ("first", "unchanged", "30 changes", "plan", "restore")}
+def bench_engine(files: int, repeat: int, backend: str) -> dict[str, list[float]]:
+    names = ("first", "unchanged", "30 changes", "plan", "restore")
+    results: dict[str, list[float]] = {f"{backend}: {k}": [] for k in names}
     for round_ in range(repeat):
         with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as work:
             os.environ["WYCKOFF_HOME"] = home
             root = Path(work)
             made = build_tree(root, files)
-            engine = CheckpointEngine(root, CheckpointsConfig())
-            results["first"].append(timed(engine.snapshot)[0])
-            results["unchanged"].append(timed(engine.snapshot)[0])
+            engine = CheckpointEngine(root, CheckpointsConfig(), backend=backend)
+            results[f"{backend}: first"].append(timed(engine.snapshot)[0])
+            time.sleep(2.1)  # past the racy-timestamp window, as between real rounds
+            results[f"{backend}: unchanged"].append(timed(engine.snapshot)[0])
             checkpoint = engine.checkpoint("bench", "m")
             change(made, round_)
-            results["30 changes"].append(timed(engine.snapshot)[0])
+            results[f"{backend}: 30 changes"].append(timed(engine.snapshot)[0])
             started = time.perf_counter()
             plan = engine.plan(checkpoint)
-            results["plan"].append(time.perf_counter() - started)
+            results[f"{backend}: plan"].append(time.perf_counter() - started)
             started = time.perf_counter()
             engine.apply(plan, "bench")
-            results["restore"].append(time.perf_counter() - started)
+            results[f"{backend}: restore"].append(time.perf_counter() - started)
             print(f"  round {round_ + 1}: disk use {engine.disk_use() / 1e6:.1f} MB", file=sys.stderr)
     return results
 
 
-def bench_dulwich(files: int, repeat: int) -> dict[str, list[float]]:
+def bench_porcelain(files: int, repeat: int) -> dict[str, list[float]]:
     from dulwich import porcelain
     from dulwich.repo import Repo
 
-    results: dict[str, list[float]] = {"dulwich first": [], "dulwich unchanged": []}
+    results: dict[str, list[float]] = {"porcelain first": [], "porcelain unchanged": []}
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as work:
             root = Path(work)
             build_tree(root, files)
             repo = Repo(str(root))
-            for name in ("dulwich first", "dulwich unchanged"):
+            for name in ("porcelain first", "porcelain unchanged"):
                 started = time.perf_counter()
                 porcelain.add(repo)
                 porcelain.commit(repo, message=b"checkpoint", author=b"w <w@x>", committer=b"w <w@x>")
@@ -112,14 +113,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--dulwich", action="store_true")
+    parser.add_argument("--backend", choices=("git", "dulwich", "both"), default="git")
+    parser.add_argument("--porcelain", action="store_true")
     args = parser.parse_args()
-    results = bench_git(args.files, args.repeat)
-    if args.dulwich:
-        results |= bench_dulwich(args.files, args.repeat)
+    results: dict[str, list[float]] = {}
+    for backend in ("git", "dulwich") if args.backend == "both" else (args.backend,):
+        results |= bench_engine(args.files, args.repeat, backend)
+    if args.porcelain:
+        results |= bench_porcelain(args.files, args.repeat)
     print(f"{args.files:,} files, median of {args.repeat}:")
     for name, values in results.items():
-        print(f"  {name:<20} {statistics.median(values) * 1000:8.0f} ms   (min {min(values) * 1000:.0f} ms)")
+        print(f"  {name:<22} {statistics.median(values) * 1000:8.0f} ms   (min {min(values) * 1000:.0f} ms)")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,12 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture(params=["git", "dulwich"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Every engine test runs on both shadow-repository backends."""
+    return str(request.param)
+
+
 @pytest.fixture
-def engine(repo: Path) -> CheckpointEngine:
-    return CheckpointEngine(repo, CheckpointsConfig(max_file_size=1024))
+def engine(repo: Path, backend: str) -> CheckpointEngine:
+    return CheckpointEngine(repo, CheckpointsConfig(max_file_size=1024), backend=backend)

@@ -26,20 +26,25 @@ def agent_round(engine: CheckpointEngine, change: object, message_id: str = "m1"
     return checkpoint
 
 
-def test_the_shadow_repository_lives_under_the_data_dir(engine: CheckpointEngine, repo: Path) -> None:
+def test_the_shadow_repository_lives_under_the_data_dir(
+    engine: CheckpointEngine, repo: Path, backend: str
+) -> None:
+    assert type(engine.repo).__name__ == {"git": "ShadowRepo", "dulwich": "DulwichShadowRepo"}[backend]
     engine.snapshot()
     home = Path(os.environ["WYCKOFF_HOME"])
     assert engine.repo.git_dir.is_relative_to(home / "data" / "checkpoints")
     assert not any(p.name == "wyckoff-index" for p in repo.rglob("*"))
 
 
-def test_snapshot_holds_untracked_files_but_not_ignored_excluded_or_oversized(repo: Path) -> None:
+def test_snapshot_holds_untracked_files_but_not_ignored_excluded_or_oversized(
+    repo: Path, backend: str
+) -> None:
     (repo / "untracked.py").write_text("x = 1\n")
     (repo / "build").mkdir()
     (repo / "build" / "out.bin").write_text("ignored by .gitignore\n")
     (repo / "secret.env").write_text("KEY=1\n")
     (repo / "big.dat").write_bytes(b"0" * 2048)
-    engine = CheckpointEngine(repo, CheckpointsConfig(exclude=["*.env"], max_file_size=1024))
+    engine = CheckpointEngine(repo, CheckpointsConfig(exclude=["*.env"], max_file_size=1024), backend=backend)
     snap = engine.snapshot()
     files = engine.repo.files(snap.commit)
     assert {"untracked.py", "notes.txt", "src/app.py", "README.md", ".gitignore"} <= files
@@ -143,21 +148,23 @@ def test_the_users_git_is_untouched_byte_for_byte(repo: Path, engine: Checkpoint
     assert git(repo, "diff", "--cached", "--name-only") == "notes.txt\n"
 
 
-def test_pruning_removes_old_checkpoints_and_their_objects(repo: Path) -> None:
+def test_pruning_removes_old_checkpoints_and_their_objects(repo: Path, backend: str) -> None:
     now = [datetime(2026, 11, 1, tzinfo=UTC)]
-    engine = CheckpointEngine(repo, CheckpointsConfig(keep_days=14), clock=lambda: now[0])
+    engine = CheckpointEngine(repo, CheckpointsConfig(keep_days=14), clock=lambda: now[0], backend=backend)
     (repo / "old.bin").write_text("old content only in the first checkpoint\n")
     old = agent_round(engine, lambda: (repo / "old.bin").unlink())
     now[0] += timedelta(days=10)
     kept = agent_round(engine, lambda: (repo / "b.txt").write_text("b\n"))
     now[0] += timedelta(days=5)  # the first is 15 days old, the second 5
-    blob = engine.repo.run("rev-parse", f"{old.commit}:old.bin").decode().strip()  # type: ignore[attr-defined]
+    blob = engine.repo.blob_id(old.commit, "old.bin")  # type: ignore[attr-defined]
     assert engine.repo.has_object(blob)
-    removed = CheckpointEngine.open(repo, CheckpointsConfig(keep_days=14), clock=lambda: now[0]).prune()
+    removed = CheckpointEngine.open(
+        repo, CheckpointsConfig(keep_days=14), clock=lambda: now[0], backend=backend
+    ).prune()
     assert removed == []  # open() already pruned
     assert [c.id for c in engine.checkpoints()] == [kept.id]  # type: ignore[attr-defined]
-    refs = engine.repo.run("for-each-ref", "--format=%(refname)").decode()
-    assert old.id not in refs  # type: ignore[attr-defined]
+    refs = engine.repo.refs()
+    assert f"refs/wyckoff/{kept.id}" in refs and not [r for r in refs if old.id in r]  # type: ignore[attr-defined]
     assert not engine.repo.has_object(blob)  # gone from the shadow repository's disk
     assert engine.disk_use() > 0
 
@@ -175,7 +182,9 @@ def test_without_git_checkpoints_say_so(repo: Path, tmp_path: Path) -> None:
 
 
 def test_tool_arguments_are_shortened_and_redacted(repo: Path) -> None:
-    engine = CheckpointEngine(repo, redact=lambda text: text.replace("sk-secret", "[REDACTED]"))
+    engine = CheckpointEngine(
+        repo, backend="git", redact=lambda text: text.replace("sk-secret", "[REDACTED]")
+    )
     checkpoint = engine.checkpoint(
         S,
         "m1",
@@ -254,11 +263,11 @@ def test_a_restore_never_writes_through_a_symlink_out_of_the_workspace(
     assert not (repo / "hop").exists()
 
 
-def test_a_huge_diff_is_cut_in_the_preview(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_huge_diff_is_cut_in_the_preview(repo: Path, monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
     import wyckoff_cli.runtime.checkpoints.engine as engine_module
 
     monkeypatch.setattr(engine_module, "MAX_PREVIEW_DIFF", 500)
-    engine = CheckpointEngine(repo)
+    engine = CheckpointEngine(repo, backend=backend)
     checkpoint = agent_round(engine, lambda: (repo / "long.txt").write_text("line\n" * 1000))
     plan = engine.plan(checkpoint)  # type: ignore[arg-type]
     assert len(plan.diff) < 700 and f"wyckoff checkpoints diff {checkpoint.id}" in plan.diff  # type: ignore[attr-defined]

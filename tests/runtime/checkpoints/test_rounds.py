@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,20 +140,44 @@ async def test_a_command_that_changes_nothing_is_not_an_undo_step(
     assert plan is not None and [(f.path, f.action) for f in plan.files] == [("a.txt", "delete")]
 
 
-async def test_without_git_the_session_runs_and_says_checkpoints_are_off(
+async def test_without_git_binary_dulwich_takes_the_checkpoints(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(repo / "no-such-bin"))
     hooks = checkpoint_hooks(repo, CheckpointsConfig(), SESSION)
-    assert isinstance(hooks[0], CheckpointHooks) and hooks[0].engine is None
+    assert isinstance(hooks[0], CheckpointHooks) and hooks[0].engine is not None
+    assert type(hooks[0].engine.repo).__name__ == "DulwichShadowRepo"
     runtime = AgentRuntime(
-        ScriptedProvider(
-            [
-                call("write_file", path="a.txt", content="a\n"),
-                call("edit_file", path="a.txt", old="a", new="b"),
-                {"text": "ok"},
-            ]
-        ),
+        ScriptedProvider([call("write_file", path="a.txt", content="a\n"), {"text": "ok"}]),
+        default_registry(),
+        workspace=repo,
+        policy=ApprovalPolicy(mode="yolo"),
+        hooks=hooks,
+        results_dir=repo.parent / "results",
+    )
+    events, _ = await collect(runtime, "go")
+    assert not [e for e in of_type(events, ev.Notice) if e.level == "warning"]
+    commands = CheckpointCommands(hooks[0].engine, SESSION)
+    plan = commands.preview_undo()
+    assert plan is not None
+    commands.undo(plan)
+    assert not (repo / "a.txt").exists()
+
+
+async def test_without_git_or_dulwich_the_session_runs_and_says_checkpoints_are_off(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(repo / "no-such-bin"))
+    monkeypatch.setitem(sys.modules, "wyckoff_cli.runtime.checkpoints.dulwich_repo", None)  # import fails
+    hooks = checkpoint_hooks(repo, CheckpointsConfig(), SESSION)
+    assert isinstance(hooks[0], CheckpointHooks) and hooks[0].engine is None
+    rounds = [
+        call("write_file", path="a.txt", content="a\n"),
+        call("edit_file", path="a.txt", old="a", new="b"),
+        {"text": "ok"},
+    ]
+    runtime = AgentRuntime(
+        ScriptedProvider(rounds),
         default_registry(),
         workspace=repo,
         policy=ApprovalPolicy(mode="yolo"),
@@ -161,7 +186,8 @@ async def test_without_git_the_session_runs_and_says_checkpoints_are_off(
     )
     events, _ = await collect(runtime, "go")
     warnings = [e.message for e in of_type(events, ev.Notice) if e.level == "warning"]
-    assert len(warnings) == 1 and "Checkpoints are off" in warnings[0] and "git binary" in warnings[0]
+    assert len(warnings) == 1 and "Checkpoints are off" in warnings[0]
+    assert "git binary or the dulwich library" in warnings[0]
     assert (repo / "a.txt").read_text() == "b\n"
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,7 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.runtime.checkpoints.plan import PlannedFile, RestorePlan
-from wyckoff_cli.runtime.checkpoints.shadow import CheckpointError, ShadowRepo, Snapshot
+from wyckoff_cli.runtime.checkpoints.shadow import (
+    CheckpointError,
+    GitMissing,
+    ShadowBackend,
+    ShadowRepo,
+    Snapshot,
+)
 from wyckoff_cli.runtime.checkpoints.store import Checkpoint, CheckpointLog
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.config import CheckpointsConfig
@@ -35,6 +42,19 @@ MAX_PREVIEW_DIFF = 200_000  # characters of diff in a preview
 
 def checkpoints_root() -> Path:
     return paths.data_dir() / "checkpoints"
+
+
+def open_shadow_repo(workspace: Path, git_dir: Path, backend: str | None = None) -> ShadowBackend:
+    """The git binary when it is on PATH (or `backend="git"`), else dulwich."""
+    if backend == "git" or (backend is None and shutil.which("git")):
+        return ShadowRepo(workspace, git_dir)
+    try:
+        from wyckoff_cli.runtime.checkpoints.dulwich_repo import DulwichShadowRepo
+    except ImportError as exc:
+        raise GitMissing(
+            "checkpoints need the git binary or the dulwich library, and neither is installed"
+        ) from exc
+    return DulwichShadowRepo(workspace, git_dir)
 
 
 @dataclass
@@ -55,11 +75,12 @@ class CheckpointEngine:
         root: Path | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         redact: Callable[[str], str] = lambda text: text,
+        backend: str | None = None,
     ) -> None:
         self.workspace = workspace.resolve()
         self.settings = settings or CheckpointsConfig()
         self.folder = (root or checkpoints_root()) / project_key(self.workspace)
-        self.repo = ShadowRepo(self.workspace, self.folder / "git")
+        self.repo = open_shadow_repo(self.workspace, self.folder / "git", backend)
         self.log = CheckpointLog(self.folder, self.workspace)
         self.clock = clock
         self.redact = redact

@@ -1,5 +1,9 @@
 """The shadow git repository: snapshots of a work tree kept outside it.
 
+Two backends share one interface (`ShadowBackend`): the git binary (`ShadowRepo`,
+used whenever `git` is on PATH) and dulwich (`dulwich_repo.DulwichShadowRepo`, the
+fallback). Both write the same bare repository format.
+
 One bare repository per workspace under the data dir. Every git command runs with
 `GIT_DIR` pointing at it, `GIT_WORK_TREE` at the workspace and a private index, with
 the system and global git config left out (no filters, hooks or fsmonitor of the
@@ -21,6 +25,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from wyckoff_cli.core.errors import WyckoffError
 
@@ -141,20 +146,7 @@ class ShadowRepo:
         (info / "attributes").write_text(_ATTRIBUTES, encoding="utf-8")
 
     def set_excludes(self, patterns: Iterable[str]) -> None:
-        """`$GIT_DIR/info/exclude`: the configured globs plus the user's own
-        `.git/info/exclude` (read, never written)."""
-        lines = [p for p in patterns if p.strip()]
-        own = self.workspace / ".git" / "info" / "exclude"
-        with contextlib.suppress(OSError):
-            lines += own.read_text(encoding="utf-8", errors="replace").splitlines()
-        target = self.git_dir / "info" / "exclude"
-        text = "\n".join(lines) + "\n"
-        try:
-            if target.read_text(encoding="utf-8") == text:
-                return
-        except OSError:
-            pass
-        target.write_text(text, encoding="utf-8")
+        write_excludes(self.workspace, self.git_dir, patterns)
 
     # ---------------------------------------------------------------- snapshots
 
@@ -252,26 +244,10 @@ class ShadowRepo:
     def restore(self, target: str, write: Sequence[str], delete: Sequence[str]) -> None:
         """Make the work tree match `target` for these paths: delete `delete`, then
         write `write` from `target` (content, executable bit, symlinks)."""
-        for path in delete:
-            full = self.workspace / path
-            try:
-                full.unlink()
-            except FileNotFoundError:
-                pass
-            except IsADirectoryError:
-                continue
-            _remove_empty_parents(full.parent, self.workspace)
+        delete_paths(self.workspace, delete)
         if delete:
             self.run("update-index", "-z", "--force-remove", "--stdin", input=_join(delete))
-        for path in write:  # a folder where a file comes back is moved out of the way only if empty
-            full = self.workspace / path
-            if full.is_dir() and not full.is_symlink():
-                try:
-                    full.rmdir()
-                except OSError as exc:
-                    raise CheckpointError(
-                        f"cannot restore {path}: a folder with files is in the way"
-                    ) from exc
+        clear_folders_in_the_way(self.workspace, write)
         if write:
             self.run(
                 "checkout",
@@ -283,12 +259,89 @@ class ShadowRepo:
             )
 
     def disk_use(self) -> int:
-        total = 0
-        for root, _dirs, names in os.walk(self.git_dir):
-            for name in names:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(root, name)).st_size
-        return total
+        return folder_size(self.git_dir)
+
+    def refs(self) -> list[str]:
+        return self.run("for-each-ref", "--format=%(refname)").decode().split()
+
+    def blob_id(self, commit: str, path: str) -> str:
+        return self.run("rev-parse", f"{commit}:{path}").decode().strip()
+
+
+# --------------------------------------------------------------------------- shared by both backends
+
+
+class ShadowBackend(Protocol):
+    """What the engine needs from a shadow repository (git binary or dulwich)."""
+
+    workspace: Path
+    git_dir: Path
+
+    def ensure(self) -> None: ...
+    def set_excludes(self, patterns: Iterable[str]) -> None: ...
+    def snapshot(self, max_file_size: int, message: str = "checkpoint") -> Snapshot: ...
+    def keep(self, ref: str, commit: str) -> None: ...
+    def forget(self, refs: Iterable[str]) -> None: ...
+    def collect_garbage(self) -> None: ...
+    def changes(self, old: str, new: str) -> list[Change]: ...
+    def diff(self, old: str, new: str, paths: Sequence[str] = ()) -> str: ...
+    def files(self, commit: str) -> set[str]: ...
+    def has_object(self, sha: str) -> bool: ...
+    def restore(self, target: str, write: Sequence[str], delete: Sequence[str]) -> None: ...
+    def disk_use(self) -> int: ...
+    def refs(self) -> list[str]: ...
+    def blob_id(self, commit: str, path: str) -> str: ...
+
+
+def write_excludes(workspace: Path, git_dir: Path, patterns: Iterable[str]) -> None:
+    """`$GIT_DIR/info/exclude`: the configured globs plus the user's own
+    `.git/info/exclude` (read, never written)."""
+    lines = [p for p in patterns if p.strip()]
+    own = workspace / ".git" / "info" / "exclude"
+    with contextlib.suppress(OSError):
+        lines += own.read_text(encoding="utf-8", errors="replace").splitlines()
+    target = git_dir / "info" / "exclude"
+    text = "\n".join(lines) + "\n"
+    try:
+        if target.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        pass
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+
+
+def delete_paths(workspace: Path, paths: Iterable[str]) -> None:
+    """Delete files (and symlinks, never what they point to), then the folders that emptied."""
+    for path in paths:
+        full = workspace / path
+        try:
+            full.unlink()
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            continue
+        _remove_empty_parents(full.parent, workspace)
+
+
+def clear_folders_in_the_way(workspace: Path, paths: Iterable[str]) -> None:
+    """A folder where a file comes back is removed only if empty."""
+    for path in paths:
+        full = workspace / path
+        if full.is_dir() and not full.is_symlink():
+            try:
+                full.rmdir()
+            except OSError as exc:
+                raise CheckpointError(f"cannot restore {path}: a folder with files is in the way") from exc
+
+
+def folder_size(folder: Path) -> int:
+    total = 0
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
 
 
 def _split(raw: bytes) -> list[str]:
