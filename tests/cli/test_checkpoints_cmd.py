@@ -159,3 +159,12 @@ def test_no_checkpoints_without_a_session(
     monkeypatch.chdir(tmp_path)
     assert main(["checkpoints", "list"]) == 0
     assert "No checkpoints in this workspace." in capsys.readouterr().out
+
+
+def test_sessions_show_marks_the_rewind(repo: Path, session: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["checkpoints", "list", "--json"]) == 0
+    second = str(lines(capsys)[1]["id"])
+    assert main(["checkpoints", "restore", second, "--conversation", "--yes"]) == 0
+    capsys.readouterr()
+    assert main(["sessions", "show", session]) == 0
+    assert "rewound: the last 4 messages were dropped" in capsys.readouterr().out

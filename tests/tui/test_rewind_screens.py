@@ -4,7 +4,6 @@ driven by the real checkpoint engine on a real repository."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +13,7 @@ from textual.app import App
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tests.runtime.checkpoints.conftest import git
-from wyckoff_cli.core.messages import Message
-from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
-from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands, RewindChoice, RewindPoint
+from wyckoff_cli.runtime.checkpoints.rewind import RewindChoice, RewindPoint
 from wyckoff_cli.tui.screens import rewind as screens
 from wyckoff_cli.tui.screens.rewind import (
     DiffScreen,
@@ -26,8 +22,6 @@ from wyckoff_cli.tui.screens.rewind import (
     RewindPickerScreen,
     RewindSelection,
 )
-
-SESSION = "20261201-100000-abcd"
 
 
 class Host(App[None]):
@@ -45,25 +39,8 @@ def no_grace(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(screens, "GRACE_SECONDS", 0.0)
 
 
-@pytest.fixture
-def session(tmp_path: Path) -> tuple[CheckpointCommands, list[Message], Path]:
-    """Two user messages; the agent wrote a.txt after the first and b.txt after the second."""
-    root = tmp_path / "project"
-    root.mkdir()
-    git(root, "init", "-q")
-    (root / "keep.txt").write_text("keep\n")
-    engine = CheckpointEngine(root)
-    first, second = Message.user("first: write a"), Message.user("second: write b")
-    history = [first, Message.assistant("ok"), second, Message.assistant("ok")]
-    for message, name in ((first, "a.txt"), (second, "b.txt")):
-        checkpoint = engine.checkpoint(SESSION, message.id, [{"id": "1", "name": "write_file", "args": {}}])
-        (root / name).write_text(f"{name}\n")
-        engine.record_after(checkpoint)
-    return CheckpointCommands(engine, SESSION), history, root
-
-
-async def test_picker_lists_newest_first_and_returns_message_and_choice(session: Any) -> None:
-    commands, history, _ = session
+async def test_picker_lists_newest_first_and_returns_message_and_choice(checkpoint_session: Any) -> None:
+    commands, history, _ = checkpoint_session
     points = commands.rewind_points(history)
     app = Host(RewindPickerScreen(points))
     async with app.run_test() as pilot:
@@ -81,8 +58,8 @@ async def test_picker_lists_newest_first_and_returns_message_and_choice(session:
 
 
 @pytest.mark.parametrize(("key", "choice"), [("1", RewindChoice.BOTH), ("2", RewindChoice.CONVERSATION)])
-async def test_picker_choices_by_number(session: Any, key: str, choice: RewindChoice) -> None:
-    commands, history, _ = session
+async def test_picker_choices_by_number(checkpoint_session: Any, key: str, choice: RewindChoice) -> None:
+    commands, history, _ = checkpoint_session
     points = commands.rewind_points(history)
     app = Host(RewindPickerScreen(points))
     async with app.run_test() as pilot:
@@ -91,7 +68,7 @@ async def test_picker_choices_by_number(session: Any, key: str, choice: RewindCh
     assert app.results == [RewindSelection(points[0], choice)]
 
 
-async def test_escape_closes_the_picker(session: Any) -> None:
+async def test_escape_closes_the_picker(checkpoint_session: Any) -> None:
     app = Host(RewindPickerScreen([]))
     async with app.run_test() as pilot:
         assert "No messages" in str(app.screen.query_one("#messages", Static).render())
@@ -100,8 +77,8 @@ async def test_escape_closes_the_picker(session: Any) -> None:
     assert app.results == [None]
 
 
-async def test_the_whole_rewind_flow_restores_the_code_after_the_preview(session: Any) -> None:
-    commands, history, root = session
+async def test_the_whole_rewind_flow_restores_the_code_after_the_preview(checkpoint_session: Any) -> None:
+    commands, history, root = checkpoint_session
     point = commands.rewind_points(history)[1]  # before "first"
     (root / "a.txt").write_text("a.txt\nand my own line\n")  # a change by hand after the agent
     preview = commands.preview_rewind(point, RewindChoice.CODE, history)
@@ -124,8 +101,8 @@ async def test_the_whole_rewind_flow_restores_the_code_after_the_preview(session
 
 
 @pytest.mark.parametrize("keys", [("n",), ("escape",), ("down", "enter")])
-async def test_the_preview_can_be_cancelled(session: Any, keys: tuple[str, ...]) -> None:
-    commands, _, root = session
+async def test_the_preview_can_be_cancelled(checkpoint_session: Any, keys: tuple[str, ...]) -> None:
+    commands, _, root = checkpoint_session
     plan = commands.preview_undo()
     app = Host(RestorePreviewScreen("Undo", plan.preview_text()))
     async with app.run_test() as pilot:
@@ -136,10 +113,10 @@ async def test_the_preview_can_be_cancelled(session: Any, keys: tuple[str, ...])
 
 
 async def test_keys_right_after_the_preview_opens_are_ignored(
-    session: Any, monkeypatch: pytest.MonkeyPatch
+    checkpoint_session: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(screens, "GRACE_SECONDS", 60.0)
-    commands, _, _ = session
+    commands, _, _ = checkpoint_session
     app = Host(RestorePreviewScreen("Undo", commands.preview_undo().preview_text()))
     async with app.run_test() as pilot:
         await pilot.press("y", "enter")
@@ -150,8 +127,8 @@ async def test_keys_right_after_the_preview_opens_are_ignored(
     assert app.results == [False]
 
 
-async def test_diff_screen_shows_the_session_diff_coloured(session: Any) -> None:
-    commands, _, _ = session
+async def test_diff_screen_shows_the_session_diff_coloured(checkpoint_session: Any) -> None:
+    commands, _, _ = checkpoint_session
     diff = commands.session_diff()
     app = Host(DiffScreen(diff))
     async with app.run_test() as pilot:
@@ -177,14 +154,14 @@ def test_double_escape_needs_two_quick_presses() -> None:
     assert double.press() is True
 
 
-def test_rewind_point_labels(session: Any) -> None:
+def test_rewind_point_labels(checkpoint_session: Any) -> None:
     point = RewindPoint("id", "x " * 100, None, ())
     assert point.label.endswith("(no file changes after it)") and len(point.label) < 120
     many = RewindPoint("id", "msg", None, tuple(f"f{i}" for i in range(5)))
     assert "5 files changed: f0, f1, f2 and 2 more" in many.label
 
 
-async def test_a_long_preview_scrolls_while_the_choices_stay_visible(session: Any) -> None:
+async def test_a_long_preview_scrolls_while_the_choices_stay_visible(checkpoint_session: Any) -> None:
     text = "Restore to checkpoint x: 1 file restored\n" + "".join(
         f"  restored    f{i}.py\n" for i in range(200)
     )

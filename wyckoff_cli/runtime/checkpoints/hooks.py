@@ -23,6 +23,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import WyckoffError
 from wyckoff_cli.core.messages import Message, ToolCallPart
 from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
+from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
 from wyckoff_cli.runtime.checkpoints.store import Checkpoint
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.storage.config import CheckpointsConfig
@@ -54,6 +55,11 @@ class CheckpointHooks(RuntimeHooks):
         self.pruned = False
         self.warming: asyncio.Task[None] | None = None
         self.last: Checkpoint | None = None
+
+    def commands(self) -> CheckpointCommands | None:
+        """What /rewind, /undo, /redo and /diff call for this session (None: checkpoints
+        are off)."""
+        return CheckpointCommands(self.engine, self.session_id) if self.engine is not None else None
 
     async def before_run(self, user_message: Message) -> Message | None:
         self.message_id = user_message.id
