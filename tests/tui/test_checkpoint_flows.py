@@ -10,8 +10,8 @@ import pytest
 from textual.app import App
 
 from tests.tui.conftest import SESSION
+from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
-from wyckoff_cli.storage.chatlog import truncate_before
 from wyckoff_cli.tui import checkpoint_flows as flows
 from wyckoff_cli.tui.screens import rewind as screens
 from wyckoff_cli.tui.screens.rewind import DiffScreen, RestorePreviewScreen, RewindPickerScreen
@@ -87,12 +87,8 @@ async def test_undo_cancelled_changes_nothing_and_nothing_to_redo_says_so(checkp
 
 async def test_rewind_code_and_conversation_puts_the_message_back(checkpoint_session: Any) -> None:
     commands, history, root = checkpoint_session
-    history = list(history)
-
-    def truncate(message_id: str) -> int:
-        return truncate_before(history, message_id)
-
-    app = FlowHost(lambda host: flows.rewind_flow(host, commands, history, truncate, host.notify_line))
+    conversation = Conversation(history)
+    app = FlowHost(lambda host: flows.rewind_flow(host, commands, conversation, host.notify_line))
     async with app.run_test() as pilot:
         await until(pilot, lambda: isinstance(app.screen, RewindPickerScreen))
         await pilot.press("enter", "1")  # the newest message, code and conversation
@@ -102,14 +98,14 @@ async def test_rewind_code_and_conversation_puts_the_message_back(checkpoint_ses
         await until(pilot, lambda: bool(app.outcome))
     result = app.outcome[0]
     assert result.input_text == "second: write b" and result.messages_removed == 2
-    assert [m.text for m in history] == ["first: write a", "ok"]
+    assert [m.text for m in conversation] == ["first: write a", "ok"]
     assert (root / "a.txt").exists() and not (root / "b.txt").exists()
     assert any("Conversation rewound" in text for _, text in app.notices)
 
 
 async def test_rewind_cancelled_in_the_picker(checkpoint_session: Any) -> None:
     commands, history, root = checkpoint_session
-    app = FlowHost(lambda host: flows.rewind_flow(host, commands, history, lambda _i: 0, host.notify_line))
+    app = FlowHost(lambda host: flows.rewind_flow(host, commands, Conversation(history), host.notify_line))
     async with app.run_test() as pilot:
         await until(pilot, lambda: isinstance(app.screen, RewindPickerScreen))
         await pilot.press("escape")

@@ -13,6 +13,7 @@ from textual.app import App
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.runtime.checkpoints.rewind import RewindChoice, RewindPoint
 from wyckoff_cli.tui.screens import rewind as screens
 from wyckoff_cli.tui.screens.rewind import (
@@ -95,7 +96,7 @@ async def test_the_whole_rewind_flow_restores_the_code_after_the_preview(checkpo
         await pilot.press("y")
         await pilot.pause()
     assert app.results == [True]
-    await asyncio.to_thread(commands.apply_rewind, preview, lambda _id: 0)
+    await asyncio.to_thread(commands.apply_rewind, preview, Conversation(history))
     assert not (root / "a.txt").exists() and not (root / "b.txt").exists()
     assert (root / "keep.txt").read_text() == "keep\n"
 

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from wyckoff_cli.cli.compose import Workspace
     from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
     from wyckoff_cli.runtime.checkpoints.store import Checkpoint
+    from wyckoff_cli.session.builder import Workspace
     from wyckoff_cli.storage.sessions import SessionStore
 
 
@@ -58,9 +58,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wyckoff_cli.cli.compose import open_workspace
-    from wyckoff_cli.cli.sessions_cmd import build_session_store
     from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
+    from wyckoff_cli.session.builder import open_workspace
+    from wyckoff_cli.session.store import build_session_store
 
     workspace = open_workspace(Path.cwd())
     engine = CheckpointEngine.open(workspace.root, workspace.config.checkpoints)
@@ -202,7 +202,7 @@ def _restore(engine: CheckpointEngine, store: SessionStore, given: str, what: st
     if loaded is not None and checkpoint.message_id:
         recorder = store.reopen(loaded)
         try:
-            recorder.record_rewind(checkpoint.message_id)
+            recorder.conversation.truncate_to(checkpoint.message_id)  # the recorder logs the rewind
         finally:
             recorder.close()
         print(f"Conversation rewound to before the checkpoint's message ({removed} messages removed).")

@@ -7,15 +7,13 @@ The first line is a header; every other line has a `kind`:
     {"kind": "message", "ts": "...", "message": {Message.to_dict()}}
     {"kind": "compaction", "ts": "...", "archive": "archive/001-....jsonl", "replaced": 40,
      "history": [{Message.to_dict()}, ...]}       # the whole history after compaction
+    {"kind": "rewind", "ts": "...", "to": "MESSAGE_ID", "removed": 7, "kept": 12}   # that message and all after it
     {"kind": "turn_end", "ts": "...", "reason": "completed", "usage": {...}}
-    {"kind": "rewind", "ts": "...", "before": "<message id>", "removed": 7, "kept": 12}
 
 The history is rebuilt by appending each `message`, replacing everything with a
-`compaction` record's `history`, and cutting it at a `rewind` record: the message
-whose id is `before` and everything after it are dropped (the log itself stays
-append-only; the removed messages remain readable above the record). When no message
-has that id (a log written before messages had ids gets fresh ones on every read), the
-history is cut to its first `kept` messages. A line is written (one `write` call, no buffering in
+`compaction` record's `history`, and cutting it before the message a `rewind` names
+(or, when no message has that id — a log written before messages had ids gets fresh
+ones on every read — to its first `kept` messages). A line is written (one `write` call, no buffering in
 the process) as soon as its message is final, and the file is fsynced at each turn end,
 so `kill -9` loses at most the message being streamed. The reader skips a torn last
 line (and reports it), skips and counts any other unreadable line, and ignores kinds
@@ -233,25 +231,15 @@ def compaction_record(archive: str, replaced: int, history: Iterable[dict[str, A
     }
 
 
+def rewind_record(message_id: str, removed: int, kept: int | None = None) -> dict[str, Any]:
+    record: dict[str, Any] = {"kind": "rewind", "ts": now_iso(), "to": message_id, "removed": removed}
+    if kept is not None:
+        record["kept"] = kept
+    return record
+
+
 def turn_end_record(reason: str, usage: dict[str, int]) -> dict[str, Any]:
     return {"kind": "turn_end", "ts": now_iso(), "reason": reason, "usage": usage}
-
-
-def rewind_record(before: str, removed: int, kept: int) -> dict[str, Any]:
-    """The conversation was truncated to before the message with id `before`, keeping
-    its first `kept` messages."""
-    return {"kind": "rewind", "ts": now_iso(), "before": before, "removed": removed, "kept": kept}
-
-
-def truncate_before(history: list[Message], message_id: str) -> int:
-    """Cut `history` in place before the message with id `message_id`; returns how
-    many messages were removed (0 when no message has that id)."""
-    for index, message in enumerate(history):
-        if message.id == message_id:
-            removed = len(history) - index
-            del history[index:]
-            return removed
-    return 0
 
 
 @dataclass
@@ -266,7 +254,6 @@ class ChatLog:
     turns_ended: int = 0
     compactions: int = 0
     interrupted: bool = False  # messages follow the last `turn_end`: a turn did not finish
-    rewinds: int = 0
     records: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
@@ -284,17 +271,17 @@ def read_chat(path: Path) -> ChatLog:
             elif kind == "compaction":
                 log.history = [Message.from_dict(m) for m in record["history"]]
                 log.compactions += 1
+            elif kind == "rewind":
+                ids = [m.id for m in log.history]
+                kept = record.get("kept")
+                if str(record["to"]) in ids:
+                    log.history = log.history[: ids.index(str(record["to"]))]
+                elif isinstance(kept, int) and 0 <= kept < len(log.history):
+                    log.history = log.history[:kept]
+                else:
+                    log.skipped += 1
             elif kind == "turn_end":
                 log.turns_ended += 1
-                log.interrupted = False
-            elif kind == "rewind":
-                if not truncate_before(log.history, str(record["before"])):
-                    kept = record.get("kept")
-                    if isinstance(kept, int) and 0 <= kept < len(log.history):
-                        del log.history[kept:]
-                    else:
-                        log.skipped += 1
-                log.rewinds += 1
                 log.interrupted = False
         except (KeyError, TypeError, ValueError):
             log.skipped += 1

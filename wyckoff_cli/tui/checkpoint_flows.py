@@ -13,13 +13,13 @@ preview; a refused or failed restore changes nothing and says why.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
 
+from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import WyckoffError
-from wyckoff_cli.core.messages import Message
 from wyckoff_cli.runtime.checkpoints.plan import RestorePlan
 from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands, RewindResult
 from wyckoff_cli.tui.screens.rewind import DiffScreen, RestorePreviewScreen, RewindPickerScreen
@@ -30,14 +30,13 @@ Notify = Callable[[str, str], None]
 async def rewind_flow(
     app: App[Any],
     commands: CheckpointCommands,
-    history: Sequence[Message],
-    truncate: Callable[[str], int],
+    conversation: Conversation,
     notify: Notify,
 ) -> RewindResult | None:
     """The picker, the three choices, the preview, then the rewind. Returns what was
     done (its `input_text` goes back into the prompt), or None when cancelled."""
     try:
-        points = await asyncio.to_thread(commands.rewind_points, history)
+        points = await asyncio.to_thread(commands.rewind_points, conversation)
     except WyckoffError as exc:
         notify("warning", f"Cannot rewind: {exc.message}")
         return None
@@ -45,7 +44,9 @@ async def rewind_flow(
     if selection is None:
         return None
     try:
-        preview = await asyncio.to_thread(commands.preview_rewind, selection.point, selection.choice, history)
+        preview = await asyncio.to_thread(
+            commands.preview_rewind, selection.point, selection.choice, conversation
+        )
     except WyckoffError as exc:
         notify("warning", f"Cannot rewind: {exc.message}")
         return None
@@ -55,7 +56,7 @@ async def rewind_flow(
         notify("info", "Rewind cancelled; nothing was changed.")
         return None
     try:
-        result = await asyncio.to_thread(commands.apply_rewind, preview, truncate)
+        result = await asyncio.to_thread(commands.apply_rewind, preview, conversation)
     except WyckoffError as exc:
         notify("warning", f"Rewind stopped, nothing was changed: {exc.message}")
         return None

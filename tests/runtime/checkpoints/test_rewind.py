@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -40,12 +41,12 @@ async def two_turns(
         policy=ApprovalPolicy(mode="yolo"),
     )
     for prompt in ("first: write a", "second: make b"):
-        async for event in runtime.run_stream(recorder.history, prompt):
+        async for event in runtime.run_stream(recorder.conversation, prompt):
             recorder.record(event)
     return store, recorder
 
 
-def user_texts(history: list[Message]) -> list[str]:
+def user_texts(history: Sequence[Message]) -> list[str]:
     return [m.text for m in history if m.role == "user"]
 
 
@@ -53,7 +54,7 @@ async def test_the_picker_lists_user_messages_newest_first_with_files_changed_af
     repo: Path, engine: CheckpointEngine, tmp_path: Path
 ) -> None:
     _, recorder = await two_turns(repo, engine, tmp_path)
-    points = CheckpointCommands(engine, recorder.id).rewind_points(recorder.history)
+    points = CheckpointCommands(engine, recorder.id).rewind_points(recorder.conversation)
     assert [p.text for p in points] == ["second: make b", "first: write a"]
     assert sorted(points[0].files) == ["README.md", "b.txt"]
     assert sorted(points[1].files) == ["README.md", "a.txt", "b.txt"]
@@ -64,25 +65,25 @@ async def test_the_picker_lists_user_messages_newest_first_with_files_changed_af
 async def test_rewind_conversation_only(repo: Path, engine: CheckpointEngine, tmp_path: Path) -> None:
     store, recorder = await two_turns(repo, engine, tmp_path)
     commands = CheckpointCommands(engine, recorder.id)
-    point = commands.rewind_points(recorder.history)[0]
-    preview = commands.preview_rewind(point, RewindChoice.CONVERSATION, recorder.history)
+    point = commands.rewind_points(recorder.conversation)[0]
+    preview = commands.preview_rewind(point, RewindChoice.CONVERSATION, recorder.conversation)
     assert preview.plan is None and "Code: left as it is." in preview.text()
-    result = commands.apply_rewind(preview, recorder.record_rewind)
+    result = commands.apply_rewind(preview, recorder.conversation)
     assert result.input_text == "second: make b"
-    assert user_texts(recorder.history) == ["first: write a"]
+    assert user_texts(recorder.conversation) == ["first: write a"]
     assert (repo / "b.txt").exists() and (repo / "a.txt").exists()  # code untouched
     recorder.close()
     assert user_texts(read_chat(recorder.directory / "chat.jsonl").history) == ["first: write a"]
     resumed = store.load(recorder.id)
-    assert [m.id for m in resumed.history] == [m.id for m in recorder.history]
+    assert [m.id for m in resumed.history] == [m.id for m in recorder.conversation]
 
 
 async def test_rewind_code_only(repo: Path, engine: CheckpointEngine, tmp_path: Path) -> None:
     _, recorder = await two_turns(repo, engine, tmp_path)
     commands = CheckpointCommands(engine, recorder.id)
-    before = list(recorder.history)
-    point = commands.rewind_points(recorder.history)[1]  # before "first"
-    preview = commands.preview_rewind(point, RewindChoice.CODE, recorder.history)
+    before = recorder.conversation.messages
+    point = commands.rewind_points(recorder.conversation)[1]  # before "first"
+    preview = commands.preview_rewind(point, RewindChoice.CODE, recorder.conversation)
     assert preview.plan is not None
     assert {(f.path, f.action) for f in preview.plan.files} == {
         ("a.txt", "delete"),
@@ -90,24 +91,24 @@ async def test_rewind_code_only(repo: Path, engine: CheckpointEngine, tmp_path: 
         ("README.md", "recreate"),
     }
     assert "Conversation: kept as it is." in preview.text() and "+# Project" in preview.text()
-    result = commands.apply_rewind(preview, recorder.record_rewind)
+    result = commands.apply_rewind(preview, recorder.conversation)
     assert result.input_text is None and result.saved is not None
     assert not (repo / "a.txt").exists() and not (repo / "b.txt").exists()
     assert (repo / "README.md").read_text() == "# Project\n"
-    assert recorder.history == before
+    assert recorder.conversation.messages == before
 
 
 async def test_rewind_code_and_conversation(repo: Path, engine: CheckpointEngine, tmp_path: Path) -> None:
     store, recorder = await two_turns(repo, engine, tmp_path)
     commands = CheckpointCommands(engine, recorder.id)
-    point = commands.rewind_points(recorder.history)[0]  # before "second"
-    preview = commands.preview_rewind(point, RewindChoice.BOTH, recorder.history)
+    point = commands.rewind_points(recorder.conversation)[0]  # before "second"
+    preview = commands.preview_rewind(point, RewindChoice.BOTH, recorder.conversation)
     assert preview.messages_removed == 4  # the second turn: its message, call, result, answer
-    result = commands.apply_rewind(preview, recorder.record_rewind)
+    result = commands.apply_rewind(preview, recorder.conversation)
     assert result.input_text == "second: make b"
     assert (repo / "a.txt").exists() and not (repo / "b.txt").exists()
     assert (repo / "README.md").exists()
-    assert user_texts(recorder.history) == ["first: write a"]
+    assert user_texts(recorder.conversation) == ["first: write a"]
     recorder.close()
     assert user_texts(store.load(recorder.id).history) == ["first: write a"]
     # and the code restore itself can be undone
@@ -121,8 +122,8 @@ async def test_a_message_without_later_file_changes_restores_no_code(
 ) -> None:
     _, recorder = await two_turns(repo, engine, tmp_path)
     commands = CheckpointCommands(engine, recorder.id)
-    recorder.history.append(Message.user("third: just a question"))
-    point = commands.rewind_points(recorder.history)[0]
+    recorder.conversation.append(Message.user("third: just a question"))
+    point = commands.rewind_points(recorder.conversation)[0]
     assert point.files == () and point.checkpoint is None
-    preview = commands.preview_rewind(point, choice, recorder.history)
+    preview = commands.preview_rewind(point, choice, recorder.conversation)
     assert preview.plan is None

@@ -34,7 +34,8 @@ from wyckoff_cli.runtime.checkpoints.shadow import (
 from wyckoff_cli.runtime.checkpoints.store import Checkpoint, CheckpointLog
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.config import CheckpointsConfig
-from wyckoff_cli.storage.sessions import parse_time, project_key
+from wyckoff_cli.storage.session_info import parse_time
+from wyckoff_cli.storage.sessions import project_key
 
 ARG_CHARS = 200  # each string argument kept in a checkpoint's call list
 MAX_PREVIEW_DIFF = 200_000  # characters of diff in a preview

@@ -147,7 +147,7 @@ def checkpoint_hooks(
     session_id: str,
     *,
     redact: Callable[[str], str] | None = None,
-) -> list[RuntimeHooks]:
+) -> list[CheckpointHooks]:
     """The hooks a session installs: none when `[checkpoints] enabled = false`; one
     that only warns when checkpoints cannot work here (no git binary)."""
     if not settings.enabled:

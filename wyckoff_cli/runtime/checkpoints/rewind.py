@@ -1,10 +1,10 @@
 """The UI-free side of /rewind, /undo, /redo and /diff, for any host.
 
     commands = CheckpointCommands(engine, session_id)
-    points = commands.rewind_points(history)                 # the picker, newest first
-    preview = commands.preview_rewind(points[0], RewindChoice.BOTH, history)
+    points = commands.rewind_points(conversation)            # the picker, newest first
+    preview = commands.preview_rewind(points[0], RewindChoice.BOTH, conversation)
     show(preview.text()); if confirmed:
-        result = commands.apply_rewind(preview, truncate=recorder.record_rewind)
+        result = commands.apply_rewind(preview, conversation)  # Conversation.truncate_to
         put_into_input(result.input_text)
 
 Every method blocks on git: call it from a worker thread. A restore always shows a
@@ -14,13 +14,15 @@ before changing anything, so it can itself be undone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
 from wyckoff_cli.runtime.checkpoints.plan import RestorePlan
+from wyckoff_cli.runtime.checkpoints.shadow import CheckpointError
 from wyckoff_cli.runtime.checkpoints.store import Checkpoint
 
 LABEL_CHARS = 80
@@ -139,18 +141,21 @@ class CheckpointCommands:
         removed = next((len(history) - i for i, m in enumerate(history) if m.id == point.message_id), 0)
         return RewindPreview(point, choice, plan, removed if choice.rewinds_conversation else 0)
 
-    def apply_rewind(self, preview: RewindPreview, truncate: Callable[[str], int]) -> RewindResult:
-        """Do what the preview showed. `truncate(message_id)` cuts the conversation
-        before that message and records it (`SessionRecorder.record_rewind`, or the
-        Conversation's `truncate_to`); it returns the number of messages removed."""
+    def apply_rewind(self, preview: RewindPreview, conversation: Conversation) -> RewindResult:
+        """Do what the preview showed: restore the code (saving the current state
+        first), then `conversation.truncate_to` the chosen message (its observers — the
+        recorder — write the `rewind` record)."""
         result = RewindResult(None, None)
         if preview.plan is not None:
             result.saved = self.engine.apply(preview.plan, self.session_id, preview.point.message_id)
             result.notes.append(
-                f"Code restored ({preview.plan.summary()}); /undo-able: saved as {result.saved.id}."
+                f"Code restored ({preview.plan.summary()}); the state before is saved as checkpoint {result.saved.id}."
             )
         if preview.choice.rewinds_conversation:
-            result.messages_removed = truncate(preview.point.message_id)
+            try:
+                result.messages_removed = len(conversation.truncate_to(preview.point.message_id))
+            except KeyError as exc:
+                raise CheckpointError("the chosen message is no longer in the conversation") from exc
             result.input_text = preview.point.text
             result.notes.append(f"Conversation rewound: {result.messages_removed} messages removed.")
         return result
