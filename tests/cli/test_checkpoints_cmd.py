@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.runtime.checkpoints.conftest import dot_git_state, git
 from wyckoff_cli.cli.main import main
+
+
+@pytest.fixture(autouse=True)
+def restore_root_logger() -> Iterator[None]:
+    """`main()` installs the log file handler once per process; take it away again so
+    later tests get their own (tests/cli/test_logs.py checks its own file)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in root.handlers:
+        if handler not in handlers:
+            handler.close()
+    root.handlers, root.level = handlers, level
 
 
 @pytest.fixture
