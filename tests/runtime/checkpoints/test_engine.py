@@ -271,3 +271,17 @@ def test_a_huge_diff_is_cut_in_the_preview(repo: Path, monkeypatch: pytest.Monke
     checkpoint = agent_round(engine, lambda: (repo / "long.txt").write_text("line\n" * 1000))
     plan = engine.plan(checkpoint)  # type: ignore[arg-type]
     assert len(plan.diff) < 700 and f"wyckoff checkpoints diff {checkpoint.id}" in plan.diff  # type: ignore[attr-defined]
+
+
+def test_git_runs_with_a_scrubbed_environment(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))  # a hook's leftover must not redirect us
+    monkeypatch.setenv("GIT_INDEX_FILE", str(repo / ".git" / "index"))
+    engine = CheckpointEngine(repo, backend="git")
+    env = engine.repo._env()  # type: ignore[attr-defined]
+    assert "ANTHROPIC_API_KEY" not in env and "GITHUB_TOKEN" not in env
+    assert env["GIT_DIR"] == str(engine.repo.git_dir) and env["GIT_CONFIG_GLOBAL"] == os.devnull
+    state = dot_git_state(repo)
+    agent_round(engine, lambda: (repo / "x.txt").write_text("x\n"))
+    assert dot_git_state(repo) == state

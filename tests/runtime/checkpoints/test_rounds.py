@@ -193,3 +193,23 @@ async def test_without_git_or_dulwich_the_session_runs_and_says_checkpoints_are_
 
 def test_checkpoints_can_be_turned_off(repo: Path) -> None:
     assert checkpoint_hooks(repo, CheckpointsConfig(enabled=False), SESSION) == []
+
+
+async def test_a_failing_checkpoint_never_breaks_the_turn(
+    repo: Path, engine: CheckpointEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(engine, "checkpoint", broken)
+    rounds = [
+        call("write_file", path="a.txt", content="a\n"),
+        call("write_file", path="b.txt", content="b\n"),
+    ]
+    events, _ = await collect(runtime_for(repo, engine, [*rounds, {"text": "ok"}]), "go")
+    warnings = [e.message for e in of_type(events, ev.Notice) if e.level == "warning"]
+    assert warnings == [
+        "Checkpoints are off for this session (undo and rewind of code will not work): RuntimeError: disk on fire"
+    ]
+    assert (repo / "a.txt").exists() and (repo / "b.txt").exists()
+    assert of_type(events, ev.TurnDone)[0].reason == "completed"

@@ -91,7 +91,7 @@ class CheckpointHooks(RuntimeHooks):
             records = [{"id": c.id, "name": c.name, "args": c.arguments} for c in calls]
             try:
                 self.pending = self.last = await asyncio.to_thread(self._checkpoint, records)
-            except (WyckoffError, OSError) as exc:
+            except Exception as exc:  # a checkpoint never breaks the turn
                 self._disable(exc)
         if self.disabled is not None and not self.warned_disabled:
             self.warned_disabled = True
@@ -109,7 +109,7 @@ class CheckpointHooks(RuntimeHooks):
             return
         try:
             await asyncio.shield(warming)
-        except (WyckoffError, OSError) as exc:
+        except Exception as exc:
             self._disable(exc)
 
     def _checkpoint(self, records: list[dict[str, Any]]) -> Checkpoint:
@@ -132,12 +132,13 @@ class CheckpointHooks(RuntimeHooks):
             return
         try:
             await asyncio.to_thread(self.engine.record_after, pending)
-        except (WyckoffError, OSError) as exc:
+        except Exception as exc:
             self._disable(exc)
 
     def _disable(self, exc: Exception) -> None:
-        message = exc.message if isinstance(exc, WyckoffError) else str(exc)
-        log.warning("checkpoints off for session %s: %s", self.session_id, message)
+        expected = isinstance(exc, WyckoffError | OSError)
+        message = exc.message if isinstance(exc, WyckoffError) else f"{type(exc).__name__}: {exc}"
+        log.warning("checkpoints off for session %s: %s", self.session_id, message, exc_info=not expected)
         self.disabled = message
 
 

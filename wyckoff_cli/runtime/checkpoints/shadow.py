@@ -31,6 +31,13 @@ from wyckoff_cli.core.errors import WyckoffError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _ATTRIBUTES = "* -text -filter -ident -eol\n"
+_PASSED_ON = (
+    "PATH",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "TMPDIR",
+    "SYSTEMROOT",
+)  # the rest of the environment stays out
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "wyckoff",
     "GIT_AUTHOR_EMAIL": "checkpoints@wyckoff.invalid",
@@ -84,7 +91,8 @@ class ShadowRepo:
     # ---------------------------------------------------------------- plumbing
 
     def _env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        """Only what git needs: no API keys or tokens, no inherited `GIT_*` settings."""
+        env = {k: os.environ[k] for k in _PASSED_ON if k in os.environ}
         env.update(_IDENTITY)
         env.update(
             {
