@@ -285,3 +285,34 @@ def test_git_runs_with_a_scrubbed_environment(repo: Path, monkeypatch: pytest.Mo
     state = dot_git_state(repo)
     agent_round(engine, lambda: (repo / "x.txt").write_text("x\n"))
     assert dot_git_state(repo) == state
+
+
+def test_restoring_the_state_an_undo_saved_puts_the_undo_steps_back(
+    repo: Path, engine: CheckpointEngine
+) -> None:
+    first = agent_round(engine, lambda: (repo / "one.txt").write_text("1\n"))
+    second = agent_round(engine, lambda: (repo / "two.txt").write_text("2\n"))
+    plan = engine.plan_undo(S)
+    assert plan is not None and plan.target.id == second.id  # type: ignore[attr-defined]
+    saved = engine.apply(plan, S, action="undo")
+    assert not (repo / "two.txt").exists()
+    engine.apply(engine.plan(saved), S)  # a plain restore of what the undo saved (not /redo)
+    assert (repo / "two.txt").exists()
+    plan = engine.plan_undo(S)
+    assert plan is not None and plan.target.id == second.id  # type: ignore[attr-defined]
+    engine.apply(engine.plan(first), S)  # back before the first round: nothing left to undo
+    assert engine.plan_undo(S) is None and engine.plan_redo(S) is None
+
+
+def test_a_folder_that_is_not_a_git_repository_works_too(tmp_path: Path, backend: str) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "notes.md").write_text("notes\n")
+    (root / ".gitignore").write_text("cache/\n")
+    (root / "cache").mkdir()
+    (root / "cache" / "big.tmp").write_text("ignored\n")
+    engine = CheckpointEngine(root, backend=backend)
+    checkpoint = agent_round(engine, lambda: (root / "notes.md").unlink())
+    assert "cache/big.tmp" not in engine.repo.files(checkpoint.commit)  # type: ignore[attr-defined]
+    engine.apply(engine.plan(checkpoint), S)  # type: ignore[arg-type]
+    assert (root / "notes.md").read_text() == "notes\n" and not (root / ".git").exists()

@@ -314,11 +314,16 @@ class CheckpointEngine:
 
     # ---------------------------------------------------------------- undo and redo
 
-    def undo_state(self, session: str) -> UndoState:
+    def undo_state(self, session: str, *, before: str | None = None) -> UndoState:
+        """Replayed from the session's checkpoints (all, or those before the checkpoint
+        `before`): a round that changed files is an undo step (and drops the steps an
+        undo had taken back), a restore sets where the steps stand."""
         rounds: list[Checkpoint] = []
         position: int = 0
         redo: list[str] = []
         for checkpoint in self.checkpoints(session):
+            if checkpoint.id == before:
+                break
             if checkpoint.type == "round":
                 if checkpoint.after_tree is None or checkpoint.after_tree != checkpoint.tree:
                     rounds = [*rounds[:position], checkpoint]
@@ -329,10 +334,13 @@ class CheckpointEngine:
         return UndoState(rounds, position, redo)
 
     def _position_of(self, target: Checkpoint, state: UndoState) -> int:
+        """How many undo steps stand once the work tree is back at `target`."""
+        if target.type == "restore":  # the state before that restore: where the steps stood then
+            return min(self.undo_state(target.session, before=target.id).position, len(state.rounds))
         for index, checkpoint in enumerate(state.rounds):
             if checkpoint.created >= target.created:
                 return index
-        return len(state.rounds) if target.type == "round" else min(target.position or 0, len(state.rounds))
+        return len(state.rounds)
 
     def plan_undo(self, session: str) -> RestorePlan | None:
         """Back to before the last round that changed files (None: nothing to undo)."""
