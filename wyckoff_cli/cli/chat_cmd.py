@@ -55,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
     os.chdir(start)
     workspace = open_workspace(start)
     resolve_model_spec(args.model or workspace.config.model, workspace.config)  # an unknown id fails here
+    from wyckoff_cli.storage.paths import StorageError, data_dir, writable_problem
+
+    problem = writable_problem(data_dir())  # the app saves sessions and prompt history there
+    if problem is not None:
+        raise StorageError(f"{problem}; the app needs it for sessions (`wyckoff run --no-session` does not)")
     builder = SessionBuilder(workspace, cwd=start)
     store = builder.sessions()
     loaded = None
@@ -68,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
         loaded = store.load(args.resume)
     elif args.resume == "":
         pick = True
+    busy = store.in_use(loaded) if loaded is not None else None
+    if busy is not None:  # another process writes it: refuse before the app starts
+        raise UsageError(busy)
     controller = ChatController(
         builder, model=args.model, mode=args.permission_mode, loaded=loaded, exporter=export_text
     )

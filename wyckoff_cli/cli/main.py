@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.checkpoints_cmd",
         "checkpoints of the work tree: list, diff, restore, prune",
     ),
+    "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
 
 

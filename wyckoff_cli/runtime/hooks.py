@@ -10,7 +10,7 @@ Context management plugs in through `wyckoff_cli.context.hooks.ContextHooks`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wyckoff_cli.core.messages import Message, ToolCallPart, ToolSpec
@@ -29,9 +29,6 @@ class ModelRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...]
     round: int
-
-    def with_messages(self, messages: tuple[Message, ...]) -> ModelRequest:
-        return replace(self, messages=messages)
 
 
 class RuntimeHooks:

@@ -16,11 +16,13 @@ from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
+from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
 from wyckoff_cli.storage.paths import find_project_root
 from wyckoff_cli.tools.builtin import default_registry
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -90,6 +92,9 @@ class SessionBuilder:
     manage_context: bool = True  # False: no context manager (and `fixed_prompt` as the prompt)
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
+    hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
+    host_files: HostFiles | None = None  # an editor's files and terminal (ACP), when offered
+    host_terminal: HostTerminal | None = None
 
     @property
     def config(self) -> Config:
@@ -158,7 +163,9 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
-            hooks=hooks,
+            hooks=[*self.hooks, *hooks],
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         return Session(
