@@ -316,3 +316,26 @@ def test_a_folder_that_is_not_a_git_repository_works_too(tmp_path: Path, backend
     assert "cache/big.tmp" not in engine.repo.files(checkpoint.commit)  # type: ignore[attr-defined]
     engine.apply(engine.plan(checkpoint), S)  # type: ignore[arg-type]
     assert (root / "notes.md").read_text() == "notes\n" and not (root / ".git").exists()
+
+
+def test_everything_under_the_checkpoints_folder_is_private(repo: Path, backend: str) -> None:
+    old = os.umask(0o022)
+    try:
+        engine = CheckpointEngine(repo, backend=backend)
+        checkpoint = agent_round(engine, lambda: (repo / "new.txt").write_text("x\n"))
+        engine.apply(engine.plan(checkpoint), S)  # type: ignore[arg-type]
+        engine.prune(keep_days=0)
+        agent_round(engine, lambda: (repo / "again.txt").write_text("y\n"))
+    finally:
+        os.umask(old)
+    root = Path(os.environ["WYCKOFF_HOME"]) / "data" / "checkpoints"
+    wrong = []
+    for folder, dirs, files in os.walk(root):
+        for name in dirs:
+            if (Path(folder) / name).stat().st_mode & 0o777 != 0o700:
+                wrong.append(f"{folder}/{name}")
+        for name in files:
+            if (Path(folder) / name).stat().st_mode & 0o777 not in (0o600, 0o400):
+                wrong.append(f"{folder}/{name}")
+    assert wrong == []
+    assert (root.stat().st_mode & 0o777) == 0o700

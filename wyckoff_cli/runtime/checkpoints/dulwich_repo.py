@@ -13,6 +13,7 @@ git on big trees (docs/PERFORMANCE.md); imported only when chosen.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -40,7 +41,9 @@ from wyckoff_cli.runtime.checkpoints.shadow import (
     delete_paths,
     folder_size,
     write_excludes,
+    write_private,
 )
+from wyckoff_cli.storage.paths import ensure_private_dir
 
 CACHE = "wyckoff-dulwich-cache.json"
 IDENTITY = b"wyckoff <checkpoints@wyckoff.invalid>"
@@ -74,15 +77,17 @@ class DulwichShadowRepo:
     def ensure(self) -> None:
         if (self.git_dir / "HEAD").is_file():
             return
-        self.git_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_dir(self.git_dir)
         repo = Repo.init_bare(str(self.git_dir))
         config = repo.get_config()
+        config.set((b"core",), b"sharedRepository", b"0600")  # new object folders 0700
         config.set((b"core",), b"bare", False)
         config.set((b"core",), b"logallrefupdates", False)
         config.set((b"gc",), b"auto", b"0")
         config.write_to_path()
-        (self.git_dir / "info").mkdir(exist_ok=True)
-        (self.git_dir / "info" / "attributes").write_text("* -text -filter -ident -eol\n", encoding="utf-8")
+        ensure_private_dir(self.git_dir / "info")
+        write_private(self.git_dir / "info" / "attributes", "* -text -filter -ident -eol\n")
+        _make_private(self.git_dir)
 
     def set_excludes(self, patterns: Iterable[str]) -> None:
         write_excludes(self.workspace, self.git_dir, patterns)
@@ -182,11 +187,15 @@ class DulwichShadowRepo:
         commit.encoding = b"UTF-8"
         commit.message = message.encode()
         store.add_object(commit)
-        (self.git_dir / CACHE).write_text(json.dumps(fresh), encoding="utf-8")
+        write_private(self.git_dir / CACHE, json.dumps(fresh))
         return Snapshot(commit.id.decode(), tree.decode(), tuple(sorted(skipped)), tuple(sorted(nested)))
 
     def keep(self, ref: str, commit: str) -> None:
         self.repo.refs[Ref(b"refs/wyckoff/" + ref.encode())] = ObjectID(commit.encode())
+        folder = self.git_dir / "refs" / "wyckoff"
+        os.chmod(folder, 0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(folder / ref, 0o600)
 
     def forget(self, refs: Iterable[str]) -> None:
         for ref in refs:
@@ -291,3 +300,13 @@ class DulwichShadowRepo:
 
     def disk_use(self) -> int:
         return folder_size(self.git_dir)
+
+
+def _make_private(folder: Path) -> None:
+    """What `init_bare` made: folders 0700, files 0600."""
+    for root, dirs, names in os.walk(folder):
+        os.chmod(root, 0o700)
+        for name in names:
+            os.chmod(os.path.join(root, name), 0o600)
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o700)

@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Protocol
 
 from wyckoff_cli.core.errors import WyckoffError
+from wyckoff_cli.storage.paths import ensure_private_dir
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _ATTRIBUTES = "* -text -filter -ident -eol\n"
+PRIVATE_UMASK = 0o077  # what git creates is the owner's only (folders 0700, files 0600, objects 0400)
 _PASSED_ON = (
     "PATH",
     "HOME",
@@ -115,6 +117,7 @@ class ShadowRepo:
         try:
             done = subprocess.run(
                 [self.git, "-c", "core.quotepath=off", *args],
+                umask=PRIVATE_UMASK,
                 input=input,
                 capture_output=True,
                 env=self._env(),
@@ -132,10 +135,11 @@ class ShadowRepo:
         """Create the repository on first use."""
         if (self.git_dir / "HEAD").is_file():
             return
-        self.git_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_dir(self.git_dir)
         env = {k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
         subprocess.run(
             [self.git, "init", "-q", "--bare", "--template=", str(self.git_dir)],
+            umask=PRIVATE_UMASK,
             env=env,
             capture_output=True,
             check=True,
@@ -150,8 +154,8 @@ class ShadowRepo:
         ):
             self.run("config", key, value)
         info = self.git_dir / "info"
-        info.mkdir(exist_ok=True)
-        (info / "attributes").write_text(_ATTRIBUTES, encoding="utf-8")
+        ensure_private_dir(info)
+        write_private(info / "attributes", _ATTRIBUTES)
 
     def set_excludes(self, patterns: Iterable[str]) -> None:
         write_excludes(self.workspace, self.git_dir, patterns)
@@ -315,8 +319,16 @@ def write_excludes(workspace: Path, git_dir: Path, patterns: Iterable[str]) -> N
             return
     except OSError:
         pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    ensure_private_dir(target.parent)
+    write_private(target, text)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read (0600, whatever the umask)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(text)
 
 
 def delete_paths(workspace: Path, paths: Iterable[str]) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.storage.chatlog import JsonlFile, dumps, read_jsonl
+from wyckoff_cli.storage.paths import ensure_private_dir
 
 FORMAT = "wyckoff.checkpoints"
 VERSION = 1
@@ -94,7 +95,7 @@ class CheckpointLog:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_dir(self.folder)
         fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -106,7 +107,7 @@ class CheckpointLog:
         return {"kind": "header", "format": FORMAT, "version": VERSION, "workspace": str(self.workspace)}
 
     def append(self, record: dict[str, Any]) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_dir(self.folder)
         if not self.path.exists():
             handle = JsonlFile.create(self.path, self._header())
         else:
