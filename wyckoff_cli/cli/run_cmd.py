@@ -62,6 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="allow calls matching RULE, e.g. 'run_shell(pytest*)' (repeatable)",
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="how shell commands run (default: [shell] sandbox, workspace-write where it can start)",
+    )
     parser.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current)")
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
@@ -105,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.cli.run_summary import RunSummary
+    from wyckoff_cli.cli.text_output import TextPrinter
     from wyckoff_cli.core import events as ev
     from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
     from wyckoff_cli.runtime.loop import AbortSignal
@@ -112,7 +118,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.session.store import call_coster
 
     cwd = (args.cwd or Path.cwd()).resolve()
-    builder = SessionBuilder(open_workspace(cwd), cwd=cwd)
+    workspace = open_workspace(cwd)
+    workspace.sandbox = args.sandbox
+    builder = SessionBuilder(workspace, cwd=cwd)
     config = builder.config
     model = args.model or config.model
     mode = args.permission_mode or config.permission_mode
@@ -137,6 +145,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     )
     runtime = session.runtime
     summary = RunSummary(builder.workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
+    if session.shell_notice:
+        print(f"wyckoff: {session.shell_notice}", file=sys.stderr)
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -145,6 +155,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     failure: ev.TurnFailed | None = None
     collected: list[dict[str, Any]] = []
     out = sys.stdout
+    printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
     try:
         turn = runtime.run_stream(
             session.conversation, prompt, system_prompt=session.system_prompt, abort=abort
@@ -159,11 +170,10 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             elif args.output_format == "json":
                 if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
                     collected.append(event.to_dict())
-            elif isinstance(event, ev.TextDelta):
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected):
-                print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
+            else:
+                printer.handle(event)
+                if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
+                    print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
             if isinstance(event, ev.TurnFailed):
                 failure = event
                 if args.output_format == "text":
@@ -191,7 +201,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             "session_error": _session_error(recorder),
         }
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
-    elif args.output_format == "text" and done.text and not done.text.endswith("\n"):
+    elif args.output_format == "text" and not printer.ended_with_newline:
         out.write("\n")
     out.flush()
     print(summary.line(), file=sys.stderr)
@@ -263,6 +273,13 @@ def _report_session(recorder: SessionRecorder, output_format: str) -> None:
 
 
 def _describe(event: Any) -> str:
+    from wyckoff_cli.core import events as ev
+
+    if isinstance(event, ev.Retrying):
+        return (
+            f"{event.model} failed ({event.error}); retrying in {event.delay:.1f} s "
+            f"(attempt {event.attempt} of {event.attempts})"
+        )
     message = getattr(event, "message", None)
     if message:
         return str(message)
