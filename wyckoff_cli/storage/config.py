@@ -96,6 +96,62 @@ class ContextConfig:
 
 
 @dataclass
+class HookCommand:
+    """One hook: `{ type = "command", command = "…", timeout = 30 }` (Claude Code's shape)."""
+
+    command: str = _doc("The shell command run with the event as JSON on standard input.")
+    type: Literal["command"] = _doc('The kind of hook; only `"command"` is supported.', default="command")
+    timeout: float = _doc("Seconds before the hook is killed (a non-blocking error).", default=60.0)
+
+
+@dataclass
+class HookMatcher:
+    """`[[hooks.EVENT]]`: the hooks run for the events `matcher` selects."""
+
+    matcher: str = _doc(
+        "Tool name or regular expression (`run_shell`, `Edit|Write`, `mcp__github__.*`); "
+        "empty or `*` matches everything. For SessionStart the source, for PreCompact the trigger.",
+        default="",
+    )
+    hooks: list[HookCommand] = _doc("The commands to run.", default_factory=list)
+
+
+@dataclass
+class HooksConfig:
+    """`[hooks]`: user hooks by event, as in Claude Code's `settings.json` (docs/EXTENDING.md)."""
+
+    PreToolUse: list[HookMatcher] = _doc(
+        "Before a tool call; may allow, deny, ask or change it.", default_factory=list
+    )
+    PostToolUse: list[HookMatcher] = _doc(
+        "After a tool call succeeded; may add to its result.", default_factory=list
+    )
+    UserPromptSubmit: list[HookMatcher] = _doc(
+        "Before a message is sent; may add context or block it.", default_factory=list
+    )
+    Stop: list[HookMatcher] = _doc(
+        "When the model is about to end its turn; may make it go on.", default_factory=list
+    )
+    SubagentStop: list[HookMatcher] = _doc("When a sub-agent is about to end its turn.", default_factory=list)
+    SessionStart: list[HookMatcher] = _doc(
+        "When a session starts or is resumed; may add context.", default_factory=list
+    )
+    SessionEnd: list[HookMatcher] = _doc("When a session ends.", default_factory=list)
+    PreCompact: list[HookMatcher] = _doc("Before the conversation is compacted.", default_factory=list)
+    Notification: list[HookMatcher] = _doc("When Wyckoff needs the user (an approval).", default_factory=list)
+
+
+@dataclass
+class CommandsConfig:
+    """`[commands]`: custom slash commands (docs/EXTENDING.md)."""
+
+    prefer: list[str] = _doc(
+        "Names of custom commands that win over the built-in command of the same name.",
+        default_factory=list,
+    )
+
+
+@dataclass
 class Config:
     """The whole configuration."""
 
@@ -122,6 +178,8 @@ class Config:
     )
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+    hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
+    commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
 
 
 # --------------------------------------------------------------------------- loading
@@ -291,6 +349,15 @@ def find_key_line(path: Path, key: str) -> int | None:
         if current == table and re.match(rf"^[\"']?{re.escape(leaf)}[\"']?\s*=", stripped):
             return number
         if not current and re.match(rf"^{re.escape(key)}\s*=", stripped):
+            return number
+    # a key inside an inline table (`hooks = [{ timeout = "x" }]`): the first line of an
+    # enclosing table that sets it
+    current = ""
+    for number, line in enumerate(lines, 1):
+        match = header.match(line)
+        if match:
+            current = match.group(1).replace('"', "").replace("'", "")
+        elif current and table.startswith(current) and re.search(rf"\b{re.escape(leaf)}\s*=", line):
             return number
     return None
 
