@@ -7,6 +7,12 @@ error, 130 interrupted.
 Every run is saved as a session (docs/SESSIONS.md) unless `--no-session` is given;
 `--continue` and `--resume ID` add the turn to an earlier session. In text mode the
 session id is printed to stderr; the `json` output carries it as `session_id`.
+
+A prompt `/NAME args` naming a custom slash command (docs/EXTENDING.md) is expanded
+first: its `allowed-tools` are allowed for the run, its `model` answers unless
+`--model` is given, and its `` !`command` `` snippets go through the permission policy
+(nothing can be asked here: allow them with `--allow` or a mode). The project's user
+hooks run only once trusted (`wyckoff hooks trust`) or with `--trust-hooks`.
 """
 
 from __future__ import annotations
@@ -23,7 +29,12 @@ from typing import TYPE_CHECKING, Any
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from wyckoff_cli.session.builder import SessionBuilder
+    from collections.abc import AsyncIterator
+
+    from wyckoff_cli.core.events import RuntimeEvent
+    from wyckoff_cli.runtime.loop import AbortSignal
+    from wyckoff_cli.session.builder import Session, SessionBuilder
+    from wyckoff_cli.session.custom_commands import TurnRequest
     from wyckoff_cli.storage.recorder import SessionRecorder
 
 EXIT_FOR_REASON = {
@@ -68,6 +79,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--resume", metavar="ID", help="add this turn to session ID (a unique prefix will do)"
     )
     resume.add_argument("--no-session", action="store_true", help="do not save this run as a session")
+    parser.add_argument(
+        "--trust-hooks",
+        action="store_true",
+        help="run this project's hooks for this run although they are not trusted (nothing is recorded)",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -94,19 +110,22 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
 
     cwd = (args.cwd or Path.cwd()).resolve()
-    builder = SessionBuilder(open_workspace(cwd), cwd=cwd)
+    builder = SessionBuilder(open_workspace(cwd), cwd=cwd, trust_project_hooks=args.trust_hooks)
     config = builder.config
-    model = args.model or config.model
+    request = _custom_request(prompt, builder)
+    model = args.model or (request.model if request is not None else None) or config.model
     mode = args.permission_mode or config.permission_mode
+    allow = [*args.allow, *(request.allow if request is not None else ())]
     # a missing key, an unknown model or a bad rule fails before any session exists
     provider = builder.provider(model)
-    build_policy(config, mode, args.allow)
+    build_policy(config, mode, allow)
+    _warn_untrusted_hooks(builder)
     recorder = _open_session(args, builder, provider.name)
     session = builder.build(
         model=model,
         mode=mode,
         recorder=recorder,
-        allow=args.allow,
+        allow=allow,
         max_tool_rounds=args.max_tool_rounds,
         provider=provider,
     )
@@ -120,9 +139,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     collected: list[dict[str, Any]] = []
     out = sys.stdout
     try:
-        turn = runtime.run_stream(
-            session.conversation, prompt, system_prompt=session.system_prompt, abort=abort
-        )
+        start = "resume" if args.continue_session or args.resume else "startup"
+        turn = _turn(builder, session, prompt, request, abort, start)
         async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
@@ -137,6 +155,11 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
                 out.flush()
             elif isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected):
                 print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
+            elif isinstance(event, ev.HookRan) and (event.outcome != "ok" or event.message):
+                print(
+                    f"\n[hook] {event.hook_event} {event.command}: {event.outcome} {event.message}",
+                    file=sys.stderr,
+                )
             if isinstance(event, ev.TurnFailed):
                 failure = event
                 if args.output_format == "text":
@@ -146,6 +169,11 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
+        await builder.user_hooks.session_end("other")
+        for hook_event in builder.user_hooks.take_events():
+            if recorder is not None:
+                recorder.record(hook_event)
+        await builder.user_hooks.aclose()
         await runtime.close()
         if recorder is not None:
             recorder.close()
@@ -167,6 +195,74 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     if failure is not None and failure.kind == "configuration":
         return 2
     return EXIT_FOR_REASON.get(done.reason, 1)
+
+
+def _custom_request(prompt: str, builder: SessionBuilder) -> TurnRequest | None:
+    """`/NAME args` naming a custom command: the turn it expands to."""
+    from wyckoff_cli.session.commands import BY_NAME
+    from wyckoff_cli.session.custom_commands import discover_commands, request_for
+
+    if not prompt.startswith("/"):
+        return None
+    name, _, argument = prompt[1:].partition(" ")
+    command = discover_commands(builder.workspace.root).get(name.strip())
+    if command is None:
+        return None
+    if command.name in BY_NAME and command.name not in builder.config.commands.prefer:
+        return None
+    return request_for(command, argument.strip())
+
+
+async def _turn(
+    builder: SessionBuilder,
+    session: Session,
+    prompt: str,
+    request: TurnRequest | None,
+    abort: AbortSignal,
+    start: str,
+) -> AsyncIterator[RuntimeEvent]:
+    """SessionStart hooks, a custom command's snippets, then the turn."""
+    from wyckoff_cli.core import events as ev
+    from wyckoff_cli.session.custom_commands import ShellExpansion, shell_snippets
+    from wyckoff_cli.session.extensions import request_notices
+
+    await builder.user_hooks.session_start(start)
+    text = prompt
+    if request is not None:
+        for notice in request_notices(request):
+            yield notice
+        text = request.text
+        if shell_snippets(text):
+            expansion = ShellExpansion(
+                text,
+                request.command or "command",
+                session.policy,
+                session.registry,
+                builder.workspace.root,
+                session.runtime.tool_env,
+                set(),
+            )
+            async for event in expansion.events():
+                yield event
+            if expansion.failed is not None:
+                yield ev.TurnFailed("configuration", expansion.failed)
+                yield ev.TurnDone("", "stopped", 0)
+                return
+            text = expansion.text
+    required = request.required_tools if request is not None else ()
+    async for event in session.runtime.run_stream(
+        session.conversation, text, system_prompt=session.system_prompt, abort=abort, required_tools=required
+    ):
+        yield event
+
+
+def _warn_untrusted_hooks(builder: SessionBuilder) -> None:
+    for file in builder.user_hooks.hooks.needing_trust():
+        print(
+            f"wyckoff: the hooks in {file.path} are not trusted ({file.state}) and do not run; "
+            "`wyckoff hooks trust` trusts them, --trust-hooks runs them this once",
+            file=sys.stderr,
+        )
 
 
 def _open_session(args: argparse.Namespace, builder: SessionBuilder, model: str) -> SessionRecorder | None:
