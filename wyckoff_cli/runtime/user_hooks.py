@@ -393,11 +393,16 @@ class UserHooks(RuntimeHooks):
         finally:
             self.subagent = subagent
 
-    async def aclose(self) -> None:
-        for task in list(self._background):
+    async def aclose(self, wait: float = 5.0) -> None:
+        """Let running notification hooks finish (at most `wait` seconds), then stop them."""
+        tasks = set(self._background)
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=wait)
+        for task in pending:
             task.cancel()
-        if self._background:
-            await asyncio.wait(self._background)
+        if pending:
+            await asyncio.wait(pending)
 
 
 def _raise_stop(results: Sequence[HookResult]) -> None:
