@@ -245,7 +245,7 @@ async def _turn(
             async for event in expansion.events():
                 yield event
             if expansion.failed is not None:
-                yield ev.TurnFailed("configuration", expansion.failed)
+                yield ev.TurnFailed("denied", expansion.failed)
                 yield ev.TurnDone("", "stopped", 0)
                 return
             text = expansion.text

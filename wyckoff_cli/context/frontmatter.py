@@ -11,7 +11,7 @@ the body. An opening `---` without a closing one is an error naming the file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 FrontValue = str | bool | list[str]
@@ -27,9 +27,13 @@ class FrontMatterError(ValueError):
 class Document:
     meta: dict[str, FrontValue]
     body: str
+    raw: dict[str, str] = field(default_factory=dict)  # values written on the key's line, as written
 
     def text(self, key: str) -> str:
-        """`key` as one string ('' when missing; a list is joined with commas)."""
+        """`key` as one string, as written (`argument-hint: [message]` stays
+        `[message]`; '' when missing; a block list is joined with commas)."""
+        if key in self.raw:
+            return _scalar(self.raw[key])
         value = self.meta.get(key)
         if value is None:
             return ""
@@ -66,11 +70,12 @@ def parse_document(text: str, source: str = "<text>") -> Document:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         raise FrontMatterError(f"{source}: the front matter opened on line 1 is never closed with ---")
-    meta = _parse_meta([line.rstrip("\r\n") for line in lines[1:end]], source)
-    return Document(meta, "".join(lines[end + 1 :]).lstrip("\n"))
+    raw: dict[str, str] = {}
+    meta = _parse_meta([line.rstrip("\r\n") for line in lines[1:end]], source, raw)
+    return Document(meta, "".join(lines[end + 1 :]).lstrip("\n"), raw)
 
 
-def _parse_meta(lines: list[str], source: str) -> dict[str, FrontValue]:
+def _parse_meta(lines: list[str], source: str, raw_values: dict[str, str]) -> dict[str, FrontValue]:
     meta: dict[str, FrontValue] = {}
     i = 0
     while i < len(lines):
@@ -102,6 +107,8 @@ def _parse_meta(lines: list[str], source: str) -> dict[str, FrontValue]:
             if nested:  # a plain value continued on indented lines
                 raw = " ".join([raw, *(n.strip() for n in nested if n.strip())])
             meta[key] = _value(raw)
+            if raw.startswith("["):
+                raw_values[key] = raw
     return meta
 
 
