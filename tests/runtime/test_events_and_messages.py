@@ -68,6 +68,20 @@ SAMPLES: dict[type, dict[str, typing.Any]] = {
         "reasoning_tokens": 5,
     },
     ev.FallbackSwitched: {"from_model": "a:b", "to_model": "c:d", "error": "429", "discarded_text": "par"},
+    ev.Retrying: {
+        "model": "a:b",
+        "attempt": 2,
+        "attempts": 3,
+        "delay": 1.5,
+        "error": "429",
+        "discarded_text": "par",
+    },
+    ev.ServerToolUsed: {
+        "name": "web_search",
+        "summary": "searched the web: q",
+        "provider": "anthropic",
+        "sources": [{"url": "https://example.com", "title": "Example"}],
+    },
     ev.Notice: {"level": "warning", "message": "careful"},
     ev.HookRan: {
         "hook_event": "PreToolUse",
@@ -80,7 +94,13 @@ SAMPLES: dict[type, dict[str, typing.Any]] = {
         "call_id": "c1",
     },
     ev.MessageCommitted: {"message": {"role": "user", "parts": [{"type": "text", "text": "x"}]}},
-    ev.TurnDone: {"text": "t", "reason": "completed", "rounds": 1, "usage": {"input_tokens": 1}},
+    ev.TurnDone: {
+        "text": "t",
+        "reason": "completed",
+        "rounds": 1,
+        "usage": {"input_tokens": 1},
+        "stop_reason": "end_turn",
+    },
     ev.TurnFailed: {"kind": "auth", "message": "bad key", "retryable": False},
     ev.CommandOutput: {
         "command": "cost",

@@ -29,7 +29,16 @@ def shell(ran: list[str]) -> Any:
         ran.append(args["command"])
         return f"ran {args['command']}"
 
-    return make_tool("run_shell", run, schema=SCHEMA, requires_approval=True, kind="execute")
+    from wyckoff_cli.tools.shell import run_shell
+
+    return make_tool(
+        "run_shell",
+        run,
+        schema=SCHEMA,
+        requires_approval=True,
+        kind="execute",
+        subject_of=run_shell.subject_of,
+    )
 
 
 def call(command: str = "ls", name: str = "run_shell") -> dict[str, Any]:

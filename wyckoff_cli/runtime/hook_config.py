@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.storage import paths
-from wyckoff_cli.storage.config import HookMatcher, HooksConfig, build, read_toml
+from wyckoff_cli.storage.config import build, read_toml
+from wyckoff_cli.storage.config_extensions import HookMatcher, HooksConfig
 from wyckoff_cli.storage.trust import TrustState, TrustStore, canonical_hash
 
 HOOK_EVENTS = (

@@ -22,12 +22,13 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolCallPart
-from wyckoff_cli.runtime.assembly import ArgumentsError, parse_arguments
+from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks, ToolDecision, merge_decisions
 from wyckoff_cli.runtime.offload import offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy, Verdict
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -85,6 +86,8 @@ class ToolCallRunner:
     max_parallel: int = 5
     offload_threshold: int = 8_000
     redact: Callable[[str], str] | None = None  # for what is written to disk
+    host_files: HostFiles | None = None
+    host_terminal: HostTerminal | None = None
     answered: dict[str, CallResult] = field(default_factory=dict)
 
     async def run_batch(
@@ -121,6 +124,7 @@ class ToolCallRunner:
                 result.text = changed
         if result.proposed_args is not None:
             result.text = edited_note(call.arguments) + result.text
+        result.text = clean_text(result.text)  # e.g. a file name that is not UTF-8 (assembly.py)
         self.answered[call.id] = result
         if result.is_error:
             await emit(ev.ToolFailed(call.id, call.name, result.text, result.elapsed_ms))
@@ -194,7 +198,8 @@ class ToolCallRunner:
         hook: ToolDecision | None = None,
     ) -> _Prepared | None:
         ctx = self._context(call.id)
-        verdict = hooked_verdict(self.policy.evaluate(tool, args, ctx), hook, self.policy, tool, args, ctx)
+        verdict = await self.policy.decide(tool, args, ctx)  # off the event loop for long commands
+        verdict = hooked_verdict(verdict, hook, self.policy, tool, args, ctx)
         if verdict.action == "allow":
             if tool.requires_approval:
                 await emit(
@@ -245,7 +250,7 @@ class ToolCallRunner:
                     emit,
                 )
                 return None
-            again = self.policy.evaluate(tool, args, ctx)
+            again = await self.policy.decide(tool, args, ctx)
             if again.action == "deny":
                 await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=again.reason))
                 await self._answer(CallResult(call, f"Not run: {again.reason}", True), emit)
@@ -266,6 +271,9 @@ class ToolCallRunner:
             background=self.background,
             env=self.tool_env,
             approved_outside_paths=outside,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
+            read_denied=lambda path: self.policy.read_denied(path, self.workspace),
         )
         ctx.results_dir = self.results_dir()
         if self.redact is not None:
@@ -366,7 +374,9 @@ def hooked_verdict(
         return verdict
     reason = hook.reason or "a hook asks for approval"
     if hook.permission == "ask" and verdict.action == "allow":
-        return Verdict("ask", reason, policy.always_rule(tool, args, ctx) if tool.requires_approval else None)
+        return Verdict(
+            "ask", reason, policy.saveable_rule(tool, args, ctx) if tool.requires_approval else None
+        )
     if hook.permission == "allow" and verdict.action == "ask" and verdict.rule is not None:
         return Verdict("allow", hook.reason or "allowed by a hook")
     return verdict

@@ -230,7 +230,7 @@ class ShellExpansion:
             return
         args: dict[str, Any] = {"command": command}
         ctx = ToolContext(workspace=self.workspace, call_id=call_id, env=self.env)
-        verdict = self.policy.evaluate(tool, args, ctx)
+        verdict = await self.policy.decide(tool, args, ctx)
         if verdict.action == "deny":
             self.failed = f"/{self.name}: `{command}` was refused: {verdict.reason}"
             return
@@ -253,7 +253,7 @@ class ShellExpansion:
                 return
             if decision.kind == "edit" and decision.args is not None:
                 args = decision.args
-                again = self.policy.evaluate(tool, args, ctx)
+                again = await self.policy.decide(tool, args, ctx)
                 if again.action == "deny":
                     self.failed = f"/{self.name}: the edited command was refused: {again.reason}"
                     return
