@@ -167,3 +167,40 @@ def test_trust_store_states(tmp_path: Path) -> None:
 def test_an_unreadable_trust_file_trusts_nothing(tmp_path: Path) -> None:
     (tmp_path / "trust.json").write_text("garbage")
     assert TrustStore(tmp_path / "trust.json").state(tmp_path, "hooks", "x") == "untrusted"
+
+
+async def test_the_claude_code_hook_file_in_extending_md_works_unchanged(workspace: Path) -> None:
+    import re
+
+    from tests.runtime.test_user_hooks import shell
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "EXTENDING.md").read_text()
+    section = docs[docs.index("### A Claude Code hook file that works unchanged") :]
+    settings = re.search(r"```json\n(.*?)```", section, re.S)
+    script = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert settings is not None and script is not None
+    (workspace / ".claude" / "hooks").mkdir(parents=True)
+    (workspace / ".claude" / "settings.json").write_text(settings.group(1))
+    hook = workspace / ".claude" / "hooks" / "no-force-push.sh"
+    hook.write_text(script.group(1))
+    hook.chmod(0o755)
+    found = load_hooks(workspace)
+    trust_files(found.needing_trust())
+    hooks = UserHooks(load_hooks(workspace), project_dir=workspace)
+    ran: list[str] = []
+    rounds = [
+        {"tool_calls": [{"id": "c1", "name": "run_shell", "args": {"command": "git push --force origin"}}]},
+        {"tool_calls": [{"id": "c2", "name": "run_shell", "args": {"command": "git push origin"}}]},
+        {"text": "ok"},
+    ]
+
+    async def allow(_request: object) -> object:
+        from wyckoff_cli.core.approval import ApprovalDecision
+
+        return ApprovalDecision.allow()
+
+    runtime, _ = make_runtime(rounds, [shell(ran)], workspace, hooks=[hooks], approver=allow)
+    _, messages = await collect(runtime)
+    assert ran == ["git push origin"]
+    refused = next(m for m in messages if m.role == "tool")
+    assert "Force pushes are not allowed" in refused.text
