@@ -130,7 +130,7 @@ async def test_shell_snippet_asks_the_first_time_then_inlines_its_output(workspa
     asked = [e for e in events if isinstance(e, ev.ApprovalRequested)]
     assert len(asked) == 1 and asked[0].args == {"command": "echo snippet-output"}
     sent = provider.requests[0].messages[-1].text
-    assert "snippet-output" in sent and "!`" not in sent
+    assert "snippet-output" in sent and "!`" not in sent and "[exit code 0]" not in sent
     again = await run(chat, request)  # approved this session: not asked again
     assert not [e for e in again if isinstance(e, ev.ApprovalRequested)]
     assert "snippet-output" in provider.requests[1].messages[-1].text

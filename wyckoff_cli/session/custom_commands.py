@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 _NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _SHELL = re.compile(r"(?<![\w`])!`([^`\n]+)`")
 _POSITIONAL = re.compile(r"\$([1-9])(?!\d)")
+_EXIT_OK = re.compile(r"\n?\[exit code 0\]\s*$")
 _RULE = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*(\(.*\))?\s*$", re.DOTALL)
 
 
@@ -270,7 +271,7 @@ class ShellExpansion:
             self.failed = f"/{self.name}: `{command}` failed: {exc.message}"
             return
         text = outcome.text if isinstance(outcome, ToolOutcome) else str(outcome)
-        outputs[command] = text.strip()
+        outputs[command] = _EXIT_OK.sub("", text).strip()  # a failing command keeps its exit code line
         yield ev.ToolSucceeded(call_id, tool.name, text)
 
 
