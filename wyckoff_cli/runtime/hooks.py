@@ -17,7 +17,7 @@ hooks (Claude Code compatible) through `wyckoff_cli.runtime.user_hooks.UserHooks
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,6 +25,7 @@ from wyckoff_cli.core.messages import Message, ToolCallPart, ToolSpec
 
 if TYPE_CHECKING:
     from wyckoff_cli.core.events import RuntimeEvent, TurnDone
+    from wyckoff_cli.tools.base import Tool
 
 
 Emit = Callable[["RuntimeEvent"], Awaitable[None]]
@@ -81,6 +82,13 @@ class RuntimeHooks:
 
     async def after_model_call(self, message: Message) -> Message | None:
         return None
+
+    async def before_tool_round(
+        self, calls: Sequence[ToolCallPart], tools: Sequence[Tool | None]
+    ) -> Sequence[RuntimeEvent]:
+        """Before a round's calls are checked and run; `tools[i]` is the tool of
+        `calls[i]` (None when unknown). Returns events to emit (e.g. notices)."""
+        return ()
 
     async def before_tool(self, call: ToolCallPart) -> ToolCallPart | None:
         return None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
     from wyckoff_cli.context.skills import SkillCatalog
+    from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.user_hooks import UserHooks
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
@@ -71,6 +73,7 @@ class Session:
     context: ContextManager | None = None
     recorder: SessionRecorder | None = None
     fixed_prompt: str = ""
+    checkpoints: CheckpointCommands | None = None  # /rewind, /undo, /redo, /diff (None: off)
 
     @property
     def id(self) -> str | None:
@@ -218,13 +221,20 @@ class SessionBuilder:
         known = [*session_tool_names(), *registry.names()]  # rules may name tools this session lacks
         check_rule_tools(self.workspace.loaded.files, [*policy.allow, *policy.deny], known)
         policy.protected_roots = protected_roots
+        checkpoints = (  # checkpoints of the work tree before rounds that may change files
+            checkpoint_hooks(
+                self.workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
+            )
+            if recorder is not None
+            else []
+        )
         user_hooks = self.user_hooks
         user_hooks.session_id = recorder.id if recorder is not None else None
         user_hooks.transcript_path = str(recorder.directory / "chat.jsonl") if recorder is not None else None
         user_hooks.permission_mode = lambda: policy.mode
         if context is not None:
             context.before_compact = user_hooks.pre_compact
-        hooks: list[RuntimeHooks] = [*self.hooks, user_hooks]
+        hooks: list[RuntimeHooks] = [*self.hooks, *checkpoints, user_hooks]
         if skills.skills:
             from wyckoff_cli.runtime.skill_mentions import SkillMentions
 
@@ -245,7 +255,16 @@ class SessionBuilder:
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         return Session(
-            model, provider, registry, policy, runtime, conversation, context, recorder, self.fixed_prompt
+            model,
+            provider,
+            registry,
+            policy,
+            runtime,
+            conversation,
+            context,
+            recorder,
+            self.fixed_prompt,
+            checkpoints=checkpoints[0].commands() if checkpoints else None,
         )
 
 

@@ -164,6 +164,21 @@ class ContextConfig:
 
 
 @dataclass
+class CheckpointsConfig:
+    """`[checkpoints]`: snapshots of the work tree before rounds that may change files."""
+
+    enabled: bool = _doc("Take checkpoints (undo, redo, rewind need them).", default=True)
+    exclude: list[str] = _doc(
+        "Extra patterns left out of snapshots, in .gitignore syntax (`.gitignore` is honoured too).",
+        default_factory=list,
+    )
+    max_file_size: int = _doc(
+        "Files larger than this many bytes are left out of snapshots (and listed).", default=5 * 1024 * 1024
+    )
+    keep_days: int = _doc("Checkpoints older than this many days are removed.", default=14)
+
+
+@dataclass
 class ShellConfig:
     """`[shell]`: how commands run (docs/TOOLS.md, "Safety model")."""
 
@@ -229,6 +244,7 @@ class Config:
     )
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+    checkpoints: CheckpointsConfig = _doc("Checkpoints, undo and rewind.", default_factory=CheckpointsConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
