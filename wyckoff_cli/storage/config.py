@@ -27,6 +27,7 @@ from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
+from wyckoff_cli.storage.web_config import WebConfig
 
 
 @dataclass(frozen=True)
@@ -244,6 +245,7 @@ class Config:
     )
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+    web: WebConfig = _doc("Web tools: web_fetch and web_search.", default_factory=WebConfig)
     checkpoints: CheckpointsConfig = _doc("Checkpoints, undo and rewind.", default_factory=CheckpointsConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
