@@ -207,6 +207,7 @@ class UsageReported(_Event):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    web_searches: int = 0  # server-side web searches the vendor bills for this call
 
     @classmethod
     def from_usage(cls, model: str, usage: Usage) -> UsageReported:
@@ -220,6 +221,7 @@ class UsageReported(_Event):
             self.cache_read_tokens,
             self.cache_write_tokens,
             self.reasoning_tokens,
+            self.web_searches,
         )
 
 
@@ -269,6 +271,25 @@ class Notice(_Event):
     type: ClassVar[str] = "notice"
     level: Literal["info", "warning", "error"]
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class HookRan(_Event):
+    """A user hook ran: for `hook_event` (`PreToolUse`, `Stop`, …), its `command` from
+    `source`, how long, and the `outcome`: `ok`, `blocked` (exit 2 or a JSON decision
+    that blocks or denies), `error` (another exit code: shown, not blocking) or
+    `timeout`. `message` is what the person is shown (stderr, the reason); `call_id`
+    the tool call it belongs to."""
+
+    type: ClassVar[str] = "hook_run"
+    hook_event: str
+    command: str
+    outcome: Literal["ok", "blocked", "error", "timeout"]
+    elapsed_ms: int = 0
+    exit_code: int | None = None
+    message: str = ""
+    source: str = ""
+    call_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,6 +380,7 @@ RuntimeEvent = (
     | Retrying
     | ServerToolUsed
     | Notice
+    | HookRan
     | MessageCommitted
     | TurnDone
     | TurnFailed

@@ -26,6 +26,8 @@ from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
+from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
+from wyckoff_cli.storage.web_config import WebConfig
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,21 @@ class ContextConfig:
 
 
 @dataclass
+class CheckpointsConfig:
+    """`[checkpoints]`: snapshots of the work tree before rounds that may change files."""
+
+    enabled: bool = _doc("Take checkpoints (undo, redo, rewind need them).", default=True)
+    exclude: list[str] = _doc(
+        "Extra patterns left out of snapshots, in .gitignore syntax (`.gitignore` is honoured too).",
+        default_factory=list,
+    )
+    max_file_size: int = _doc(
+        "Files larger than this many bytes are left out of snapshots (and listed).", default=5 * 1024 * 1024
+    )
+    keep_days: int = _doc("Checkpoints older than this many days are removed.", default=14)
+
+
+@dataclass
 class ShellConfig:
     """`[shell]`: how commands run (docs/TOOLS.md, "Safety model")."""
 
@@ -228,7 +245,11 @@ class Config:
     )
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+    web: WebConfig = _doc("Web tools: web_fetch and web_search.", default_factory=WebConfig)
+    checkpoints: CheckpointsConfig = _doc("Checkpoints, undo and rewind.", default_factory=CheckpointsConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
+    hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
+    commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
 
 
 # --------------------------------------------------------------------------- loading
@@ -474,6 +495,15 @@ def find_key_line(path: Path, key: str) -> int | None:
         if current == table and re.match(rf"^[\"']?{re.escape(leaf)}[\"']?\s*=", stripped):
             return number
         if not current and re.match(rf"^{re.escape(key)}\s*=", stripped):
+            return number
+    # a key inside an inline table (`hooks = [{ timeout = "x" }]`): the first line of an
+    # enclosing table that sets it
+    current = ""
+    for number, line in enumerate(lines, 1):
+        match = header.match(line)
+        if match:
+            current = match.group(1).replace('"', "").replace("'", "")
+        elif current and table.startswith(current) and re.search(rf"\b{re.escape(leaf)}\s*=", line):
             return number
     return None
 
