@@ -81,7 +81,7 @@ def test_approval_modal_with_a_diff(snap_compare: Any) -> None:
     )
 
     async def run_before(pilot: Pilot[None]) -> None:
-        await pilot.app.push_screen(ApprovalScreen(request, ROOT))
+        await pilot.app.push_screen(ApprovalScreen(request, ROOT, pause=0))
         await settle(pilot)
 
     assert snap_compare(app_at_rest(), terminal_size=SIZE, run_before=run_before)

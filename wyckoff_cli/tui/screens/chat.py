@@ -119,6 +119,8 @@ class ChatScreen(Screen[None]):
         return self.query_one("#transcript", Transcript)
 
     def _mount(self, widget: Widget) -> None:
+        if not self.is_attached:  # the app is closing: a late event has nowhere to go
+            return
         self.transcript.mount(widget)
 
     def new_answer(self) -> AnswerView:
@@ -194,7 +196,10 @@ class ChatScreen(Screen[None]):
                 self._approvals.remove(screen)
             request.respond(decision or ApprovalDecision.deny(None))
 
-        screen = ApprovalScreen(request, self.controller.root)
+        prompt = self.query_one(PromptInput)
+        screen = ApprovalScreen(
+            request, self.controller.root, last_typed=lambda: prompt.last_key_at, forward_key=prompt.type_key
+        )
         self._approvals.append(screen)
         self.app.push_screen(screen, done)
 
@@ -243,7 +248,8 @@ class ChatScreen(Screen[None]):
     async def _route(self, events: AsyncIterator[ev.RuntimeEvent]) -> None:
         try:
             async for event in events:
-                self.router.handle(event)
+                if self.is_attached:  # when the app is closing, the stream still runs out
+                    self.router.handle(event)
         except Exception as exc:  # an expected failure must not kill the app
             message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
             self.add_notice("error", message)

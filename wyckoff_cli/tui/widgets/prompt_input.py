@@ -7,6 +7,7 @@ offers files (gitignore-aware, fuzzy); Tab or Enter takes the highlighted one.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -93,11 +94,25 @@ class PromptInput(KeyFirstTextArea):
             None  # Up on an empty prompt edits a queued message
         )
         self._matches: list[tuple[str, str]] = []
+        self.last_key_at = float("-inf")  # monotonic time of the latest key (dialogs pause on it)
 
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def type_key(self, event: events.Key) -> None:
+        """A key typed while a dialog was open and paused: as if the prompt had it."""
+        self.last_key_at = time.monotonic()
+        if event.key == "enter":
+            self._submit()
+        elif event.key in ("ctrl+j", "shift+enter"):
+            self.insert("\n")
+        elif event.key == "backspace":
+            self.action_delete_left()
+        elif event.is_printable and event.character:
+            self.insert(event.character)
+
     async def handle_key(self, event: events.Key) -> bool:
+        self.last_key_at = time.monotonic()
         if self._menu_visible and event.key in ("up", "down", "tab", "enter", "escape"):
             self._menu_key(event.key)
             return True

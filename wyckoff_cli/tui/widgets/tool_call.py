@@ -59,6 +59,7 @@ class ToolCallView(Static, can_focus=True):
         self.result = ""
         self.display_data: dict[str, Any] | None = None
         self.background = False
+        self.notes: list[str] = []  # lines shown under the header, before any output
         self.expanded = False
         self._frame = 0
         self._timer: Timer | None = None
@@ -76,6 +77,11 @@ class ToolCallView(Static, can_focus=True):
 
     def waiting_for_approval(self) -> None:
         self.status = "waiting"
+        self.refresh_view()
+
+    def note(self, text: str) -> None:
+        """A line under the header (e.g. the rule "always" just saved), before the output."""
+        self.notes.append(text)
         self.refresh_view()
 
     def add_output(self, text: str) -> None:
@@ -117,6 +123,7 @@ class ToolCallView(Static, can_focus=True):
 
     def render_call(self) -> RenderableType:
         parts: list[RenderableType] = [self._header()]
+        parts.extend(Text(f"  {note}", style="cyan") for note in self.notes)
         if self.status in ("running", "waiting") and self.output:
             tail = "\n".join(self.output.rstrip("\n").splitlines()[-LIVE_LINES:])
             parts.append(Text(tail, style="dim"))
