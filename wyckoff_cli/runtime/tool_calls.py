@@ -247,6 +247,7 @@ class ToolCallRunner:
             background=self.background,
             env=self.tool_env,
             approved_outside_paths=outside,
+            mode=self.policy.mode,
         )
         ctx.results_dir = self.results_dir()
         if self.redact is not None:

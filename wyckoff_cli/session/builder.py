@@ -18,6 +18,7 @@ from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
+from wyckoff_cli.session.modes import ModeTools
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
 from wyckoff_cli.storage.paths import find_project_root
 from wyckoff_cli.tools.builtin import default_registry
@@ -150,7 +151,7 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
-            hooks=self.hooks,
+            hooks=[*self.hooks, ModeTools(policy, registry)],  # only the tools the mode offers
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         return Session(

@@ -19,6 +19,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.models import check_model, model_id
+from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
 
@@ -80,6 +81,7 @@ class ChatController:
         self._session: Session | None = None
         self._recorder: SessionRecorder | None = None
         self._empty = Conversation()
+        self.mode_notes = ModeNotes()  # the mode the model was last told about
         if loaded is not None:
             self._recorder = builder.open_recorder(self.model, loaded)
             self.status.restore(loaded.info.usage_by_model)
@@ -191,6 +193,7 @@ class ChatController:
         self, text: str, abort: AbortSignal, required_tools: Sequence[str] = ()
     ) -> AsyncIterator[ev.RuntimeEvent]:
         session = self.session
+        text = self.mode_notes.prefix(self.mode, text)  # a mode change is announced once
         try:
             async for event in session.runtime.run_stream(
                 session.conversation,
@@ -234,6 +237,14 @@ class ChatController:
         self.status.observe(changed)
         return changed
 
+    def approve_plan(self, mode: str) -> ev.RuntimeEvent:
+        """The person approved an `exit_plan` call and picked `mode`: switch before the
+        call runs (its result tells the model, so no note is needed)."""
+        changed = self.set_mode(mode)
+        if isinstance(changed, ev.ModeChanged):
+            self.mode_notes.told = mode
+        return changed
+
     def next_mode(self) -> ev.RuntimeEvent:
         return self.set_mode(next_permission_mode(self.mode))
 
@@ -273,6 +284,7 @@ class ChatController:
         await self._close_session(recorder=True)
         self.loaded = None
         self._empty = Conversation()
+        self.mode_notes = ModeNotes()
         self.status.reset()
         return ev.SessionChanged(None)
 
@@ -284,6 +296,7 @@ class ChatController:
         await self._close_session(recorder=True)
         self.loaded = loaded
         self._recorder = self.builder.open_recorder(self.model, loaded)
+        self.mode_notes = ModeNotes()
         self.status.reset()
         self.status.restore(loaded.info.usage_by_model)
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))

@@ -52,6 +52,7 @@ class ToolContext:
     env: Mapping[str, str] | None = None  # environment for child processes (keys removed)
     approved_outside_paths: frozenset[Path] = frozenset()
     redact: Callable[[str], str] = _unchanged  # applied to what tools write to disk (offloaded output)
+    mode: str = "default"  # the permission mode when the call runs
 
 
 ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable["str | ToolOutcome"]]

@@ -54,6 +54,14 @@ def replay_history(transcript: Transcript, history: Sequence[Message]) -> None:
     transcript.follow()
 
 
+def strip_reminders(text: str) -> str:
+    """A user message as the person typed it: without the notes sent before it (a mode
+    change's `<system-reminder>`)."""
+    while text.startswith("<system-reminder>") and "</system-reminder>" in text:
+        text = text.split("</system-reminder>", 1)[1].lstrip("\n")
+    return text
+
+
 def widgets_for(messages: Sequence[Message]) -> list[Widget]:
     widgets: list[Widget] = []
     calls: dict[str, ToolCallView] = {}
@@ -65,7 +73,7 @@ def widgets_for(messages: Sequence[Message]) -> list[Widget]:
                     NoticeLine("retry" if synthetic == "loop_guard" else "background", message.text[:300])
                 )
             else:
-                widgets.append(UserMessage(message.text))
+                widgets.append(UserMessage(strip_reminders(message.text)))
         elif message.role == "assistant":
             for thinking in message.thinking:
                 pane = ThinkingPane()

@@ -93,6 +93,7 @@ def always_label(request: ApprovalRequested) -> str:
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
+    choice_keys = CHOICE_KEYS
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
     ApprovalScreen > #dialog {
@@ -203,7 +204,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         if self.paused:
             self._to_prompt(event)
             return
-        choice = CHOICE_KEYS.get(event.key)
+        choice = self.choice_keys.get(event.key)
         if choice is not None:
             event.stop()
             event.prevent_default()

@@ -30,10 +30,12 @@ from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.commands import COMMANDS, parse_command
 from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
+from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
@@ -194,10 +196,13 @@ class ChatScreen(Screen[None]):
         def done(decision: ApprovalDecision | None) -> None:
             if screen in self._approvals:
                 self._approvals.remove(screen)
+            if isinstance(screen, PlanApprovalScreen) and screen.chosen_mode:
+                self.router.handle(self.controller.approve_plan(screen.chosen_mode))  # before it runs
             request.respond(decision or ApprovalDecision.deny(None))
 
         prompt = self.query_one(PromptInput)
-        screen = ApprovalScreen(
+        kind = PlanApprovalScreen if request.name == EXIT_PLAN else ApprovalScreen
+        screen = kind(
             request, self.controller.root, last_typed=lambda: prompt.last_key_at, forward_key=prompt.type_key
         )
         self._approvals.append(screen)
