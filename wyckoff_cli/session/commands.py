@@ -32,6 +32,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("permissions", "list the allow and deny rules", "[remove RULE]"),
     SlashCommand("init", "ask the model to write AGENTS.md for this project"),
     SlashCommand("export", "export this session as Markdown", "[FILE]"),
+    SlashCommand("top", "jump to the top of the transcript (Ctrl+Home)"),
+    SlashCommand("bottom", "jump to the end of the transcript and follow it (Ctrl+End)"),
+    SlashCommand("find", "find text in the transcript (Ctrl+F)", "TEXT"),
     SlashCommand("quit", "leave Wyckoff"),
 )
 

@@ -45,10 +45,13 @@ class Completions:
         if word.startswith("@"):
             return [(f"@{path} ", f"@{path}") for path in self.match_files(word[1:])]
         if word.startswith("/"):
+            typed = word[1:].lower()
+            found = sorted((c for c in COMMANDS if c.name.startswith(typed)), key=lambda c: c.name != typed)
+            width = max(len(c.usage) for c in COMMANDS)
+            # a command taking no argument completes without a space: Enter runs it at once
             return [
-                (f"/{c.name} ", f"{c.usage:<24} {c.description}")
-                for c in COMMANDS
-                if c.name.startswith(word[1:].lower())
+                (f"/{c.name}" + (" " if c.argument else ""), f"{c.usage:<{width}}  {c.description}")
+                for c in found
             ]
         return []
 

@@ -94,6 +94,7 @@ class PromptInput(KeyFirstTextArea):
             None  # Up on an empty prompt edits a queued message
         )
         self._matches: list[tuple[str, str]] = []
+        self.on_empty_enter: Callable[[], bool] | None = None  # Enter on an empty prompt
         self.last_key_at = float("-inf")  # monotonic time of the latest key (dialogs pause on it)
 
     def action_newline(self) -> None:
@@ -139,6 +140,8 @@ class PromptInput(KeyFirstTextArea):
     def _submit(self) -> None:
         text = self.text
         if not text.strip():
+            if self.on_empty_enter is not None:
+                self.on_empty_enter()
             return
         self.prompt_history.add(text)
         self.clear()
@@ -186,10 +189,17 @@ class PromptInput(KeyFirstTextArea):
         elif key == "down":
             self.menu.action_cursor_down()
         else:
+            word = self.current_word()
+            if key == "enter" and any(r.strip() == word for r, _ in self._matches):
+                self._submit()  # the command is complete as typed: an exact match wins
+                return
             index = self.menu.highlighted or 0
-            if 0 <= index < len(self._matches):
-                self._accept(self._matches[index][0])
+            replacement = self._matches[index][0] if 0 <= index < len(self._matches) else ""
+            if replacement:
+                self._accept(replacement)
             self._hide_menu()
+            if key == "enter" and replacement.startswith("/") and not replacement.endswith(" "):
+                self._submit()  # a command without arguments runs at once
 
     def _accept(self, replacement: str) -> None:
         word = self.current_word()
