@@ -20,12 +20,13 @@ Nothing is opened at import; the connection opens on first use.
 from __future__ import annotations
 
 import math
+import os
 import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -162,6 +163,15 @@ def _content_terms(text: str) -> set[str]:
     }
 
 
+def _private_files(path: Path) -> None:
+    """The database is 0600 like every other file of ours; SQLite gives its `-wal` and
+    `-shm` files the database's mode, and older ones are tightened too."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with suppress(FileNotFoundError):
+            os.chmod(name, 0o600)
+
+
 class MemoryStore:
     """The memory database. Thread-safe; every method is short and synchronous."""
 
@@ -178,6 +188,7 @@ class MemoryStore:
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            _private_files(self.path)
             conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False, isolation_level=None)
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")

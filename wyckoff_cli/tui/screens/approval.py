@@ -271,8 +271,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def action_scroll_preview(self, where: str) -> None:
         preview = self.query_one("#preview", VerticalScroll)
         {
-            "page_up": preview.scroll_page_up,
-            "page_down": preview.scroll_page_down,
-            "home": preview.scroll_home,
-            "end": preview.scroll_end,
+            "page_up": lambda: preview.scroll_page_up(animate=False),
+            "page_down": lambda: preview.scroll_page_down(animate=False),
+            "home": lambda: preview.scroll_home(animate=False),
+            "end": lambda: preview.scroll_end(animate=False),
         }[where]()
