@@ -270,6 +270,7 @@ class ToolCallRunner:
             await emit(ev.ToolStarted(item.call.id, item.call.name, item.args, item.tool.background))
         tasks = {asyncio.create_task(run_one(item)): item for item in group}
         pending: set[asyncio.Task[Any]] = set(tasks)
+        getter: asyncio.Future[ev.ToolOutput] | None = None
         try:
             while pending:
                 getter = asyncio.ensure_future(outputs.get())
@@ -282,6 +283,8 @@ class ToolCallRunner:
             while not outputs.empty():
                 await emit(outputs.get_nowait())
         except asyncio.CancelledError:
+            if getter is not None:
+                getter.cancel()  # else it is destroyed pending when the app quits mid-call
             for task in tasks:
                 task.cancel()
             await asyncio.wait(tasks)
