@@ -14,6 +14,7 @@ from tests.tui.support import make_app
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage.permissions import list_rules
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.subject import command_subject
 from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -52,6 +53,7 @@ def shell_tool(ran: list[dict[str, Any]]) -> Tool:
         kind="execute",
         preview=preview,
         editable_fields=("command",),
+        subject_of=command_subject(),
     )
 
 
@@ -378,4 +380,30 @@ async def test_fallback_notice_drops_partial_text(tmp_path: Path) -> None:
         assert answer is not None and not answer.is_attached  # type: ignore[attr-defined]
         assert screen.status.fallback_model == "b:y"
         assert any(n.kind == "fallback" for n in screen.query(NoticeLine))
+        await asyncio.sleep(0)
+
+
+async def test_retry_and_server_tool_events_are_shown(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        router = screen.router
+        router.handle(ev.ModelStart(1, "a:x"))
+        router.handle(ev.TextDelta("partial"))
+        await pilot.pause()
+        answer = router.answer
+        router.handle(ev.Retrying("a:x", 2, 3, 1.5, "overloaded", "partial"))
+        router.handle(
+            ev.ServerToolUsed(
+                "web_search",
+                "searched the web: tides",
+                "anthropic",
+                [{"url": "https://t.example", "title": "Tides"}],
+            )
+        )
+        await pilot.pause()
+        assert answer is not None and not answer.is_attached  # type: ignore[attr-defined]
+        messages = {n.kind: n.message for n in screen.query(NoticeLine)}
+        assert messages["retry"] == "a:x failed (overloaded); retrying in 1.5 s (attempt 2 of 3)"
+        assert messages["info"] == "searched the web: tides — Tides"
         await asyncio.sleep(0)

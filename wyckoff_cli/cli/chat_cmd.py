@@ -41,6 +41,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=("default", "plan", "auto-edit", "yolo"),
         help="start in this permission mode (Shift+Tab cycles them)",
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="how shell commands run (default: [shell] sandbox, workspace-write where it can start)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +59,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{start} is not a folder")
     os.chdir(start)
     workspace = open_workspace(start)
+    workspace.sandbox = args.sandbox
     resolve_model_spec(args.model or workspace.config.model, workspace.config)  # an unknown id fails here
+    from wyckoff_cli.storage.paths import StorageError, data_dir, writable_problem
+
+    problem = writable_problem(data_dir())  # the app saves sessions and prompt history there
+    if problem is not None:
+        raise StorageError(f"{problem}; the app needs it for sessions (`wyckoff run --no-session` does not)")
     builder = SessionBuilder(workspace, cwd=start)
     store = builder.sessions()
     loaded = None
@@ -68,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
         loaded = store.load(args.resume)
     elif args.resume == "":
         pick = True
+    busy = store.in_use(loaded) if loaded is not None else None
+    if busy is not None:  # another process writes it: refuse before the app starts
+        raise UsageError(busy)
     controller = ChatController(
         builder, model=args.model, mode=args.permission_mode, loaded=loaded, exporter=export_text
     )

@@ -20,19 +20,19 @@ Nothing is opened at import; the connection opens on first use.
 from __future__ import annotations
 
 import math
-import os
 import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Literal
 
 from wyckoff_cli.core.errors import WyckoffError
+from wyckoff_cli.storage.paths import create_private_file, ensure_private_dir, make_private
 
 KINDS = ("preference", "fact", "decision", "other")
 SCOPES = ("user", "project")
@@ -163,15 +163,6 @@ def _content_terms(text: str) -> set[str]:
     }
 
 
-def _private_files(path: Path) -> None:
-    """The database is 0600 like every other file of ours; SQLite gives its `-wal` and
-    `-shm` files the database's mode, and older ones are tightened too."""
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        with suppress(FileNotFoundError):
-            os.chmod(name, 0o600)
-
-
 class MemoryStore:
     """The memory database. Thread-safe; every method is short and synchronous."""
 
@@ -187,8 +178,8 @@ class MemoryStore:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            _private_files(self.path)
+            ensure_private_dir(self.path.parent)
+            create_private_file(self.path)  # SQLite gives -wal and -shm the database's mode
             conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False, isolation_level=None)
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
@@ -197,6 +188,8 @@ class MemoryStore:
             conn.executescript(_SCHEMA)
             if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            for suffix in ("-wal", "-shm"):  # files left by an older version may be wider
+                make_private(self.path.with_name(self.path.name + suffix))
             self._conn = conn
         return self._conn
 

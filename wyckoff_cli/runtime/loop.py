@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,23 +33,29 @@ from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     FallbackChunk,
     LLMProvider,
+    RetryChunk,
+    ServerToolChunk,
+    StopChunk,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
 )
-from wyckoff_cli.runtime.assembly import ResponseAssembler
+from wyckoff_cli.providers.registry import vendor_of
+from wyckoff_cli.runtime.assembly import ResponseAssembler, clean_chunk
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
     DoomLoopGuard,
     GuardPipeline,
-    LoopGuard,
+    RequiredToolsGuard,
     RoundLimitGuard,
     TurnState,
 )
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
+from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -99,6 +104,7 @@ class _Turn:
     streaming: ResponseAssembler | None = None
     pending_calls: Sequence[ToolCallPart] = ()
     last_text: str = ""
+    stops: StopReasonReview = field(default_factory=StopReasonReview)
 
 
 class AgentRuntime:
@@ -116,6 +122,8 @@ class AgentRuntime:
         results_dir: Path | None = None,
         tool_env: Mapping[str, str] | None = None,
         redact: Callable[[str], str] | None = None,
+        host_files: HostFiles | None = None,
+        host_terminal: HostTerminal | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -128,6 +136,8 @@ class AgentRuntime:
         self._results_dir = results_dir
         self.tool_env = dict(tool_env) if tool_env is not None else None
         self.redact = redact  # removes secrets from what is written to disk (offloaded results)
+        self.host_files = host_files  # an editor's files and terminal, when the host offers them
+        self.host_terminal = host_terminal
 
     @property
     def results_dir(self) -> Path:
@@ -137,8 +147,12 @@ class AgentRuntime:
         return self._results_dir
 
     async def close(self) -> None:
-        """Stop every background task (call when the session closes)."""
+        """Stop every background task and close the provider's HTTP clients (call when
+        the session closes; a later call recreates a client)."""
         await self.background.stop_all()
+        close_provider = getattr(self.provider, "aclose", None)
+        if close_provider is not None:
+            await close_provider()
 
     async def compact(
         self, conversation: Conversation, system_prompt: str, focus: str | None = None
@@ -187,7 +201,7 @@ class AgentRuntime:
             [
                 RoundLimitGuard(self.settings.max_tool_rounds),
                 DoomLoopGuard(self.settings.doom_loop_repeats, self.settings.doom_loop_window),
-                LoopGuard(expectation, self.settings.loop_guard_retries),
+                RequiredToolsGuard(expectation, self.settings.loop_guard_retries),
             ]
         )
         runner = ToolCallRunner(
@@ -202,6 +216,8 @@ class AgentRuntime:
             max_parallel=self.settings.max_parallel_tools,
             offload_threshold=self.settings.offload_threshold,
             redact=self.redact,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         turn = _Turn(conversation, queue, TurnState(), runner)
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
@@ -259,7 +275,7 @@ class AgentRuntime:
                 await self._settle(turn, ABORTED)
                 await self._emit(turn, ev.TurnFailed("internal", f"{type(exc).__name__}: {exc}"))
                 reason, text = "error", turn.last_text
-            done = ev.TurnDone(text, reason, turn.rounds, turn.usage.to_dict())
+            done = ev.TurnDone(text, reason, turn.rounds, turn.usage.to_dict(), turn.stops.last)
             await self._emit(turn, done)
             for hook in self.hooks:
                 await hook.after_run(done)
@@ -323,19 +339,30 @@ class AgentRuntime:
                     assistant = changed_message
             if assistant.parts:
                 await self._commit(turn, assistant)
-            turn.last_text = assistant.text or turn.last_text
+            turn.last_text = turn.stops.full_text(assistant.text) or turn.last_text
+            stop = turn.stops.review(assistant)  # output limit, truncated call, safety stop
+            if stop is not None:
+                for event in stop.events:
+                    await self._emit(turn, event)
+                for extra in stop.messages:
+                    await self._commit(turn, extra)
+                if stop.then != "proceed":
+                    if stop.then == "continue":
+                        continue
+                    return "completed", turn.last_text
             calls = assistant.tool_calls
             if not calls:
                 verdict = guards.check_final(turn.state, assistant.text)
                 if verdict is None:
-                    return "completed", assistant.text
+                    return "completed", turn.stops.full_text(assistant.text)
                 if verdict.unreliable:
                     names = ", ".join(req.describe() for req in verdict.missing)
                     await self._emit(
                         turn,
                         ev.Notice(
                             "warning",
-                            "This answer may be unreliable: the model did not call the tools it "
+                            verdict.warning
+                            or "This answer may be unreliable: the model did not call the tools it "
                             f"needed after {turn.state.retries} reminders ({names}).",
                         ),
                     )
@@ -364,8 +391,7 @@ class AgentRuntime:
                         result.call.id, result.call.name, result.text, is_error=result.is_error, **result.meta
                     ),
                 )
-                if not result.is_error:
-                    turn.state.succeeded.append(result.call)
+                turn.state.record_result(result.call, result.text, result.is_error)
             turn.pending_calls = ()
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:
@@ -380,7 +406,8 @@ class AgentRuntime:
         thinking_ms = 0
         stream = self.provider.chat_stream(request.messages, request.tools, request.system_prompt)
         try:
-            async for chunk in stream:
+            async for received in stream:
+                chunk = clean_chunk(received)  # lone surrogates → U+FFFD, before any event
                 if isinstance(chunk, TextChunk):
                     if thinking_started is not None:
                         thinking_ms += _ms_since(thinking_started)
@@ -400,15 +427,27 @@ class AgentRuntime:
                     turn.usage = turn.usage + chunk.usage
                     self.context.record_usage(chunk.usage)
                     await self._emit(turn, ev.UsageReported.from_usage(chunk.model or model, chunk.usage))
-                elif isinstance(chunk, FallbackChunk):
+                elif isinstance(chunk, ServerToolChunk | StopChunk):
+                    assembler.add(chunk)
+                    if isinstance(chunk, ServerToolChunk):
+                        sources = [dict(s) for s in chunk.sources]
+                        await self._emit(
+                            turn, ev.ServerToolUsed(chunk.name, chunk.summary, _vendor(model), sources)
+                        )
+                elif isinstance(chunk, FallbackChunk | RetryChunk):
                     discarded = assembler.text
-                    model = chunk.to_model
+                    model = chunk.to_model if isinstance(chunk, FallbackChunk) else model
                     assembler = ResponseAssembler(provider=_vendor(model))
                     turn.streaming = assembler
                     thinking_started, thinking_ms = None, 0
-                    await self._emit(
-                        turn, ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded)
-                    )
+                    if isinstance(chunk, RetryChunk):
+                        retry = (chunk.model, chunk.attempt, chunk.attempts, chunk.delay, chunk.error)
+                        await self._emit(turn, ev.Retrying(*retry, discarded_text=discarded))
+                    else:
+                        await self._emit(
+                            turn,
+                            ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded),
+                        )
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:
@@ -419,7 +458,10 @@ class AgentRuntime:
         if thinking:
             await self._emit(turn, ev.ThinkingDone(thinking, thinking_ms))
         turn.streaming = None
-        return Message("assistant", tuple(assembler.parts()), meta={"model": model})
+        meta: dict[str, Any] = {"model": model}
+        if assembler.stop is not None:
+            meta.update(stop_reason=assembler.stop.reason, stop_raw=assembler.stop.raw)
+        return Message("assistant", tuple(assembler.parts()), meta=meta)
 
     async def _deliver_background_updates(self, turn: _Turn) -> None:
         finished = self.background.drain_finished()
@@ -447,7 +489,7 @@ def _background_note(task: BackgroundTask) -> str:
 
 
 def _vendor(model: str) -> str:
-    return model.split(":", 1)[0] if ":" in model else model
+    return vendor_of(model)
 
 
 def _ms_since(started: float) -> int:
@@ -455,15 +497,7 @@ def _ms_since(started: float) -> int:
 
 
 def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for tool child processes: the current one without API keys."""
-    env = dict(os.environ if base is None else base)
-    for key in list(env):
-        upper = key.upper()
-        if upper.endswith(("_API_KEY", "_AUTH_TOKEN", "_ACCESS_TOKEN")) or upper in {
-            "ANTHROPIC_API_KEY",
-            "OPENAI_API_KEY",
-            "GEMINI_API_KEY",
-            "GOOGLE_API_KEY",
-        }:
-            del env[key]
-    return env
+    """The environment for tool child processes: secrets removed (tools/process.py)."""
+    from wyckoff_cli.tools.process import child_env
+
+    return child_env(base)

@@ -22,12 +22,13 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolCallPart
-from wyckoff_cli.runtime.assembly import ArgumentsError, parse_arguments
+from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.offload import offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -85,6 +86,8 @@ class ToolCallRunner:
     max_parallel: int = 5
     offload_threshold: int = 8_000
     redact: Callable[[str], str] | None = None  # for what is written to disk
+    host_files: HostFiles | None = None
+    host_terminal: HostTerminal | None = None
     answered: dict[str, CallResult] = field(default_factory=dict)
 
     async def run_batch(
@@ -93,6 +96,10 @@ class ToolCallRunner:
         """Run `calls`; returns one result per call, in call order."""
         self.answered = {}
         aborted_rest = False
+        tools = [self.registry.get(call.name) for call in calls]
+        for hook in self.hooks:  # e.g. checkpoints, before anything in the round runs
+            for event in await hook.before_tool_round(calls, tools):
+                await emit(event)
         for group in _partition(calls, self.registry):
             if aborted_rest:
                 for call in group:
@@ -121,6 +128,7 @@ class ToolCallRunner:
                 result.text = changed
         if result.proposed_args is not None:
             result.text = edited_note(call.arguments) + result.text
+        result.text = clean_text(result.text)  # e.g. a file name that is not UTF-8 (assembly.py)
         self.answered[call.id] = result
         if result.is_error:
             await emit(ev.ToolFailed(call.id, call.name, result.text, result.elapsed_ms))
@@ -175,7 +183,7 @@ class ToolCallRunner:
         self, call: ToolCallPart, tool: Tool, args: dict[str, Any], emit: Emit
     ) -> _Prepared | None:
         ctx = self._context(call.id)
-        verdict = self.policy.evaluate(tool, args, ctx)
+        verdict = await self.policy.decide(tool, args, ctx)  # off the event loop for long commands
         if verdict.action == "allow":
             if tool.requires_approval:
                 await emit(
@@ -226,7 +234,7 @@ class ToolCallRunner:
                     emit,
                 )
                 return None
-            again = self.policy.evaluate(tool, args, ctx)
+            again = await self.policy.decide(tool, args, ctx)
             if again.action == "deny":
                 await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=again.reason))
                 await self._answer(CallResult(call, f"Not run: {again.reason}", True), emit)
@@ -248,6 +256,9 @@ class ToolCallRunner:
             env=self.tool_env,
             approved_outside_paths=outside,
             mode=self.policy.mode,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
+            read_denied=lambda path: self.policy.read_denied(path, self.workspace),
         )
         ctx.results_dir = self.results_dir()
         if self.redact is not None:

@@ -15,19 +15,30 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
 from wyckoff_cli.session.modes import ModeTools
+from wyckoff_cli.session.shell import (
+    check_rule_tools,
+    protected_roots,
+    session_tool_names,
+    shell_notice,
+    shell_settings,
+)
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
 from wyckoff_cli.storage.paths import find_project_root
 from wyckoff_cli.tools.builtin import default_registry
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
 from wyckoff_cli.tools.registry import ToolRegistry
+from wyckoff_cli.tools.sandbox import ShellSettings
 
 if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
+    from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 
@@ -36,6 +47,7 @@ if TYPE_CHECKING:
 class Workspace:
     root: Path
     loaded: LoadedConfig
+    sandbox: str | None = None  # `--sandbox MODE`, overriding `[shell] sandbox`
 
     @property
     def config(self) -> Config:
@@ -60,10 +72,16 @@ class Session:
     context: ContextManager | None = None
     recorder: SessionRecorder | None = None
     fixed_prompt: str = ""
+    checkpoints: CheckpointCommands | None = None  # /rewind, /undo, /redo, /diff (None: off)
 
     @property
     def id(self) -> str | None:
         return self.recorder.id if self.recorder is not None else None
+
+    @property
+    def shell_notice(self) -> str:
+        """The one-line start-up notice about the shell sandbox ("" when it is on)."""
+        return shell_notice(self.registry)
 
     @property
     def system_prompt(self) -> str:
@@ -85,11 +103,13 @@ class SessionBuilder:
     cwd: Path | None = None
     store: SessionStore | None = None
     provider_factory: Callable[[str], LLMProvider] | None = None
-    tools_factory: Callable[[], ToolRegistry] = default_registry
+    tools_factory: Callable[[], ToolRegistry] | None = None  # default: built-ins, shell from [shell]
     manage_context: bool = True  # False: no context manager (and `fixed_prompt` as the prompt)
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
     hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
+    host_files: HostFiles | None = None  # an editor's files and terminal (ACP), when offered
+    host_terminal: HostTerminal | None = None
 
     @property
     def config(self) -> Config:
@@ -107,6 +127,21 @@ class SessionBuilder:
         conversation, so the runtime sees them)."""
         store = self.sessions()
         return store.reopen(loaded) if loaded is not None else store.create(self.workspace.root, model=model)
+
+    def shell(self) -> ShellSettings:
+        """How this workspace's shell commands run (`[shell]`, `--sandbox`); the
+        sandbox probe runs once per process."""
+        return shell_settings(self.config, self.workspace.root, self.workspace.sandbox)
+
+    def shell_notice(self) -> str:
+        """The one-line start-up notice about the shell sandbox ("" when it is on, or
+        when the session's tools are not the built-ins); hosts show it when they start,
+        before any session is built."""
+        return self.shell().notice if self.tools_factory is None else ""
+
+    def default_tools(self) -> ToolRegistry:
+        """The built-in tools, the shell sandboxed and scrubbed as `[shell]` says."""
+        return default_registry(shell=self.shell())
 
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
@@ -128,7 +163,7 @@ class SessionBuilder:
         config = self.config
         policy = build_policy(config, mode, [*self.extra_allow, *allow])  # type: ignore[arg-type]
         provider = provider or self.provider(model)
-        registry = self.tools_factory()
+        registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
         context = None
         if self.manage_context:
             context = build_context(
@@ -141,6 +176,16 @@ class SessionBuilder:
             for tool in context.tools():
                 registry.add(tool)
             set_prompt(context, self.workspace.root, registry)
+        known = [*session_tool_names(), *registry.names()]  # rules may name tools this session lacks
+        check_rule_tools(self.workspace.loaded.files, [*policy.allow, *policy.deny], known)
+        policy.protected_roots = protected_roots
+        hooks = (  # checkpoints of the work tree before rounds that may change files
+            checkpoint_hooks(
+                self.workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
+            )
+            if recorder is not None
+            else []
+        )
         runtime = AgentRuntime(
             provider,
             registry,
@@ -151,11 +196,22 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
-            hooks=[*self.hooks, ModeTools(policy, registry)],  # only the tools the mode offers
+            hooks=[*self.hooks, *hooks, ModeTools(policy, registry)],  # only the tools the mode offers
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         return Session(
-            model, provider, registry, policy, runtime, conversation, context, recorder, self.fixed_prompt
+            model,
+            provider,
+            registry,
+            policy,
+            runtime,
+            conversation,
+            context,
+            recorder,
+            self.fixed_prompt,
+            checkpoints=hooks[0].commands() if hooks else None,
         )
 
 

@@ -21,6 +21,7 @@ from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel
+from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
 
 if TYPE_CHECKING:
@@ -215,6 +216,17 @@ class ChatController:
         if isinstance(event, ev.ApprovalDecided) and event.decision == "always" and event.rule:
             self._save_rule(event.rule)
 
+    def save_deny_rule(self, rule: str) -> None:
+        """ "Always reject" (an ACP client's answer): deny calls like it from now on."""
+        from wyckoff_cli.storage.permissions import save_rule
+
+        if self._session is not None and rule not in self._session.policy.deny:
+            self._session.policy.deny.append(rule)
+        try:
+            save_rule(rule, root=self.root, kind="deny")
+        except OSError as exc:
+            log.warning("cannot save the rule %s: %s", rule, exc)
+
     def _save_rule(self, rule: str) -> None:
         from wyckoff_cli.storage.permissions import save_rule
 
@@ -293,9 +305,15 @@ class ChatController:
             loaded = self.store.load(session_id)
         except Exception as exc:
             return ev.Notice("error", getattr(exc, "message", str(exc)))
+        if loaded.id == self.id:
+            return ev.Notice("info", f"Session {loaded.id} is the one open")
+        try:  # the lock is taken before the current session is closed: a failure loses nothing
+            recorder = self.builder.open_recorder(self.model, loaded)
+        except SessionLocked as exc:  # another process writes it (storage/session_lock.py)
+            return ev.Notice("error", exc.message)
         await self._close_session(recorder=True)
         self.loaded = loaded
-        self._recorder = self.builder.open_recorder(self.model, loaded)
+        self._recorder = recorder
         self.mode_notes = ModeNotes()
         self.status.reset()
         self.status.restore(loaded.info.usage_by_model)

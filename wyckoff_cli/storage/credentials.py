@@ -16,7 +16,7 @@ def load_credentials() -> dict[str, str]:
     path = paths.credentials_file()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read it ({exc})") from None
