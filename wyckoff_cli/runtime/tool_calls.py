@@ -52,10 +52,14 @@ class CallResult:
 
     @property
     def meta(self) -> dict[str, Any]:
-        """What the tool message records beside the text."""
-        if self.proposed_args is None:
-            return {}
-        return {"edited": {"proposed": self.proposed_args, "ran": self.call.arguments}}
+        """What the tool message records beside the text (never sent to the model):
+        an edit by the person, and what a resumed transcript shows (time, diff)."""
+        meta: dict[str, Any] = {"elapsed_ms": self.elapsed_ms}
+        if self.display:
+            meta["display"] = self.display
+        if self.proposed_args is not None:
+            meta["edited"] = {"proposed": self.proposed_args, "ran": self.call.arguments}
+        return meta
 
 
 @dataclass

@@ -120,6 +120,9 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
         if len(self.controller.conversation):
             self.render_history()
+            self.add_notice(
+                "info", f"Resumed session {self.controller.id} · {len(self.controller.conversation)} messages"
+            )
         else:
             self.add_notice(
                 "info",

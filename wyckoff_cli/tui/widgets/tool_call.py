@@ -95,6 +95,8 @@ class ToolCallView(Static, can_focus=True):
         self._finish("ok", result, elapsed_ms)
 
     def fail(self, error: str, elapsed_ms: int) -> None:
+        if not elapsed_ms and self.started is not None:  # interrupted: it ran until now
+            elapsed_ms = int((time.monotonic() - self.started) * 1000)
         self._finish("error", error, elapsed_ms)
         self.add_class("-error")
 
