@@ -406,7 +406,9 @@ class ChatController:
                 f"{status.output_tokens:,}",
                 f"{status.cache_read_tokens:,}",
                 f"{status.cache_write_tokens:,}",
-                f"${status.cost:.4f}",
+                (f"${status.cost:.4f}" if status.all_priced else f"${status.cost:.4f} + unpriced")
+                if status.any_priced
+                else "unpriced",
                 f"${status.saved:.4f}",
             ]
         )
