@@ -53,7 +53,7 @@ async def settle(pilot: Pilot[None]) -> None:
 
 
 def test_chat_mid_stream_with_status_bar(snap_compare: Any, monkeypatch: Any) -> None:
-    monkeypatch.setattr(StatusBar, "animate", False)  # the spinner's frame and seconds vary
+    monkeypatch.setattr(StatusBar, "spin", False)  # the spinner's frame and seconds vary
 
     async def run_before(pilot: Pilot[None]) -> None:
         screen = pilot.app.screen

@@ -29,7 +29,7 @@ class StatusBar(Static):
     StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
     """
 
-    animate = True  # snapshot tests turn the spinner off (its frame and seconds vary)
+    spin = True  # snapshot tests turn the spinner off (its frame and seconds vary)
 
     def __init__(self, model: StatusModel, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
@@ -45,7 +45,7 @@ class StatusBar(Static):
         self.refresh_status()
 
     def refresh_status(self) -> None:
-        busy = self.animate and self.model.state not in ("idle", "waiting for approval")
+        busy = self.spin and self.model.state not in ("idle", "waiting for approval")
         if busy and self.busy_since is None:
             self.busy_since = time.monotonic()
             self._timer = self.set_interval(0.1, self._tick)  # runs only while busy
