@@ -4,9 +4,10 @@ gitignore-aware)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from wyckoff_cli.session.commands import COMMANDS
+from wyckoff_cli.session.commands import COMMANDS, SlashCommand
 
 MAX_FILES = 20_000
 MAX_SHOWN = 12
@@ -36,8 +37,9 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
 
 
 class Completions:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, commands: Callable[[], Sequence[SlashCommand]] | None = None) -> None:
         self.root = root
+        self.commands = commands or (lambda: COMMANDS)  # built-ins and custom commands
         self._files: list[str] = []
         self._loaded_at = 0.0
 
@@ -46,8 +48,12 @@ class Completions:
             return [(f"@{path} ", f"@{path}") for path in self.match_files(word[1:])]
         if word.startswith("/"):
             typed = word[1:].lower()
-            found = sorted((c for c in COMMANDS if c.name.startswith(typed)), key=lambda c: c.name != typed)
-            width = max(len(c.usage) for c in COMMANDS)
+            commands = self.commands()
+            found = sorted(
+                (c for c in commands if c.name.lower().startswith(typed)),
+                key=lambda c: c.name.lower() != typed,
+            )
+            width = max((len(c.usage) for c in commands), default=0)
             # a command taking no argument completes without a space: Enter runs it at once
             return [
                 (f"/{c.name}" + (" " if c.argument else ""), f"{c.usage:<{width}}  {c.description}")
