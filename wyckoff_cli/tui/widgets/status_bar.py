@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.widgets import Static
 
-from wyckoff_cli.session.status import StatusModel
+from wyckoff_cli.session.status import DROP_ORDER, StatusModel
+from wyckoff_cli.tui.frame_clock import clock_of
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPIN_SECONDS = 0.1
 
 STYLES = {
     "state": "bold",
@@ -24,10 +30,13 @@ class StatusBar(Static):
     StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
     """
 
+    spin = True  # snapshot tests turn the spinner off (its frame and seconds vary)
+
     def __init__(self, model: StatusModel, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.model = model
-        self._shown: tuple[int, tuple[tuple[str, str], ...]] | None = None  # what the bar shows
+        self.busy_since: float | None = None  # while not idle: a spinner and the elapsed time
+        self._shown: tuple[object, ...] | None = None  # what the bar shows now
 
     def on_mount(self) -> None:
         self.refresh_status()
@@ -36,25 +45,49 @@ class StatusBar(Static):
         self.refresh_status()
 
     def refresh_status(self) -> None:
-        """Repaint, only if a figure shown (or the width) changed."""
+        """Repaint, only if what the bar shows changed: a figure, the width, or (while
+        busy) the spinner's frame or the elapsed seconds. The spinner runs on the app's
+        frame clock, only while busy."""
+        busy = self.spin and self.model.state not in ("idle", "waiting for approval")
+        if busy and self.busy_since is None:
+            self.busy_since = time.monotonic()
+            clock_of(self.app).animate(self._tick)
+        elif not busy and self.busy_since is not None:
+            self.busy_since = None
+            clock_of(self.app).stop(self._tick)
+        spinner = None
+        if self.busy_since is not None:
+            elapsed = time.monotonic() - self.busy_since
+            spinner = (SPINNER[int(elapsed / SPIN_SECONDS) % len(SPINNER)], f"{elapsed:.0f}s")
         width = self.size.width - 2 if self.size.width else 200
-        shown = (width, tuple(self.model.segments()))
+        shown = (width, tuple(self.model.segments()), spinner)
         if shown == self._shown:
             return
         self._shown = shown
-        self.update(render_status(self.model, width))
+        self.update(render_status(self.model, width, spinner))
+
+    def on_unmount(self) -> None:
+        clock_of(self.app).stop(self._tick)
+
+    def _tick(self, now: float) -> None:
+        self.refresh_status()
 
 
-def render_status(model: StatusModel, width: int) -> Text:
-    """Segments joined by " │ ", dropping the least important ones that do not fit."""
+def render_status(model: StatusModel, width: int, spinner: tuple[str, str] | None = None) -> Text:
+    """Segments joined by " │ ", dropping the least important ones (`DROP_ORDER`) that
+    do not fit; the state and the cost are never dropped."""
     segments = model.segments()
-    while segments:
+    if spinner:
+        frame, elapsed = spinner
+        segments = [(n, f"{frame} {v} {elapsed}" if n == "state" else v) for n, v in segments]
+    droppable = [name for name in DROP_ORDER if any(n == name for n, _ in segments)]
+    while True:
         text = Text()
         for index, (name, value) in enumerate(segments):
             if index:
                 text.append(" │ ", style="dim")
             text.append(value, style=STYLES.get(name, ""))
-        if text.cell_len <= width or len(segments) == 1:
+        if text.cell_len <= width or not droppable:
             return text
-        segments = segments[:-1]
-    return Text()
+        dropped = droppable.pop(0)
+        segments = [(n, v) for n, v in segments if n != dropped]
