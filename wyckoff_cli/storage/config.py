@@ -96,6 +96,27 @@ class ContextConfig:
 
 
 @dataclass
+class McpServer:
+    """`[mcp_servers.NAME]`: a Model Context Protocol server (docs/MCP.md)."""
+
+    type: Literal["stdio", "http", "sse"] | None = _doc(
+        "Transport: `stdio` (a command), `http` (streamable HTTP) or `sse`; default from `command`/`url`.",
+        default=None,
+    )
+    command: str | None = _doc("The program that runs a stdio server.", default=None)
+    args: list[str] = _doc("Its arguments.", default_factory=list)
+    env: dict[str, str] = _doc("Environment variables added for it (`${VAR}` expands).", default_factory=dict)
+    cwd: str | None = _doc("Its working folder (default: the workspace root).", default=None)
+    url: str | None = _doc("The endpoint of an `http` or `sse` server.", default=None)
+    headers: dict[str, str] = _doc("HTTP headers sent to it (`${VAR}` expands).", default_factory=dict)
+    enabled: bool = _doc("Start it with each session.", default=True)
+    enabled_tools: list[str] | None = _doc("Only these tools of it are offered (default: all).", default=None)
+    disabled_tools: list[str] = _doc("Tools of it that are never offered.", default_factory=list)
+    startup_timeout: float = _doc("Seconds to wait for it to start and list its tools.", default=10.0)
+    tool_timeout: float = _doc("Seconds one call of its tools may take before it is cancelled.", default=60.0)
+
+
+@dataclass
 class Config:
     """The whole configuration."""
 
@@ -122,6 +143,7 @@ class Config:
     )
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+    mcp_servers: dict[str, McpServer] = _doc("MCP servers, `[mcp_servers.NAME]`.", default_factory=dict)
 
 
 # --------------------------------------------------------------------------- loading
