@@ -56,6 +56,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="allow calls matching RULE, e.g. 'run_shell(pytest*)' (repeatable)",
     )
     parser.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current)")
+    parser.add_argument(
+        "--trust-mcp", action="store_true", help="start the project's .mcp.json servers (and trust the file)"
+    )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue",
@@ -119,6 +122,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         results_dir=recorder.results_dir if recorder is not None else None,
         context=context,
     )
+    mcp = await _start_mcp(args, workspace, runtime)
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -154,6 +158,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
         await runtime.close()
+        await mcp.aclose()
         if recorder is not None:
             recorder.close()
             _report_session(recorder, args.output_format)
@@ -174,6 +179,28 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     if failure is not None and failure.kind == "configuration":
         return 2
     return EXIT_FOR_REASON.get(done.reason, 1)
+
+
+async def _start_mcp(args: argparse.Namespace, workspace: Any, runtime: Any) -> Any:
+    """The workspace's MCP servers, waited for (each up to its startup timeout) so their
+    tools are in the first request; problems are reported on stderr."""
+    from wyckoff_cli.cli.mcp_session import open_mcp, print_notices, untrusted_notice
+
+    def write(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    mcp = open_mcp(
+        workspace,
+        runtime.tools,
+        model=args.model,
+        trust_project=args.trust_mcp,
+        on_event=print_notices(write),
+    )
+    await mcp.wait_ready()
+    notice = untrusted_notice(mcp)
+    if notice:
+        write(notice)
+    return mcp
 
 
 def _open_session(

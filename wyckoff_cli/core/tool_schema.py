@@ -48,12 +48,13 @@ def clean_schema(schema: Any, vendor: str) -> dict[str, Any]:
         root["type"] = "object"
     if root.get("type") != "object":
         raise SchemaUnusable(f"the input schema's root type is {root.get('type')!r}, not 'object'")
+    defs = {**_as_dict(root.get("definitions")), **_as_dict(root.get("$defs"))}
     if vendor == "anthropic":
         if any(k in root for k in ("anyOf", "oneOf", "allOf")):
             raise SchemaUnusable("Anthropic does not accept anyOf/oneOf/allOf at the root of an input schema")
+        _check_refs(root, defs, 0)
         root.setdefault("properties", {})
         return root
-    defs = {**_as_dict(root.pop("definitions", None)), **_as_dict(root.pop("$defs", None))}
     inlined: dict[str, Any] = _inline(root, defs, (), 0)
     for key in ("anyOf", "oneOf", "allOf", "not", "enum"):
         if key in inlined:
@@ -110,6 +111,21 @@ def _inline(node: Any, defs: dict[str, Any], seen: tuple[str, ...], depth: int) 
         else:
             out[key] = _inline(value, defs, seen, depth + 1)
     return out
+
+
+def _check_refs(node: Any, defs: dict[str, Any], depth: int) -> None:
+    """Every `$ref` names a local definition (recursion is fine where refs are kept)."""
+    if depth > _MAX_DEPTH:
+        raise SchemaUnusable(f"the schema is nested deeper than {_MAX_DEPTH} levels")
+    if isinstance(node, list):
+        for item in node:
+            _check_refs(item, defs, depth + 1)
+    elif isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and (_ref_name(ref) is None or _ref_name(ref) not in defs):
+            raise SchemaUnusable(f"the reference {ref!r} cannot be resolved")
+        for value in node.values():
+            _check_refs(value, defs, depth + 1)
 
 
 def _ref_name(ref: str) -> str | None:

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     Chunk,
@@ -55,7 +56,11 @@ _TOOL_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def tool_to_anthropic(spec: ToolSpec) -> dict[str, Any]:
-    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": clean_schema(spec.parameters, "anthropic"),
+    }
 
 
 def anthropic_usage(

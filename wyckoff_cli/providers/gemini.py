@@ -28,6 +28,7 @@ from typing import Any
 
 from wyckoff_cli.core.errors import BadRequest
 from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     Chunk,
@@ -269,7 +270,11 @@ def _usage(metadata: Any) -> Usage:
 
 def tool_to_gemini(spec: ToolSpec) -> dict[str, Any]:
     """A FunctionDeclaration as a dict (`parameters_json_schema` takes JSON Schema)."""
-    return {"name": spec.name, "description": spec.description, "parameters_json_schema": spec.parameters}
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "parameters_json_schema": clean_schema(spec.parameters, "gemini"),
+    }
 
 
 def gemini_usage(

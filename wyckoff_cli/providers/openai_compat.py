@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     Chunk,
@@ -311,7 +312,11 @@ class _ChunkReader:
 def tool_to_openai(spec: ToolSpec) -> dict[str, Any]:
     return {
         "type": "function",
-        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": clean_schema(spec.parameters, "openai"),
+        },
     }
 
 

@@ -72,6 +72,10 @@ def parse_rule(text: str) -> Rule:
             f"invalid rule {text!r}: expected TOOL or TOOL(PATTERN), e.g. run_shell(pytest*) or edit_file(src/**)"
         )
     tool, pattern = match.group(1), match.group(2)
+    if tool.endswith("*") and not tool.startswith("mcp__"):  # wildcards: MCP tool names only
+        raise RuleError(
+            f"invalid rule {text!r}: a * in the tool name works only for MCP tools, e.g. mcp__github__*"
+        )
     if pattern is not None and not pattern.strip():
         raise RuleError(f"invalid rule {text!r}: the pattern in parentheses is empty (write just {tool})")
     return Rule(text.strip(), tool, pattern.strip() if pattern is not None else None)
@@ -97,6 +101,9 @@ class Subject:
 
 
 def subject_of(tool: Tool, args: dict[str, Any], root: Path) -> Subject:
+    custom = tool.extra.get("subject")  # MCP tools: the arguments as compact JSON
+    if callable(custom):
+        return Subject("arguments", str(custom(args)))
     command = args.get("command")
     if tool.kind == "execute" and isinstance(command, str):
         split = split_command(command)
@@ -193,15 +200,20 @@ def _matches_one(rule: Rule, text: str, subject: Subject) -> bool:
         return command_matches(rule.pattern, text)
     if subject.kind == "path":
         return path_matches(rule.pattern, subject)
-    if subject.kind == "text":
+    if subject.kind in ("text", "arguments"):
         return _text_matches(rule.pattern, text)
     return False
+
+
+def tool_matches(rule_tool: str, name: str) -> bool:
+    """`mcp__SERVER__*` names every tool of a server; other rule names are exact."""
+    return name.startswith(rule_tool[:-1]) if rule_tool.endswith("*") else rule_tool == name
 
 
 def denying_rule(rules: list[Rule], tool: Tool, subject: Subject) -> Rule | None:
     """The first rule refusing the call: one matching the whole call or any part."""
     for rule in rules:
-        if rule.tool != tool.name:
+        if not tool_matches(rule.tool, tool.name):
             continue
         if rule.pattern is None:
             return rule
@@ -214,7 +226,7 @@ def denying_rule(rules: list[Rule], tool: Tool, subject: Subject) -> Rule | None
 def allowing_rule(rules: list[Rule], tool: Tool, subject: Subject) -> Rule | None:
     """A rule allowing the whole call (for commands: every part must be allowed, or a
     rule must name the exact whole command)."""
-    mine = [r for r in rules if r.tool == tool.name]
+    mine = [r for r in rules if tool_matches(r.tool, tool.name)]
     for rule in mine:
         if rule.pattern is None:
             return rule

@@ -136,3 +136,54 @@ async def render_prompt(
     assert connection is not None
     result = await connection.get_prompt(command.prompt, parse_prompt_arguments(command, line))
     return prompt_text(result, results_dir)
+
+
+# --------------------------------------------------------------------------- the table
+
+
+_STATE_WORDS = {
+    "connected": "connected",
+    "connecting": "connecting",
+    "failed": "failed",
+    "disabled": "disabled",
+    "needs_trust": "needs trust",
+    "changed": "tools changed",
+    "closed": "closed",
+}
+
+
+def status_rows(manager: McpManager) -> list[dict[str, object]]:
+    """One dict per server: name, scope, transport, state, reason, tools (count), target."""
+    return [
+        {
+            "name": s.name,
+            "scope": s.scope,
+            "transport": s.transport,
+            "state": s.state,
+            "reason": s.reason,
+            "tools": len(s.tools),
+            "target": s.target,
+        }
+        for s in manager.statuses()
+    ]
+
+
+def format_table(manager: McpManager, *, with_tools: bool = False) -> str:
+    """What `wyckoff mcp list` prints and `/mcp` shows (with each server's tools)."""
+    statuses = manager.statuses()
+    if not statuses:
+        return "No MCP servers configured (see docs/MCP.md)."
+    width = max(len(s.name) for s in statuses)
+    lines = [f"{'server':<{width}}  {'scope':<7}  {'transport':<9}  {'state':<13}  tools  runs"]
+    for s in statuses:
+        count = str(len(s.tools)) if s.state == "connected" else "-"
+        lines.append(
+            f"{s.name:<{width}}  {s.scope:<7}  {s.transport:<9}  {_STATE_WORDS[s.state]:<13}  {count:>5}  {s.target}"
+        )
+        if s.reason:
+            first, *rest = s.reason.splitlines()
+            lines.append(f"{'':<{width}}  ↳ {first}")
+            lines.extend(f"{'':<{width}}    {line}" for line in rest[-6:])
+        if with_tools and s.tools:
+            lines.extend(f"{'':<{width}}    {name}" for name in s.tools)
+    return "\n".join(lines)

@@ -155,6 +155,14 @@ class McpManager:
         self.connections.clear()
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
 
+    def attach(self, registry: ToolRegistry) -> None:
+        """Offer the tools through `registry` from now on (a new runtime after a model
+        switch): the current ones are appended to it, later changes go there."""
+        self.registry = registry
+        for tool in self.tools():
+            if tool.name not in registry:
+                registry.add(tool)
+
     # ----------------------------------------------------------------- trust
 
     def project_trusted(self) -> bool:
