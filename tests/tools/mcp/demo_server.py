@@ -55,8 +55,22 @@ def build(auth: dict[str, Any] | None = None) -> MCPServer:
 
     @server.tool(description="Sleep for a while.")
     async def slow(seconds: float = 30.0) -> str:
-        await asyncio.sleep(seconds)
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            marker = os.environ.get("DEMO_CANCEL_MARKER")
+            if marker:
+                with open(marker, "w", encoding="utf-8") as handle:
+                    handle.write("cancelled")
+            raise
         return "woke up"
+
+    @server.tool(description="Start a long-running child process and return its pid.")
+    def spawn() -> str:
+        import subprocess
+
+        child = subprocess.Popen(["sleep", "120"])
+        return str(child.pid)
 
     @server.tool(description="Report progress three times.")
     async def progress(ctx: Context) -> str:

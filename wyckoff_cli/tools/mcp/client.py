@@ -21,6 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import shutil
+import signal
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -83,6 +86,7 @@ class ServerConnection:
         self._stderr: IO[str] | None = None
         self._emitters: dict[int, Callable[[str], None]] = {}
         self._refreshing: set[asyncio.Task[None]] = set()
+        self._pidfile: Path | None = None
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -133,10 +137,13 @@ class ServerConnection:
                 )
                 import anyio
 
-                with anyio.fail_after(self.spec.startup_timeout):
+                with anyio.move_on_after(self.spec.startup_timeout) as deadline:
                     result = await session.initialize()
                     self.instructions = getattr(result, "instructions", None)
                     self.listing = await self._list_all(session)
+                if deadline.cancelled_caught:
+                    self._fail(f"did not start within {self.spec.startup_timeout:g} s")
+                    return  # leaving the stack stops the server
                 self._session = session
                 self.state = "connected"
                 self._ready.set()
@@ -147,21 +154,48 @@ class ServerConnection:
                 return
             if self._stop.is_set() and self.state == "connected":
                 return
-            self.state = "failed"
-            reason = failure_reason(exc)
-            if isinstance(exc, TimeoutError) or "timed out" in reason:
-                reason = f"did not start within {self.spec.startup_timeout:g} s"
-            self.reason = reason
-            tail = self.stderr_tail()
-            if tail:
-                self.reason += f"\nstderr:\n{tail}"
-            log.info("MCP server %s failed: %s", self.spec.name, self.reason)
-            self.on_change(self, "failed")
+            if self.state != "failed":
+                self._fail(failure_reason(exc))
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
             self._session = None
             self._ready.set()
+            await self._kill_group()
+
+    async def _kill_group(self) -> None:
+        """SIGTERM, then SIGKILL, whatever is left of the server's process group."""
+        pidfile, self._pidfile = self._pidfile, None
+        if pidfile is None:
+            return
+        try:
+            pgid = int(pidfile.read_text().strip())
+        except (OSError, ValueError):
+            pgid = 0
+        finally:
+            shutil.rmtree(pidfile.parent, ignore_errors=True)
+        if pgid <= 1:
+            return
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(pgid, sig)
+            except (ProcessLookupError, PermissionError):
+                return
+            for _ in range(20):
+                await asyncio.sleep(0.05)
+                try:
+                    os.killpg(pgid, 0)
+                except (ProcessLookupError, PermissionError):
+                    return
+
+    def _fail(self, reason: str) -> None:
+        """Report the failure once, with the stderr tail; waiters are released at once."""
+        self.state = "failed"
+        tail = self.stderr_tail()
+        self.reason = reason + (f"\nstderr:\n{tail}" if tail else "")
+        log.info("MCP server %s failed: %s", self.spec.name, self.reason)
+        self._ready.set()
+        self.on_change(self, "failed")
 
     def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
         spec = self.spec
@@ -172,9 +206,21 @@ class ServerConnection:
             cwd = Path(spec.cwd).expanduser() if spec.cwd else self.root
             if not cwd.is_absolute():
                 cwd = self.root / cwd
-            params = StdioServerParameters(
-                command=spec.command or "", args=list(spec.args), env={**self.env, **spec.env}, cwd=cwd
-            )
+            env = {**self.env, **spec.env}
+            command, args = spec.command or "", list(spec.args)
+            found = shutil.which(command, path=env.get("PATH") or os.defpath)
+            if found is None:
+                raise FileNotFoundError(2, "command not found", command)
+            if os.name == "posix":
+                # The server leads its own process group (the SDK starts it so) and
+                # `exec` keeps the pid: it is recorded so the whole group can be
+                # killed after the server exits, children included.
+                self._pidfile = Path(tempfile.mkdtemp(prefix="wyckoff-mcp-")) / "pid"
+                command, args = (
+                    "/bin/sh",
+                    ["-c", 'echo $$ > "$0" && exec "$@"', str(self._pidfile), found, *args],
+                )
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
             return stdio_client(params, errlog=self._stderr)
         if spec.transport == "sse":
             from mcp.client.sse import sse_client

@@ -352,9 +352,12 @@ def start_mcp(
     vendors: tuple[str, ...] = VENDORS,
     on_event: EventFn | None = None,
     open_url: Any = None,
+    expand_env: Mapping[str, str] | None = None,
 ) -> McpManager:
     """Start the session's MCP servers in the background (call inside the running event
-    loop); the returned manager appends their tools to `registry` as they become ready."""
+    loop); the returned manager appends their tools to `registry` as they become ready.
+    `env` is the scrubbed environment stdio servers inherit; `expand_env` (default: the
+    process environment) is what `${VAR}` reads."""
     manager = McpManager(
         config,
         root=root,
@@ -366,6 +369,7 @@ def start_mcp(
         vendors=vendors,
         on_event=on_event,
         open_url=open_url,
+        expand_env=expand_env,
     )
     manager.start()
     return manager
