@@ -88,6 +88,10 @@ def build(auth: dict[str, Any] | None = None) -> MCPServer:
         await ctx.session.send_tool_list_changed()
         return "grew"
 
+    @server.tool(description="Return an HTTP request header the client sent.")
+    def header(name: str, ctx: Context) -> str:
+        return (ctx.headers or {}).get(name.lower(), "<none>")
+
     @server.tool(description="Read an environment variable of the server process.")
     def env(name: str) -> str:
         return os.environ.get(name, "<unset>")
@@ -148,6 +152,7 @@ def serve_http(oauth: bool) -> None:
 
         auth = auth_settings(base)
     app = build(auth).streamable_http_app(host="127.0.0.1")
+    sock.listen(64)  # connections wait in the backlog until uvicorn accepts them
     print(port, flush=True)
     config = uvicorn.Config(app, log_level="warning")
     asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
