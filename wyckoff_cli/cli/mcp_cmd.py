@@ -275,7 +275,8 @@ async def _trust(args: argparse.Namespace, workspace: Any) -> int:
         print(f"Trusting {config.project_file}; it starts:")
         for spec in config.project_servers():
             print(f"  {spec.name}: {spec.describe()}")
-    manager = open_mcp(workspace, None, trust_project=True, on_event=lambda _e: None)
+    accept = True if args.name is None else frozenset({args.name})
+    manager = open_mcp(workspace, None, trust_project=True, accept_changes=accept)
     try:
         await manager.wait_ready()
         for status in manager.statuses():

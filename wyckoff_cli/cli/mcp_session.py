@@ -44,6 +44,7 @@ def open_mcp(
     trust_project: bool = False,
     interactive_auth: bool = False,
     on_event: EventFn | None = None,
+    accept_changes: bool | frozenset[str] | None = None,
 ) -> McpManager:
     """Start the workspace's MCP servers in the background (inside the running loop)."""
     from wyckoff_cli.runtime.loop import child_environment
@@ -60,6 +61,7 @@ def open_mcp(
         interactive_auth=interactive_auth,
         vendors=session_vendors(workspace, model),
         on_event=on_event,
+        accept_changes=accept_changes,
     )
 
 

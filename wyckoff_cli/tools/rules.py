@@ -36,7 +36,7 @@ from wyckoff_cli.tools.ignore import glob_to_regex
 from wyckoff_cli.tools.shellparse import normalize, split_command, words
 from wyckoff_cli.tools.workspace import is_git_internal, outside_paths, relative_to_root, resolve_path
 
-_RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*\*?)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _WILDCARD = re.compile(r"(?<!\\)(?:\\\\)*[*?\[]")
 # Programs whose arguments decide everything: "always" saves the exact command for them.
 _EXACT_ONLY = frozenset(
@@ -72,9 +72,9 @@ def parse_rule(text: str) -> Rule:
             f"invalid rule {text!r}: expected TOOL or TOOL(PATTERN), e.g. run_shell(pytest*) or edit_file(src/**)"
         )
     tool, pattern = match.group(1), match.group(2)
-    if tool.endswith("*") and not tool.startswith("mcp__"):  # wildcards: MCP tool names only
-        raise RuleError(
-            f"invalid rule {text!r}: a * in the tool name works only for MCP tools, e.g. mcp__github__*"
+    if tool.endswith("*") and not (tool.startswith("mcp__") and tool.endswith("__*")):
+        raise RuleError(  # a wildcard names whole MCP servers only: mcp__SERVER__* (or mcp__*)
+            f"invalid rule {text!r}: a * in a tool name works only as mcp__SERVER__*, e.g. mcp__github__*"
         )
     if pattern is not None and not pattern.strip():
         raise RuleError(f"invalid rule {text!r}: the pattern in parentheses is empty (write just {tool})")

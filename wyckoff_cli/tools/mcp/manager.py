@@ -73,6 +73,7 @@ class McpManager:
         on_event: EventFn | None = None,
         expand_env: Mapping[str, str] | None = None,
         open_url: Any = None,
+        accept_changes: bool | frozenset[str] | None = None,
     ) -> None:
         self.config = config
         self.root = root
@@ -84,7 +85,9 @@ class McpManager:
         self.on_event = on_event or (lambda _e: None)
         self._expand_env = dict(os.environ if expand_env is None else expand_env)
         self._open_url = open_url
-        self._accept_changes = trust_project
+        # whose changed tool definitions are accepted without asking (default: all
+        # when the host trusts the project, as headless `--trust-mcp` runs do)
+        self._accept_changes = trust_project if accept_changes is None else accept_changes
         self.connections: dict[str, ServerConnection] = {}
         self._states: dict[str, tuple[State, str]] = {}
         self._tools: dict[str, list[Tool]] = {}
@@ -197,6 +200,7 @@ class McpManager:
             return
         self.trust.record_tools(self._key(connection.spec), self._hashes(connection))
         connection.state = "connected"
+        self._set_state(name, "connected", "")
         self._offer(connection)
 
     # ----------------------------------------------------------------- tools
@@ -252,7 +256,7 @@ class McpManager:
         change = self.trust.check_tools(key, hashes)
         if change is None:
             self.trust.record_tools(key, hashes)
-        elif change.changed and not self._accept_changes:
+        elif change.changed and not self._accepts(name):
             self._withdraw(name)
             connection.state = "changed"
             reason = f"tool definitions changed since you trusted them ({change.describe()})"
@@ -272,6 +276,10 @@ class McpManager:
             self.on_event(McpEvent("notice", name, f"MCP server {name}: tools {change.describe()}"))
         self._set_state(name, "connected", "")
         self._offer(connection)
+
+    def _accepts(self, name: str) -> bool:
+        accept = self._accept_changes
+        return accept if isinstance(accept, bool) else name in accept
 
     def _offer(self, connection: ServerConnection) -> None:
         spec = connection.spec
@@ -353,6 +361,7 @@ def start_mcp(
     on_event: EventFn | None = None,
     open_url: Any = None,
     expand_env: Mapping[str, str] | None = None,
+    accept_changes: bool | frozenset[str] | None = None,
 ) -> McpManager:
     """Start the session's MCP servers in the background (call inside the running event
     loop); the returned manager appends their tools to `registry` as they become ready.
@@ -370,6 +379,7 @@ def start_mcp(
         on_event=on_event,
         open_url=open_url,
         expand_env=expand_env,
+        accept_changes=accept_changes,
     )
     manager.start()
     return manager
