@@ -27,6 +27,7 @@ def config_keys(cls: type, prefix: str = "") -> list[str]:
 def test_every_config_key_is_in_config_md() -> None:
     text = (DOCS / "CONFIG.md").read_text(encoding="utf-8")
     keys = config_keys(cfg.Config) + config_keys(cfg.ModelAlias) + config_keys(cfg.ModelOverride)
+    keys += config_keys(cfg.McpServer)
     missing = [k for k in keys if f"`{k}`" not in text]
     assert missing == [], f"document these keys in docs/CONFIG.md: {missing}"
 

@@ -116,6 +116,10 @@ def build_chat_deps(workspace: Workspace, model: str | None, mode: str | None) -
         write_atomic(path, export_text(store, session_id, "json" if path.suffix == ".json" else "md"))
         return path
 
+    from wyckoff_cli.cli.mcp_session import open_mcp
+    from wyckoff_cli.tools.mcp.host import McpHost
+
+    mcp = McpHost(lambda on_event: open_mcp(workspace, None, model=model, on_event=on_event))
     models = [config.model, *config.fallbacks, *config.models]
     return ChatDeps(
         project_root=root,
@@ -135,6 +139,7 @@ def build_chat_deps(workspace: Workspace, model: str | None, mode: str | None) -
         export_session=export_session,
         have_key=have_key,
         save_key=save_credential,
+        mcp=mcp,
     )
 
 

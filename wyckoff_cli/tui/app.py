@@ -55,6 +55,8 @@ class WyckoffApp(App[None]):
     async def on_unmount(self) -> None:
         if self.chat is not None:
             await self.chat.session.close()
+        if self.deps.mcp is not None:
+            await self.deps.mcp.aclose()  # the servers live as long as the app
 
 
 async def _unset_approver(request: ApprovalRequest) -> ApprovalDecision:  # replaced by the chat screen

@@ -17,6 +17,7 @@ from wyckoff_cli.runtime.approval import Approver
 from wyckoff_cli.runtime.loop import AbortSignal, AgentRuntime
 from wyckoff_cli.storage.recorder import SessionRecorder
 from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
+from wyckoff_cli.tools.mcp.host import McpHost
 from wyckoff_cli.tui.status import PriceFn
 
 # (model, mode, approver, recorder) -> (runtime, the session's current system prompt)
@@ -42,6 +43,7 @@ class ChatDeps:
     export_session: Callable[[str, Path | None], Path] | None = None  # (session id, file) -> written file
     have_key: Callable[[str], bool] = lambda _provider: True
     save_key: Callable[[str, str], None] | None = None
+    mcp: McpHost | None = None  # the session's MCP servers (tools/mcp/host.py)
 
 
 class ChatSession:
@@ -72,6 +74,8 @@ class ChatSession:
             self._runtime, self._prompt = self.deps.build_runtime(
                 self.model, self.mode, self.approver, self.recorder
             )
+            if self.deps.mcp is not None:
+                self.deps.mcp.attach(self._runtime.tools)
         return self._runtime
 
     @property
@@ -84,6 +88,8 @@ class ChatSession:
         self, text: str, abort: AbortSignal, required_tools: tuple[str, ...] = ()
     ) -> AsyncIterator[ev.RuntimeEvent]:
         recorder = self.recorder
+        if self.deps.mcp is not None:
+            text = await self.deps.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
         try:
             async for event in self.runtime.run_stream(
                 self.history,

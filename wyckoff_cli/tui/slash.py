@@ -262,3 +262,40 @@ class SlashCommands:
 
     def command_quit(self, argument: str) -> None:
         self.chat.app.exit()
+
+    # ------------------------------------------------------------------ MCP (tools/mcp/host.py)
+
+    def command_mcp(self, argument: str) -> None:
+        mcp = self.chat.deps.mcp
+        if mcp is None:
+            self.chat.add_notice("info", "MCP is not available in this session")
+            return
+        action, _, name = argument.partition(" ")
+        if action == "restart" and name.strip():
+
+            async def restart() -> None:
+                self.chat.add_notice("info", await mcp.restart(name.strip()))
+
+            self.chat.run_worker(restart(), group="mcp")
+        elif action == "trust":
+            self.chat.add_notice("info", mcp.trust(name.strip() or None))
+        elif action:
+            self.chat.add_notice("warning", "Usage: /mcp, /mcp restart NAME, /mcp trust [NAME]")
+        else:
+            self._show(Text(mcp.table()))
+
+    def run_mcp_prompt(self, text: str) -> None:
+        """`/mcp__SERVER__PROMPT ARGS`: the server's prompt, sent as the user's message."""
+        mcp = self.chat.deps.mcp
+        assert mcp is not None
+        name, _, line = text[1:].partition(" ")
+
+        async def send() -> None:
+            try:
+                message = await mcp.render_prompt(name, line)
+            except Exception as exc:  # a server error is a notice, never a crash
+                self.chat.add_notice("warning", getattr(exc, "message", None) or str(exc))
+                return
+            self.chat.start_turn(message)
+
+        self.chat.run_worker(send(), group="mcp")

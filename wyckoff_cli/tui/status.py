@@ -39,6 +39,7 @@ class StatusModel:
     background_running: int = 0
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
     price: PriceFn | None = None
+    mcp: str = ""  # "MCP 3/4": connected of enabled servers
 
     def restore(self, usage_by_model: Mapping[str, Any]) -> None:
         """Seed the totals of a resumed session: its saved token counts per model,
@@ -117,6 +118,8 @@ class StatusModel:
             ),
             ("cost", f"{cost} saved ${self.saved:.4f}"),
         ]
+        if self.mcp:
+            parts.insert(3, ("mcp", self.mcp))
         if self.background_running:
             parts.append(
                 ("background", f"{self.background_running} bg task{'s' * (self.background_running > 1)}")

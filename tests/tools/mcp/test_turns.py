@@ -100,7 +100,9 @@ def test_model_calls_an_mcp_tool_and_sees_the_result(server: FakeServer, tmp_pat
 
 
 @pytest.mark.parametrize("case", CASES[:1], ids=["anthropic"])
-def test_without_a_rule_headless_refuses_and_read_only_runs(server: FakeServer, tmp_path: Path, case: Any) -> None:
+def test_without_a_rule_headless_refuses_and_read_only_runs(
+    server: FakeServer, tmp_path: Path, case: Any
+) -> None:
     root = project(tmp_path)
     server.script(
         {
@@ -138,7 +140,9 @@ def test_deny_rule_wins_and_plan_mode_refuses(server: FakeServer, tmp_path: Path
     assert "deny rule" in json.dumps(server.requests[1].body)
 
     server.script({"tool_calls": [{"name": "mcp__demo__add", "args": {"a": 5, "b": 2}}]}, {"text": "planned"})
-    result = wyckoff_run(root, server, case, "--trust-mcp", "--permission-mode", "plan", "--allow", "mcp__demo__*", "hi")
+    result = wyckoff_run(
+        root, server, case, "--trust-mcp", "--permission-mode", "plan", "--allow", "mcp__demo__*", "hi"
+    )
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert [e["type"] for e in data["events"] if e["type"].startswith("tool_")][-1] == "tool_error"
     assert "plan mode" in json.dumps(server.requests[-1].body)

@@ -92,6 +92,9 @@ class ChatScreen(Screen[None]):
         self.set_interval(FLUSH_SECONDS, self.router.flush)
         self.set_interval(1.0, self._watch_background)
         self.call_after_refresh(self._look_up_context_window)
+        if self.deps.mcp is not None:  # MCP servers connect in the background
+            self.deps.mcp.start()
+            self.set_interval(0.5, self._show_mcp)
         if self.session.history:
             self.render_history()
         else:
@@ -129,6 +132,15 @@ class ChatScreen(Screen[None]):
 
     def add_user(self, text: str) -> None:
         self._mount(UserMessage(text))
+
+    def _show_mcp(self) -> None:
+        mcp = self.deps.mcp
+        assert mcp is not None
+        for kind, message in mcp.take_notices():
+            self.add_notice(kind, message)
+        if self.status.mcp != mcp.status_text():
+            self.status.mcp = mcp.status_text()
+            self.query_one(StatusBar).refresh_status()
 
     def _look_up_context_window(self) -> None:
         self.status.context_window = self.deps.context_window(self.status.model)
@@ -181,6 +193,9 @@ class ChatScreen(Screen[None]):
         command = parse_command(text)
         if command is not None:
             self.commands.run_command(command[0].name, command[1])
+            return
+        if text.startswith("/mcp__") and self.deps.mcp is not None:
+            self.commands.run_mcp_prompt(text)
             return
         if text.startswith("/"):
             self.add_notice("warning", f"Unknown command {text.split()[0]} — /help lists them")

@@ -1,0 +1,101 @@
+"""MCP in the app (Pilot): servers connect in the background, the status bar counts
+them, `/mcp` shows the table, tools reach the model, `@SERVER:URI` attaches a resource,
+a server's prompt is a slash command, and the app asks before a project's servers start."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from tests.tools.mcp.conftest import DEMO, stdio_spec
+from tests.tui.support import make_app
+from tests.tui.test_chat_flows import SIZE, chat, send, settle
+from wyckoff_cli.tools.mcp.config import McpConfig, read_project_file
+from wyckoff_cli.tools.mcp.host import McpHost
+from wyckoff_cli.tools.mcp.manager import start_mcp
+from wyckoff_cli.tools.mcp.trust import TrustStore
+from wyckoff_cli.tui.widgets.entries import NoticeLine
+from wyckoff_cli.tui.widgets.status_bar import StatusBar
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def host_for(tmp_path: Path, config: McpConfig) -> McpHost:
+    trust = TrustStore(tmp_path / "trust.json")
+    return McpHost(
+        lambda on_event: start_mcp(
+            config, root=tmp_path, env={"PATH": os.environ.get("PATH", "")}, trust=trust, on_event=on_event
+        )
+    )
+
+
+async def wait(pilot: Any, condition: Any, rounds: int = 400) -> None:
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+def status_text(screen: Any) -> str:
+    return str(screen.query_one(StatusBar).render())
+
+
+async def test_mcp_tools_status_table_resources_and_prompts(tmp_path: Path) -> None:
+    host = host_for(tmp_path, McpConfig((stdio_spec(),), None))
+    rounds: list[Any] = [
+        {"tool_calls": [{"name": "mcp__demo__echo", "args": {"text": "from the app"}}]},
+        {"text": "Echoed."},
+        {"text": "Read it."},
+        {"text": "Reviewed."},
+    ]
+    app, provider = make_app(tmp_path, rounds, [], mcp=host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+        await send(pilot, "/mcp")
+        await pilot.pause(0.1)
+        shown = "\n".join(str(s.render()) for s in screen.query(Static).filter(".command-output"))
+        assert "demo" in shown and "connected" in shown and "mcp__demo__echo" in shown
+
+        await send(pilot, "echo something")
+        await wait(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
+        assert "mcp__demo__echo" in [t.name for t in provider.requests[0].tools]
+        assert "echo: from the app" in json.dumps([m.to_dict() for m in provider.requests[1].messages])
+
+        await send(pilot, "summarise @demo:demo://readme")
+        await wait(pilot, lambda: len(provider.requests) == 3 and not screen.busy)
+        assert "This is the demo resource." in provider.requests[2].messages[-1].text
+
+        await send(pilot, "/mcp__demo__review app.py style")
+        await wait(pilot, lambda: len(provider.requests) == 4 and not screen.busy)
+        assert provider.requests[3].messages[-1].text == "Please review app.py, looking for style."
+        await settle(pilot, screen)
+
+
+async def test_project_servers_wait_for_trust_in_the_app(tmp_path: Path) -> None:
+    path = tmp_path / ".mcp.json"
+    entry = {"command": sys.executable, "args": [str(DEMO), "stdio"], "startup_timeout": 20}
+    path.write_text(json.dumps({"mcpServers": {"proj": entry}}))
+    host = host_for(tmp_path, McpConfig(tuple(read_project_file(path)), path))
+    app, _provider = make_app(tmp_path, [{"text": "hi"}], [], mcp=host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await wait(
+            pilot,
+            lambda: any("wants to start these MCP servers" in n.message for n in screen.query(NoticeLine)),
+        )
+        text = next(n.message for n in screen.query(NoticeLine) if "wants to start" in n.message)
+        assert f"proj: {sys.executable} {DEMO} stdio" in text and "/mcp trust" in text
+        assert "MCP 0/1" in status_text(screen)
+        await send(pilot, "/mcp trust")
+        await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+        await send(pilot, "/mcp restart proj")
+        await wait(pilot, lambda: any("Restarting proj" in n.message for n in screen.query(NoticeLine)))
+        await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
