@@ -64,6 +64,10 @@ async def test_mcp_tools_status_table_resources_and_prompts(tmp_path: Path) -> N
         shown = "\n".join(str(s.render()) for s in screen.query(Static).filter(".command-output"))
         assert "demo" in shown and "connected" in shown and "mcp__demo__echo" in shown
 
+        completions = screen.completions
+        assert ("@demo:demo://readme ", "@demo:demo://readme  readme") in completions("@demo")
+        assert any(value == "/mcp__demo__review " for value, _ in completions("/mcp__"))
+
         await send(pilot, "echo something")
         await wait(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
         assert "mcp__demo__echo" in [t.name for t in provider.requests[0].tools]

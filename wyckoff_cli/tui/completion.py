@@ -1,11 +1,12 @@
 """Completion for the prompt: `/commands`, `/model IDS` and `@paths` (fuzzy,
-gitignore-aware)."""
+gitignore-aware), plus MCP resources (`@SERVER:URI`) and prompts (`/mcp__SERVER__PROMPT`)."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
+from wyckoff_cli.tools.mcp.host import McpHost
 from wyckoff_cli.tui.commands import COMMANDS
 
 MAX_FILES = 20_000
@@ -36,20 +37,32 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
 
 
 class Completions:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, mcp: McpHost | None = None) -> None:
         self.root = root
+        self.mcp = mcp  # adds `@SERVER:URI` resources and `/mcp__SERVER__PROMPT` commands
         self._files: list[str] = []
         self._loaded_at = 0.0
 
     def __call__(self, word: str) -> list[tuple[str, str]]:
         if word.startswith("@"):
-            return [(f"@{path} ", f"@{path}") for path in self.match_files(word[1:])]
+            found = [(f"@{path} ", f"@{path}") for path in self.match_files(word[1:])]
+            if self.mcp is not None:
+                resources = self.mcp.resources(word[1:])
+                found = [(f"{r.mention} ", f"{r.mention}  {r.name}") for r in resources[:MAX_SHOWN]] + found
+            return found[:MAX_SHOWN]
         if word.startswith("/"):
-            return [
+            found = [
                 (f"/{c.name} ", f"{c.usage:<24} {c.description}")
                 for c in COMMANDS
                 if c.name.startswith(word[1:].lower())
             ]
+            if self.mcp is not None and word.startswith("/mcp"):
+                found += [
+                    (f"/{p.command} ", f"/{p.command} {p.hint}  {p.description}")
+                    for p in self.mcp.prompt_commands()
+                    if p.command.startswith(word[1:])
+                ]
+            return found
         return []
 
     def match_files(self, query: str) -> list[str]:

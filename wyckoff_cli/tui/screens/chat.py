@@ -72,7 +72,7 @@ class ChatScreen(Screen[None]):
         self.turn_worker: Worker[None] | None = None
         self.thinking_expanded = False
         self._last_ctrl_c = 0.0
-        self.completions = Completions(deps.project_root)
+        self.completions = Completions(deps.project_root, deps.mcp)
         self.commands = SlashCommands(self)
 
     def compose(self) -> ComposeResult:
