@@ -91,8 +91,8 @@ def http_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
     """`http_server(oauth=False, env={})` → the URL of a demo server on 127.0.0.1."""
     processes: list[subprocess.Popen[str]] = []
 
-    def run(oauth: bool = False, env: dict[str, str] | None = None) -> str:
-        command = [sys.executable, str(DEMO), "http", *(["--oauth"] if oauth else [])]
+    def run(oauth: bool = False, env: dict[str, str] | None = None, sse: bool = False) -> str:
+        command = [sys.executable, str(DEMO), "sse" if sse else "http", *(["--oauth"] if oauth else [])]
         process = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
@@ -105,7 +105,7 @@ def http_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
         assert process.stdout is not None
         port = process.stdout.readline().strip()
         assert port.isdigit(), f"the demo server did not start: {port!r}"
-        return f"http://127.0.0.1:{port}/mcp"
+        return f"http://127.0.0.1:{port}/{'sse' if sse else 'mcp'}"
 
     yield run
     for process in processes:

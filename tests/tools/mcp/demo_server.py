@@ -3,6 +3,7 @@
     python demo_server.py stdio
     python demo_server.py http          # prints the port on stdout, then serves on 127.0.0.1
     python demo_server.py http --oauth  # the same behind the SDK's OAuth server pieces
+    python demo_server.py sse           # the older SSE transport (GET /sse)
 
 Tools: echo (read-only), add (structured result), image, fail (isError), slow (sleeps),
 progress (progress notifications and a log message), grow (adds a tool and sends
@@ -139,7 +140,7 @@ def build(auth: dict[str, Any] | None = None) -> MCPServer:
     return server
 
 
-def serve_http(oauth: bool) -> None:
+def serve_http(oauth: bool, sse: bool = False) -> None:
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -151,7 +152,8 @@ def serve_http(oauth: bool) -> None:
         from oauth_provider import auth_settings
 
         auth = auth_settings(base)
-    app = build(auth).streamable_http_app(host="127.0.0.1")
+    server = build(auth)
+    app = server.sse_app(host="127.0.0.1") if sse else server.streamable_http_app(host="127.0.0.1")
     sock.listen(64)  # connections wait in the backlog until uvicorn accepts them
     print(port, flush=True)
     config = uvicorn.Config(app, log_level="warning")
@@ -159,7 +161,7 @@ def serve_http(oauth: bool) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["http"]:
-        serve_http("--oauth" in sys.argv)
+    if sys.argv[1:2] in (["http"], ["sse"]):
+        serve_http("--oauth" in sys.argv, sse=sys.argv[1] == "sse")
     else:
         build().run("stdio")

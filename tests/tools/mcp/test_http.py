@@ -47,6 +47,15 @@ async def test_tools_over_streamable_http(start: Any, http_server: Any, tmp_path
     assert "mcp__web__extra" in started.registry
 
 
+async def test_sse_transport(start: Any, http_server: Any, tmp_path: Path) -> None:
+    url = http_server(sse=True)
+    started = start(http_spec(url, name="old", transport="sse"))
+    await started.manager.wait_ready()
+    (status,) = started.manager.statuses()
+    assert (status.state, status.transport) == ("connected", "sse"), status.reason
+    assert await run(started, "mcp__old__echo", {"text": "over sse"}, tmp_path) == "echo: over sse"
+
+
 async def test_unreachable_http_server_fails_clearly(start: Any) -> None:
     import socket
 

@@ -173,7 +173,7 @@ def format_table(manager: McpManager, *, with_tools: bool = False) -> str:
     statuses = manager.statuses()
     if not statuses:
         return "No MCP servers configured (see docs/MCP.md)."
-    width = max(len(s.name) for s in statuses)
+    width = max(len("server"), *(len(s.name) for s in statuses))
     lines = [f"{'server':<{width}}  {'scope':<7}  {'transport':<9}  {'state':<13}  tools  runs"]
     for s in statuses:
         count = str(len(s.tools)) if s.state == "connected" else "-"
