@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.messages import ToolSpec
 from wyckoff_cli.providers.factory import build_provider
 from wyckoff_cli.providers.spec import ModelSpec
@@ -212,7 +213,7 @@ async def run_session(rounds: int, system_chars: int | None) -> tuple[list[dict[
             settings=RuntimeSettings(max_tool_rounds=rounds + 5),
             results_dir=workspace / "results",
         )
-        history: list[Any] = []
+        history = Conversation()
         prompt = "Please read through src/, find why parsing fails on empty input, and fix it."
         system = _system_prompt(system_chars, [s.name for s in specs], workspace)
         async for _event in runtime.run_stream(history, prompt, system_prompt=system):

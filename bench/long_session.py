@@ -7,9 +7,8 @@ of read_file / grep / run_shell / edit_file / list_dir, results of a few hundred
 few thousand characters) and a final Markdown answer with code blocks, lists and the
 odd table. Then, each in a fresh process (imports done before the clock starts):
 
-1. resume: the composition root's `ChatDeps` (`build_chat_deps`, as `wyckoff chat`
-   builds them, with a scripted model), `store.load(id)`, `WyckoffApp(deps,
-   loaded=...)` run headless, until the chat screen is shown and the prompt has focus
+1. resume: the `SessionBuilder` and `ChatController` as `wyckoff chat` builds them
+   (with a scripted model), `store.load(id)`, `WyckoffApp(controller)` run headless, until the chat screen is shown and the prompt has focus
    -- target < 1.5 s; then a key typed into the prompt and the refresh after it, and
    when the off-screen answers have finished rendering in the background;
 2. scrolling (one run): RSS after resuming; every "↑ N earlier messages" expanded
@@ -175,6 +174,7 @@ def create_session(store: Any, project: Path, count: int) -> str:
         messages = turn_messages(rng, turn, count - written)
         recorder.record(ev.ModelStart(1, "anthropic:claude-sonnet-4-5"))
         for message in messages:
+            recorder.conversation.append(message)
             recorder.record(ev.MessageCommitted(message.to_dict()))
         recorder.record(ev.UsageReported("anthropic:claude-sonnet-4-5", 20_000 + 40 * written, 900, 18_000))
         recorder.record(ev.TurnDone(messages[-1].text, "completed", len(messages) // 2))
@@ -215,8 +215,8 @@ async def child(
 ) -> dict[str, Any]:
     from textual import events
 
-    from wyckoff_cli.cli.chat_deps import build_chat_deps
-    from wyckoff_cli.cli.compose import open_workspace
+    from wyckoff_cli.session.builder import SessionBuilder, open_workspace
+    from wyckoff_cli.session.controller import ChatController
     from wyckoff_cli.tui.app import WyckoffApp
     from wyckoff_cli.tui.replay import LoadEarlier
     from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -225,12 +225,13 @@ async def child(
 
     out: dict[str, Any] = {"rss_start": rss_mb()}
     started = time.perf_counter()
-    deps = build_chat_deps(open_workspace(project), f"scripted:{script}", None)
+    builder = SessionBuilder(open_workspace(project), cwd=project)
+    store = builder.sessions()
     out["deps"] = time.perf_counter() - started
-    loaded = deps.store.load(session_id)
+    loaded = store.load(session_id)
     out["load"] = time.perf_counter() - started
     out["messages"] = len(loaded.history)
-    app = WyckoffApp(deps, loaded=loaded)
+    app = WyckoffApp(ChatController(builder, model=f"scripted:{script}", loaded=loaded))
     async with app.run_test(size=size):
         await _until(lambda: isinstance(app.focused, PromptInput))
         out["focused"] = time.perf_counter() - started
@@ -377,14 +378,13 @@ def main() -> None:
 
     from startup import make_workspace, run_once
 
-    from wyckoff_cli.cli.chat_deps import build_chat_deps
-    from wyckoff_cli.cli.compose import open_workspace
+    from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 
     with tempfile.TemporaryDirectory(prefix="wyckoff-bench-") as tmp:
         project, script, env = make_workspace(Path(tmp))
         os.environ["WYCKOFF_HOME"] = env["WYCKOFF_HOME"]
         env["TEXTUAL_ANIMATIONS"] = "none"  # PageUp scrolls at once (the key path is the same)
-        store = build_chat_deps(open_workspace(project), f"scripted:{script}", None).store
+        store = SessionBuilder(open_workspace(project), cwd=project).sessions()
         began = time.perf_counter()
         session_id = create_session(store, project, args.messages)
         chat_log = store.find(session_id).directory / "chat.jsonl"
@@ -399,7 +399,7 @@ def main() -> None:
             f"resume, fresh process each, median of {args.runs} runs (min-max), seconds from the start of resuming:"
         )
         labels = [
-            ("deps", "ChatDeps built (config, store)"),
+            ("deps", "session builder made (config, store)"),
             ("load", "store.load(id) done"),
             ("focused", "chat screen shown, prompt focused"),
             ("typed", "typed key in the prompt"),

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.providers.scripted import ScriptedProvider
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings
 from wyckoff_cli.tools.base import Tool, ToolContext
@@ -49,7 +50,7 @@ async def one_run(rounds: int, workspace: Path) -> tuple[float, int]:
     )
     started = time.perf_counter()
     events = 0
-    async for _ in runtime.run_stream([], "go"):
+    async for _ in runtime.run_stream(Conversation(), "go"):
         events += 1
     return time.perf_counter() - started, events
 

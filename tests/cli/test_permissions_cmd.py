@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from wyckoff_cli.cli.compose import build_policy
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.session.builder import build_policy
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.config import load_config
 from wyckoff_cli.storage.permissions import list_rules, remove_rule, save_rule

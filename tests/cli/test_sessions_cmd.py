@@ -50,14 +50,15 @@ def crafted_session(workspace: Path, *, secret: str = "") -> str:
         Message.assistant("Found it: `parse` returns the wrong value."),
     ]
     for message in turn1:
-        recorder.history.append(message)
+        recorder.conversation.append(message)
         recorder.record(ev.MessageCommitted(message.to_dict()))
     recorder.record(ev.UsageReported("anthropic:claude-sonnet-4-5", 12_000, 800, 10_000))
     recorder.record(ev.TurnDone(turn1[-1].text, "completed", 2))
     summary = [Message.user("Summary: the bug is in parse().", synthetic="compaction")]
-    recorder.record_compaction(turn1, summary)
-    recorder.history[:] = summary
+    archive = recorder.archive_replaced(turn1, summary)
+    recorder.conversation.replace_all(summary, archive_path=str(archive))
     user2 = Message.user("Fix it.")
+    recorder.conversation.append(user2)
     recorder.record(ev.MessageCommitted(user2.to_dict()))
     recorder.record(ev.TurnFailed("rate_limited", "slow down"))
     recorder.record(ev.TurnDone("", "error", 1))

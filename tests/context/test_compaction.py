@@ -87,6 +87,15 @@ def manager_for(history: list[Message], *, over_by: int, **kwargs: Any) -> Conte
 # ------------------------------------------------------------------- threshold
 
 
+async def before_model_call(manager: ContextManager, history: list[Message], *args: Any) -> Any:
+    """What the runtime does before a model call: ask for a compaction, apply it."""
+    compaction = await manager.maybe_compact(history, *args)
+    if compaction is None:
+        return None
+    history[:] = compaction.messages
+    return compaction.event
+
+
 def test_threshold_leaves_room_for_the_answer_and_15_percent() -> None:
     assert compaction_threshold(200_000, 64_000) == 136_000
     assert compaction_threshold(100_000, 4_000) == 85_000  # at least 15% free
@@ -99,12 +108,12 @@ async def test_no_compaction_at_the_threshold_and_compaction_just_above(tmp_path
     history = long_history()
     at = manager_for(history, over_by=0)
     provider = ScriptedProvider([{"text": SUMMARY}])
-    assert await at.before_model_call(history, "", [], provider) is None
+    assert await before_model_call(at, history, "", [], provider) is None
     assert provider.requests == []
 
     above = manager_for(history, over_by=1)
     before = list(history)
-    event = await above.before_model_call(history, "", [], provider)
+    event = await before_model_call(above, history, "", [], provider)
     assert event is not None and event.method == "summary"
     assert (event.before_messages, event.after_messages) == (len(before), len(history))
     assert event.after_tokens < event.before_tokens
@@ -144,7 +153,7 @@ async def test_latest_request_is_kept_word_for_word_when_older_than_the_tail(tmp
         history += tool_round(f"t{r}", "x " * 400)
     manager = manager_for(history, over_by=1, tail_fraction=0.05)
     provider = ScriptedProvider([{"text": SUMMARY}])
-    await manager.before_model_call(history, "", [], provider)
+    await before_model_call(manager, history, "", [], provider)
     assert history[0].meta["synthetic"] == "compaction"
     assert history[1] is request
     assert history[2].role == "assistant"
@@ -157,7 +166,7 @@ async def test_tool_pairs_survive_any_compaction(tmp_path: Path) -> None:
     for tail_fraction in (0.01, 0.05, 0.1, 0.3, 0.6):
         history = long_history(5)
         manager = manager_for(history, over_by=1, tail_fraction=tail_fraction)
-        await manager.before_model_call(history, "", [], ScriptedProvider([{"text": SUMMARY}]))
+        await before_model_call(manager, history, "", [], ScriptedProvider([{"text": SUMMARY}]))
         assert_history_valid(history)
         assert history[0].role == "user"
 
@@ -170,7 +179,7 @@ async def test_replaced_messages_are_archived_and_the_event_says_where(tmp_path:
     original = list(history)
     archive = Archive(tmp_path)
     manager = manager_for(history, over_by=1, archive=archive)
-    event = await manager.before_model_call(history, "", [], ScriptedProvider([{"text": SUMMARY}]))
+    event = await before_model_call(manager, history, "", [], ScriptedProvider([{"text": SUMMARY}]))
     assert event is not None and event.archive_path == str(tmp_path / "archive-1.jsonl")
     ((before, after),) = archive.calls
     assert before == original and after == history
@@ -187,7 +196,7 @@ async def test_an_archive_failure_does_not_stop_compaction(tmp_path: Path) -> No
 
     history = long_history()
     manager = manager_for(history, over_by=1, archive=broken)
-    event = await manager.before_model_call(history, "", [], ScriptedProvider([{"text": SUMMARY}]))
+    event = await before_model_call(manager, history, "", [], ScriptedProvider([{"text": SUMMARY}]))
     assert event is not None and event.method == "summary" and event.archive_path is None
 
 
@@ -200,7 +209,7 @@ async def test_a_failed_summary_drops_the_oldest_exchanges(tmp_path: Path, round
     original = list(history)
     archive = Archive(tmp_path)
     manager = manager_for(history, over_by=1, archive=archive)
-    event = await manager.before_model_call(history, "", [], ScriptedProvider([round_]))
+    event = await before_model_call(manager, history, "", [], ScriptedProvider([round_]))
     assert event is not None and event.method == "drop_oldest"
     assert history[0].role == "user" and "synthetic" not in history[0].meta
     assert history == original[len(original) - len(history) :]  # a suffix, untouched
@@ -301,7 +310,7 @@ async def test_memory_flush_saves_durable_facts_once(tmp_path: Path) -> None:
     history = long_history()
     manager = manager_for(history, over_by=1, memory=store, project_root=tmp_path, session_id="s1")
     provider = ScriptedProvider([{"text": SUMMARY}, {"text": f"```json\n{flush_answer}\n```"}])
-    event = await manager.before_model_call(history, "", [], provider)
+    event = await before_model_call(manager, history, "", [], provider)
     assert event is not None and event.method == "summary"
     assert len(provider.requests) == 2
     assert "durable memories" in provider.requests[1].system_prompt
@@ -321,7 +330,7 @@ async def test_a_failing_memory_flush_does_not_stop_compaction(tmp_path: Path) -
     history = long_history()
     manager = manager_for(history, over_by=1, memory=store, project_root=tmp_path)
     provider = ScriptedProvider([{"text": SUMMARY}, {"error": {"kind": "rate_limited"}}])
-    event = await manager.before_model_call(history, "", [], provider)
+    event = await before_model_call(manager, history, "", [], provider)
     assert event is not None and event.method == "summary"
     assert store.list_memories(project=tmp_path) == []
 

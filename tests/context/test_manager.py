@@ -12,6 +12,7 @@ from wyckoff_cli.context.manager import ContextManager
 from wyckoff_cli.context.memory import MemoryStore
 from wyckoff_cli.context.prompt import Environment, SystemPromptBuilder
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.runtime.loop import RuntimeSettings
 
@@ -34,7 +35,7 @@ async def test_recalled_memories_are_stored_as_sent_and_not_repeated(workspace: 
     store.add("Unrelated: the office plant needs water", scope="user")
     manager = ContextManager(context_window=200_000, memory=store, project_root=workspace)
     runtime, provider = make_runtime([{"text": "ok"}, {"text": "ok again"}], [], workspace, context=manager)
-    history: list[Message] = []
+    history = Conversation()
     events, _ = await collect(runtime, "why is the staging database empty?", history)
     sent = history[0]
     assert sent.parts[0].text.startswith("<relevant-memories>")
@@ -111,7 +112,7 @@ async def test_manual_compact_with_focus(workspace: Path) -> None:
     manager = ContextManager(context_window=200_000, prompt=builder(workspace))
     rounds = [{"text": f"answer {i}"} for i in range(3)] + [{"text": SUMMARY}]
     runtime, provider = make_runtime(rounds, [], workspace, context=manager)
-    history: list[Message] = []
+    history = Conversation()
     for i in range(3):
         await collect(runtime, f"question {i}", history, system_prompt=manager.system_prompt)
     event = await runtime.compact(history, manager.system_prompt, "the database schema")

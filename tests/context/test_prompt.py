@@ -10,6 +10,7 @@ from wyckoff_cli.context.instructions import load_project_instructions
 from wyckoff_cli.context.manager import ContextManager
 from wyckoff_cli.context.memory import MemoryStore
 from wyckoff_cli.context.prompt import Environment, SystemPromptBuilder, load_prompt, tool_guidance
+from wyckoff_cli.core.conversation import Conversation
 
 ENV = Environment("Linux (x86_64)", "/bin/bash", Path("/repo"), True, date(2025, 3, 14))
 
@@ -76,7 +77,7 @@ async def test_system_prompt_bytes_are_identical_across_rounds(workspace: Path, 
         {"text": "Voilà, en français."},
     ]
     runtime, provider = make_runtime(rounds, [make_tool("read_file")], workspace, context=manager)
-    history = []
+    history = Conversation()
     await collect(runtime, "read a.py and b.py", history, system_prompt=manager.system_prompt)
     await collect(runtime, "answer in French please", history, system_prompt=manager.system_prompt)
     prompts = {request.system_prompt.encode("utf-8") for request in provider.requests}

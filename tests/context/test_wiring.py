@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from wyckoff_cli.cli.compose import build_context, build_policy, build_runtime, open_workspace
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.models.facts import resolve_model_facts
 from wyckoff_cli.providers.scripted import ScriptedProvider
+from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 
 
 def test_build_context_uses_facts_config_instructions_and_memory(
@@ -24,7 +24,10 @@ def test_build_context_uses_facts_config_instructions_and_memory(
     (user_dir / "AGENTS.md").write_text("User rule.", encoding="utf-8")
     (workspace / ".wyckoff" / "config.toml").write_text("[context]\nreserve_tokens = 10000\n")
     ws = open_workspace(workspace / "sub")
-    manager = build_context(ws, ScriptedProvider([]), cwd=workspace / "sub")
+    builder = SessionBuilder(ws, cwd=workspace / "sub", provider_factory=lambda _model: ScriptedProvider([]))
+    session = builder.build(model="scripted:test", mode="default")
+    manager = session.context
+    assert manager is not None
     facts = resolve_model_facts("scripted:test")
     assert (manager.context_window, manager.max_output) == (facts.context_window, facts.max_output)
     assert manager.threshold == manager.context_window - 10_000
@@ -34,15 +37,18 @@ def test_build_context_uses_facts_config_instructions_and_memory(
     assert manager.memory is not None
     assert manager.memory.path == isolated_environment / "data" / "memory.db"
     assert not manager.memory.path.exists()  # opened on first use only
-    runtime = build_runtime(
-        ws, ScriptedProvider([]), policy=build_policy(ws.config, "default", []), context=manager
-    )
+    runtime = session.runtime
     assert "remember" in runtime.tools and runtime.context is manager
+    # the prompt lists the tools of the registry the runtime really uses
+    assert all(f"## {name}\n" in prompt for name in runtime.tools.names() if f"## {name}" in prompt)
+    assert session.registry is runtime.tools
 
 
 def test_memory_can_be_turned_off(workspace: Path) -> None:
     (workspace / ".wyckoff" / "config.toml").write_text("[context]\nmemory = false\n")
-    manager = build_context(open_workspace(workspace), ScriptedProvider([]))
+    builder = SessionBuilder(open_workspace(workspace), provider_factory=lambda _model: ScriptedProvider([]))
+    manager = builder.build(model="scripted:test", mode="default").context
+    assert manager is not None
     assert manager.memory is None and manager.tools() == []
     assert "## remember" not in manager.system_prompt
 

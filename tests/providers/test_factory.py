@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from wyckoff_cli.cli.compose import build_model
 from wyckoff_cli.core.errors import ProviderConfigError
 from wyckoff_cli.providers.anthropic import AnthropicProvider
 from wyckoff_cli.providers.factory import build_fallback, build_provider
@@ -13,6 +12,7 @@ from wyckoff_cli.providers.gemini import GeminiProvider
 from wyckoff_cli.providers.openai_compat import OpenAICompatProvider
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.providers.watchdog import WatchdogProvider
+from wyckoff_cli.session.models import build_model
 from wyckoff_cli.storage.config import Config, ModelAlias
 
 

@@ -134,16 +134,8 @@ def test_layering_is_respected() -> None:
     assert layer_violations() == []
 
 
-# Cycles that predate the check, being removed; the list may only shrink.
-KNOWN_CYCLES = [
-    ["storage.recorder", "storage.sessions"],
-    ["tui.replay", "tui.screens.chat", "tui.slash"],
-    ["tui.widgets.markdown_render", "tui.widgets.markdown_stream"],
-]
-
-
 def test_no_module_imports_one_that_imports_it_back() -> None:
-    assert cycles(module_graph()) == KNOWN_CYCLES
+    assert cycles(module_graph()) == []
 
 
 def test_a_violation_is_reported_with_file_line_and_import(tmp_path: Path) -> None:

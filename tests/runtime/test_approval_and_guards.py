@@ -9,9 +9,10 @@ import pytest
 
 from tests.runtime.support import assert_history_valid, collect, make_runtime, make_tool, of_type
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.errors import StopRun
+from wyckoff_cli.core.events import ApprovalRequested
 from wyckoff_cli.core.messages import ToolCallPart
-from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.tools.base import ToolContext
@@ -23,9 +24,9 @@ SCHEMA = {"type": "object", "properties": {"command": {"type": "string"}}, "requ
 class ScriptedApprover:
     def __init__(self, *decisions: ApprovalDecision) -> None:
         self.decisions = list(decisions)
-        self.requests: list[ApprovalRequest] = []
+        self.requests: list[ApprovalRequested] = []
 
-    async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+    async def __call__(self, request: ApprovalRequested) -> ApprovalDecision:
         self.requests.append(request)
         return self.decisions.pop(0)
 

@@ -8,14 +8,15 @@ from typing import Any
 
 from tests.runtime.support import assert_history_valid, make_runtime, make_tool, of_type, wait_for
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.core.messages import Message
-from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
+from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.events import ApprovalRequested
 from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.tools.base import ToolContext
 
 
 async def consume(
-    runtime: Any, history: list[Message], abort: AbortSignal, sink: list[ev.RuntimeEvent]
+    runtime: Any, history: Conversation, abort: AbortSignal, sink: list[ev.RuntimeEvent]
 ) -> None:
     async for event in runtime.run_stream(history, "go", abort=abort):
         sink.append(event)
@@ -24,7 +25,7 @@ async def consume(
 async def test_abort_mid_stream_closes_the_stream_and_keeps_partial_text(workspace: Path) -> None:
     rounds = [[{"text": "Partial "}, {"sleep": 30}, {"text": "never"}]]
     runtime, provider = make_runtime(rounds, [], workspace)
-    abort, events, history = AbortSignal(), [], []  # type: ignore[var-annotated]
+    abort, events, history = AbortSignal(), [], Conversation()  # type: ignore[var-annotated]
     task = asyncio.create_task(consume(runtime, history, abort, events))
     await wait_for(lambda: any(isinstance(e, ev.TextDelta) for e in events))
     abort.abort()
@@ -59,7 +60,7 @@ async def test_abort_mid_tool_cancels_it_and_answers_every_call(workspace: Path)
         }
     ]
     runtime, _ = make_runtime(rounds, tools, workspace)
-    abort, events, history = AbortSignal(), [], []  # type: ignore[var-annotated]
+    abort, events, history = AbortSignal(), [], Conversation()  # type: ignore[var-annotated]
     task = asyncio.create_task(consume(runtime, history, abort, events))
     await asyncio.wait_for(started.wait(), 2)
     abort.abort()
@@ -74,7 +75,7 @@ async def test_abort_mid_tool_cancels_it_and_answers_every_call(workspace: Path)
 async def test_abort_while_waiting_for_approval(workspace: Path) -> None:
     asked = asyncio.Event()
 
-    async def approver(request: ApprovalRequest) -> ApprovalDecision:
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
         asked.set()
         await asyncio.sleep(30)
         return ApprovalDecision.allow()
@@ -83,7 +84,7 @@ async def test_abort_while_waiting_for_approval(workspace: Path) -> None:
     runtime, _ = make_runtime(
         [{"tool_calls": [{"name": "write", "args": {}}]}], [tool], workspace, approver=approver
     )
-    abort, events, history = AbortSignal(), [], []  # type: ignore[var-annotated]
+    abort, events, history = AbortSignal(), [], Conversation()  # type: ignore[var-annotated]
     task = asyncio.create_task(consume(runtime, history, abort, events))
     await asyncio.wait_for(asked.wait(), 2)
     abort.abort()
@@ -96,7 +97,7 @@ async def test_cancelling_the_consumer_still_delivers_done_aborted(workspace: Pa
     rounds = [[{"text": "Hi"}, {"sleep": 30}]]
     runtime, provider = make_runtime(rounds, [], workspace)
     events: list[ev.RuntimeEvent] = []
-    history: list[Message] = []
+    history = Conversation()
 
     async def consumer() -> None:
         async for event in runtime.run_stream(history, "go"):
@@ -126,7 +127,7 @@ async def test_closing_the_generator_early_stops_the_turn(workspace: Path) -> No
     runtime, _ = make_runtime(
         [{"tool_calls": [{"name": "slow", "args": {}}]}], [make_tool("slow", slow)], workspace
     )
-    history: list[Message] = []
+    history = Conversation()
     stream = runtime.run_stream(history, "go")
     async for event in stream:
         if isinstance(event, ev.ToolStarted):
@@ -140,7 +141,7 @@ async def test_closing_the_generator_early_stops_the_turn(workspace: Path) -> No
 async def test_session_is_usable_after_an_abort(workspace: Path) -> None:
     rounds: list[Any] = [[{"text": "x"}, {"sleep": 30}], {"text": "second turn"}]
     runtime, provider = make_runtime(rounds, [], workspace)
-    abort, events, history = AbortSignal(), [], []  # type: ignore[var-annotated]
+    abort, events, history = AbortSignal(), [], Conversation()  # type: ignore[var-annotated]
     task = asyncio.create_task(consume(runtime, history, abort, events))
     await wait_for(lambda: any(isinstance(e, ev.TextDelta) for e in events))
     abort.abort()

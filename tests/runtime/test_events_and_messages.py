@@ -72,6 +72,16 @@ SAMPLES: dict[type, dict[str, typing.Any]] = {
     ev.MessageCommitted: {"message": {"role": "user", "parts": [{"type": "text", "text": "x"}]}},
     ev.TurnDone: {"text": "t", "reason": "completed", "rounds": 1, "usage": {"input_tokens": 1}},
     ev.TurnFailed: {"kind": "auth", "message": "bad key", "retryable": False},
+    ev.CommandOutput: {
+        "command": "cost",
+        "title": "This session",
+        "text": "",
+        "columns": ["model", "calls"],
+        "rows": [["anthropic:claude", "2"]],
+    },
+    ev.SessionChanged: {"session_id": "20261201-abc", "resumed": True, "messages": 4},
+    ev.ModelChanged: {"model": "openai:gpt-5", "context_window": 400_000},
+    ev.ModeChanged: {"mode": "plan"},
 }
 
 
@@ -85,7 +95,9 @@ def test_event_round_trip_through_json(cls: type) -> None:
     event = cls(**SAMPLES[cls])
     data = json.loads(json.dumps(event.to_dict()))
     assert data["type"] == cls.type
-    assert set(data) == {"type"} | {f.name for f in dataclasses.fields(cls)}
+    # every field is serialized but the in-process handles (an approval's responder)
+    wire = {f.name for f in dataclasses.fields(cls) if f.metadata.get("wire", True)}
+    assert set(data) == {"type"} | wire
     assert ev.event_from_dict(data) == event
 
 
@@ -189,3 +201,13 @@ def test_usage_conventions() -> None:
     assert (openai.input_tokens, openai.uncached_input_tokens, openai.reasoning_tokens) == (1000, 200, 10)
     assert (anthropic + openai).input_tokens == 5625
     assert Usage.from_dict(anthropic.to_dict()) == anthropic
+
+
+def test_message_ids_are_stable_saved_and_ignored_by_equality() -> None:
+    first, second = Message.user("same"), Message.user("same")
+    assert first.id != second.id and first == second
+    assert Message.from_dict(first.to_dict()).id == first.id
+    assert dataclasses.replace(first, meta={"k": 1}).id == first.id
+    legacy = first.to_dict()
+    del legacy["id"]  # logs written before ids existed still load, each with a fresh id
+    assert Message.from_dict(legacy).id

@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.context.hooks import ContextHooks
+from tests.runtime.support import HostedRuntime
+from wyckoff_cli.context.hooks import Compaction, ContextHooks
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.core.events import ApprovalRequested
 from wyckoff_cli.core.messages import Message, ToolSpec
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
-from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.storage.recorder import SessionRecorder
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.registry import ToolRegistry
@@ -43,7 +44,7 @@ def tools() -> list[Tool]:
     ]
 
 
-async def allow_all(request: ApprovalRequest) -> ApprovalDecision:
+async def allow_all(request: ApprovalRequested) -> ApprovalDecision:
     return ApprovalDecision.allow()
 
 
@@ -55,26 +56,26 @@ class SummarizingContext(ContextHooks):
         self.recorder: SessionRecorder | None = None
         self.armed = False
 
-    async def before_model_call(
-        self, history: list[Message], system_prompt: str, tools: list[ToolSpec], provider: Any
-    ) -> ev.Compacted | None:
+    async def maybe_compact(
+        self, history: Sequence[Message], system_prompt: str, tools: list[ToolSpec], provider: Any
+    ) -> Compaction | None:
         if not self.armed or self.recorder is None:
             return None
         self.armed = False
         last_user = max(i for i, m in enumerate(history) if m.role == "user")
         new_history = [Message.user("Summary: we echoed and read a big file.", synthetic="compaction")]
         new_history += history[last_user:]
-        archive = self.recorder.record_compaction(history, new_history)
-        before = len(history)
-        history[:] = new_history
-        return ev.Compacted(before, len(history), 5000, 800, "summary", str(archive))
+        archive = self.recorder.archive_replaced(history, new_history)
+        return Compaction(
+            new_history, ev.Compacted(len(history), len(new_history), 5000, 800, "summary", str(archive))
+        )
 
 
 def make_runtime(
     rounds: list[Any], recorder: SessionRecorder, workspace: Path, context: ContextHooks | None = None
-) -> tuple[AgentRuntime, ScriptedProvider]:
+) -> tuple[HostedRuntime, ScriptedProvider]:
     provider = ScriptedProvider(rounds)
-    runtime = AgentRuntime(
+    runtime = HostedRuntime(
         provider,
         ToolRegistry(tools()),
         workspace=workspace,
@@ -85,9 +86,9 @@ def make_runtime(
     return runtime, provider
 
 
-async def run_turn(runtime: AgentRuntime, recorder: SessionRecorder, prompt: str) -> list[ev.RuntimeEvent]:
+async def run_turn(runtime: HostedRuntime, recorder: SessionRecorder, prompt: str) -> list[ev.RuntimeEvent]:
     events = []
-    async for event in runtime.run_stream(recorder.history, prompt):
+    async for event in runtime.run_stream(recorder.conversation, prompt):
         recorder.record(event)
         events.append(event)
     return events

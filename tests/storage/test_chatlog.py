@@ -37,7 +37,7 @@ def store(tmp_path: Path) -> SessionStore:
 
 def record_messages(recorder: SessionRecorder, messages: list[Message], *, end_turn: bool = True) -> None:
     for message in messages:
-        recorder.history.append(message)
+        recorder.conversation.append(message)
         recorder.record(ev.MessageCommitted(message.to_dict()))
     if end_turn:
         recorder.record(ev.TurnDone(messages[-1].text, "completed", 1))
@@ -75,14 +75,14 @@ def test_a_torn_tail_is_reported_and_cut_before_appending(store: SessionStore, w
     loaded = store.load(recorder.id)
     assert loaded.torn and loaded.interrupted and loaded.history == MESSAGES[:2]
     resumed = store.reopen(loaded)
-    assert resumed.history == MESSAGES[:2] + resumed.history[2:]
+    assert resumed.conversation.messages == MESSAGES[:2] + resumed.conversation.messages[2:]
     # the assistant's call had no answer: the resume answered it
-    assert [m.tool_call_id for m in resumed.history[2:]] == ["toolu_01"]
+    assert [m.tool_call_id for m in resumed.conversation.messages[2:]] == ["toolu_01"]
     record_messages(resumed, [Message.user("again"), Message.assistant("ok")])
     resumed.close()
     again = store.load(recorder.id)
     assert not again.torn and again.skipped == 0 and not again.interrupted
-    assert again.history == resumed.history and again.history[-1].text == "ok"
+    assert again.history == resumed.conversation.messages and again.history[-1].text == "ok"
     pad = read_jsonl(recorder.directory / "scratchpad.jsonl").records
     resumed_record = next(r for r in pad if r.get("type") == "resumed")
     assert resumed_record["torn_tail"] and resumed_record["answered_dangling_calls"] == ["toolu_01"]

@@ -139,8 +139,12 @@ def test_nothing_written_to_a_session_holds_a_key(
         ev.TurnDone(f"done {OPENAI_LEGACY}", "error", 1),
     ]
     for event in events:
+        if isinstance(event, ev.MessageCommitted):  # the runtime appends, then announces
+            recorder.conversation.append(Message.from_dict(event.message))
         recorder.record(event)
-    recorder.record_compaction([Message.user(ANTHROPIC)], [Message.user("summary")])
+    old, new = [Message.user(ANTHROPIC)], [Message.user("summary")]
+    recorder.conversation.append(old[0])
+    recorder.conversation.replace_all(new, archive_path=str(recorder.archive_replaced(old, new)))
     recorder.close()
     files = [p for p in recorder.directory.rglob("*") if p.is_file()]
     assert {p.name for p in files} >= {"chat.jsonl", "scratchpad.jsonl", "session.json"}

@@ -75,7 +75,7 @@ async def record_session(store: SessionStore, workspace: Path):  # type: ignore[
 async def test_load_rebuilds_the_exact_history(store: SessionStore, workspace: Path) -> None:
     recorder, provider = await record_session(store, workspace)
     loaded = store.load(recorder.id)
-    assert messages_equal(loaded.history, recorder.history)
+    assert messages_equal(loaded.history, recorder.conversation.messages)
     assert not loaded.torn and not loaded.interrupted and loaded.skipped == 0
     # what the provider was sent last is the loaded history minus the final answer
     assert messages_equal(provider.requests[-1].messages, loaded.history[:-1])
@@ -177,7 +177,9 @@ async def test_resume_appends_to_the_same_session(store: SessionStore, workspace
     await run_turn(runtime, resumed, "Are you there?")
     resumed.close()
     again = store.load(recorder.id)
-    assert messages_equal(again.history, [*loaded.history, *resumed.history[len(loaded.history) :]])
+    assert messages_equal(
+        again.history, [*loaded.history, *resumed.conversation.messages[len(loaded.history) :]]
+    )
     assert again.history[-1].text == "Still here."
     assert messages_equal(provider.requests[0].messages, again.history[:-1])
     assert store.list(workspace)[0].turns == 3
@@ -185,7 +187,9 @@ async def test_resume_appends_to_the_same_session(store: SessionStore, workspace
 
 def test_files_are_private(store: SessionStore, workspace: Path) -> None:
     recorder = store.create(workspace, model="m")
-    recorder.record_compaction([Message.user("old")], [Message.user("new")])
+    old, new = [Message.user("old")], [Message.user("new")]
+    recorder.conversation.append(old[0])
+    recorder.conversation.replace_all(new, archive_path=str(recorder.archive_replaced(old, new)))
     recorder.close()
     for path in [store.root, recorder.directory.parent, *recorder.directory.rglob("*")]:
         mode = stat.S_IMODE(path.stat().st_mode)

@@ -7,8 +7,11 @@ from typing import Any
 
 from tests.tools.conftest import write
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.events import ApprovalRequested
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
+from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.builtin import default_registry
@@ -18,9 +21,9 @@ from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
 class Approver:
     def __init__(self, *decisions: ApprovalDecision) -> None:
         self.decisions = list(decisions)
-        self.requests: list[ApprovalRequest] = []
+        self.requests: list[ApprovalRequested] = []
 
-    async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+    async def __call__(self, request: ApprovalRequested) -> ApprovalDecision:
         self.requests.append(request)
         return self.decisions.pop(0)
 
@@ -42,10 +45,10 @@ async def run(
         default_registry(extra=extra or []),
         workspace=root,
         policy=ApprovalPolicy(mode=mode),
-        approver=approver,
         results_dir=root.parent / "results",
     )
-    events = [e async for e in runtime.run_stream([], "go")]
+    turn = runtime.run_stream(Conversation(), "go")
+    events = [e async for e in answer_approvals(turn, approver or deny_without_approver)]
     await runtime.close()
     return events, runtime
 
@@ -103,7 +106,9 @@ async def test_edited_arguments_are_validated_and_evaluated_again(root: Path) ->
     rounds = [call("run_shell", command="echo original"), call("run_shell", command="echo x"), {"text": "ok"}]
     events, _ = await run(root, rounds, approver=approver)
     (result,) = of(events, ev.ToolSucceeded)
-    assert result.result == "edited\n[exit code 0]"
+    # the edited command ran, and the model is told so, with what really ran
+    note = '[The user edited this call before it ran. It ran with these arguments: {"command":"echo edited"}]'
+    assert result.result == note + "\nedited\n[exit code 0]"
     (failure,) = of(events, ev.ToolFailed)
     assert "invalid" in failure.error
 

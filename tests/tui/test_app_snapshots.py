@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from tests.tui.support import make_app
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.runtime.approval import ApprovalRequest
+from wyckoff_cli.core.events import ApprovalRequested
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.setup import SetupScreen
@@ -60,7 +60,9 @@ def test_chat_mid_stream_with_status_bar(snap_compare: Any) -> None:
         router.handle(ev.ModelStart(1, "scripted:test"))
         router.handle(ev.ThinkingDelta("The limit argument is never used in parse."))
         router.handle(ev.ThinkingDone("The limit argument is never used in parse.", 1200))
-        router.handle(ev.UsageReported("scripted:test", 12_000, 300, 9_000, 2_000))
+        usage = ev.UsageReported("scripted:test", 12_000, 300, 9_000, 2_000)
+        screen.status.observe(usage)  # the controller counts every event before the screen sees it
+        router.handle(usage)
         for start in range(0, len(ANSWER), 4):
             router.handle(ev.TextDelta(ANSWER[start : start + 4]))
         await settle(pilot)
@@ -69,16 +71,17 @@ def test_chat_mid_stream_with_status_bar(snap_compare: Any) -> None:
 
 
 def test_approval_modal_with_a_diff(snap_compare: Any) -> None:
-    request = ApprovalRequest(
+    request = ApprovalRequested(
         "call_1",
         "edit_file",
         {"path": "src/parser.py", "old": "def parse(text):", "new": "def parse(text, limit=None):"},
         {"kind": "diff", "diff": DIFF, "reason": "default mode asks before editing files"},
         "edit_file(src/parser.py)",
+        editable_fields=["new"],
     )
 
     async def run_before(pilot: Pilot[None]) -> None:
-        await pilot.app.push_screen(ApprovalScreen(request, None, ROOT))
+        await pilot.app.push_screen(ApprovalScreen(request, ROOT))
         await settle(pilot)
 
     assert snap_compare(app_at_rest(), terminal_size=SIZE, run_before=run_before)

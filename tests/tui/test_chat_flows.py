@@ -11,6 +11,7 @@ from textual.widgets import TextArea
 
 from tests.tui.support import make_app
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.storage.permissions import list_rules
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -183,13 +184,12 @@ async def test_invalid_edit_is_refused_in_the_modal(tmp_path: Path) -> None:
 
 async def test_always_allows_the_next_call_and_is_saved(tmp_path: Path) -> None:
     ran: list[dict[str, Any]] = []
-    saved: list[str] = []
     rounds = [
         {"tool_calls": [{"name": "run_shell", "args": {"command": "ls"}}]},
         {"tool_calls": [{"name": "run_shell", "args": {"command": "ls"}}]},
         {"text": "ok"},
     ]
-    app, _ = make_app(tmp_path, rounds, [shell_tool(ran)], save_rule=saved.append)
+    app, _ = make_app(tmp_path, rounds, [shell_tool(ran)])
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "look")
         modal = await wait_for_screen(pilot, ApprovalScreen)
@@ -197,6 +197,7 @@ async def test_always_allows_the_next_call_and_is_saved(tmp_path: Path) -> None:
         await pilot.pause(0.35)
         await pilot.press("a")
         await settle(pilot, chat(app))
+        saved = [r.rule for r in list_rules(tmp_path) if r.kind == "allow"]
         assert len(ran) == 2 and saved == [modal.request.rule]
 
 
@@ -318,9 +319,9 @@ async def test_resume_restores_the_transcript_and_history(tmp_path: Path) -> Non
         screen = chat(app)
         await send(pilot, "remember this")
         await settle(pilot, screen)
-        session_id = screen.session.id
+        session_id = screen.controller.id
     assert session_id is not None
-    loaded = app.deps.store.load(session_id)
+    loaded = app.controller.store.load(session_id)
     resumed, provider = make_app(tmp_path, [{"text": "second"}], [], loaded=loaded)
     async with resumed.run_test(size=SIZE) as pilot:
         screen = chat(resumed)
@@ -345,7 +346,9 @@ async def test_fallback_notice_drops_partial_text(tmp_path: Path) -> None:
         router.handle(ev.TextDelta("partial"))
         await pilot.pause()
         answer = router.answer
-        router.handle(ev.FallbackSwitched("a:x", "b:y", "overloaded", "partial"))
+        fallback = ev.FallbackSwitched("a:x", "b:y", "overloaded", "partial")
+        screen.status.observe(fallback)  # as the controller does before the screen sees it
+        router.handle(fallback)
         await pilot.pause()
         assert answer is not None and not answer.is_attached  # type: ignore[attr-defined]
         assert screen.status.fallback_model == "b:y"

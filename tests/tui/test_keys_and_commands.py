@@ -8,8 +8,10 @@ from typing import Any
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle, wait_for_screen
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.session.controller import INIT_PROMPT
+from wyckoff_cli.storage.permissions import save_rule
+from wyckoff_cli.storage.sessions import SessionStore
 from wyckoff_cli.tui.screens.sessions import SessionPicker
-from wyckoff_cli.tui.slash import INIT_PROMPT
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.prompt_input import PromptInput
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
@@ -104,45 +106,45 @@ async def test_ctrl_c_clears_then_asks_then_quits(tmp_path: Path) -> None:
 
 
 async def test_clear_export_and_resume_commands(tmp_path: Path) -> None:
-    exported: list[tuple[str, Path | None]] = []
+    exported: list[tuple[str, str]] = []
 
-    def export(session_id: str, target: Path | None) -> Path:
-        exported.append((session_id, target))
-        return tmp_path / "out.md"
+    def export(store: SessionStore, session_id: str, fmt: str) -> str:
+        exported.append((session_id, fmt))
+        return f"# session {session_id}\n"
 
-    app, _ = make_app(tmp_path, [{"text": "one"}, {"text": "two"}], [], export_session=export)
+    app, _ = make_app(tmp_path, [{"text": "one"}, {"text": "two"}], [], exporter=export)
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "first session")
         await settle(pilot, screen)
-        first_id = screen.session.id
+        first_id = screen.controller.id
         await send(pilot, "/export notes.md")
-        assert exported == [(first_id, Path("notes.md"))]
+        await pilot.pause(0.1)
+        assert exported == [(first_id, "md")]
+        assert (tmp_path / "notes.md").read_text() == f"# session {first_id}\n"
         await send(pilot, "/clear")
         await pilot.pause(0.1)
-        assert screen.session.id is None and not list(screen.query(UserMessage))
+        assert screen.controller.id is None and not list(screen.query(UserMessage))
         await send(pilot, "second session")
         await settle(pilot, screen)
-        assert screen.session.id != first_id
+        assert screen.controller.id != first_id
         await send(pilot, "/resume")
         picker = await wait_for_screen(pilot, SessionPicker)
         assert picker.query_one("OptionList").option_count == 2
         await pilot.press("escape")
         await send(pilot, f"/resume {first_id}")
         await pilot.pause(0.2)
-        assert screen.session.id == first_id
+        assert screen.controller.id == first_id
         assert [w.text for w in screen.query(UserMessage)] == ["first session"]
 
 
 async def test_compact_memory_permissions_and_init(tmp_path: Path) -> None:
     compacted: list[str | None] = []
+    save_rule("run_shell(pytest*)", root=tmp_path)
     app, provider = make_app(
         tmp_path,
         [{"text": "hi"}, {"text": "I wrote AGENTS.md."}, {"text": "I wrote AGENTS.md."}, {"text": "done"}],
         [],
-        list_memories=lambda q: f"#1 [user/preference] tabs please (query {q!r})",
-        list_rules=lambda: "allow run_shell(pytest*)  (project)",
-        remove_rule=lambda rule: f"Removed {rule}",
     )
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
@@ -152,19 +154,19 @@ async def test_compact_memory_permissions_and_init(tmp_path: Path) -> None:
         await settle(pilot, screen)
 
         async def fake_compact(
-            history: list[Any], system_prompt: str, focus: str | None = None
+            conversation: Any, system_prompt: str, focus: str | None = None
         ) -> ev.Compacted:
             compacted.append(focus)
             return ev.Compacted(4, 2, 1000, 200)
 
-        screen.session.runtime.compact = fake_compact  # type: ignore[method-assign]
+        screen.controller.session.runtime.compact = fake_compact  # type: ignore[method-assign]
         await send(pilot, "/compact keep the API notes")
         await pilot.pause(0.1)
         assert compacted == ["keep the API notes"]
         assert any("Context summarised: 4 → 2 messages" in n for n in notices(screen))
         await send(pilot, "/memory tabs")
         await send(pilot, "/permissions remove run_shell(pytest*)")
-        assert "Removed run_shell(pytest*)" in notices(screen)
+        assert "Removed run_shell(pytest*) from 1 list(s)" in notices(screen)
         await send(pilot, "/permissions")
         await send(pilot, "/init")
         await settle(pilot, screen)

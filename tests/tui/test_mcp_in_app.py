@@ -14,12 +14,13 @@ import pytest
 from textual.widgets import Static
 
 from tests.tools.mcp.conftest import DEMO, stdio_spec
-from tests.tui.support import make_app
+from tests.tui.support import make_controller
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
 from wyckoff_cli.tools.mcp.config import McpConfig, read_project_file
 from wyckoff_cli.tools.mcp.host import McpHost
 from wyckoff_cli.tools.mcp.manager import start_mcp
 from wyckoff_cli.tools.mcp.trust import TrustStore
+from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.widgets.entries import NoticeLine
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
 
@@ -33,6 +34,12 @@ def host_for(tmp_path: Path, config: McpConfig) -> McpHost:
             config, root=tmp_path, env={"PATH": os.environ.get("PATH", "")}, trust=trust, on_event=on_event
         )
     )
+
+
+def app_with(root: Path, rounds: list[Any], host: McpHost) -> tuple[WyckoffApp, Any]:
+    controller, provider = make_controller(root, rounds, [])
+    controller.builder.mcp = host
+    return WyckoffApp(controller), provider
 
 
 async def wait(pilot: Any, condition: Any, rounds: int = 400) -> None:
@@ -55,7 +62,7 @@ async def test_mcp_tools_status_table_resources_and_prompts(tmp_path: Path) -> N
         {"text": "Read it."},
         {"text": "Reviewed."},
     ]
-    app, provider = make_app(tmp_path, rounds, [], mcp=host)
+    app, provider = app_with(tmp_path, rounds, host)
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
@@ -88,7 +95,7 @@ async def test_project_servers_wait_for_trust_in_the_app(tmp_path: Path) -> None
     entry = {"command": sys.executable, "args": [str(DEMO), "stdio"], "startup_timeout": 20}
     path.write_text(json.dumps({"mcpServers": {"proj": entry}}))
     host = host_for(tmp_path, McpConfig(tuple(read_project_file(path)), path))
-    app, _provider = make_app(tmp_path, [{"text": "hi"}], [], mcp=host)
+    app, _provider = app_with(tmp_path, [{"text": "hi"}], host)
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await wait(

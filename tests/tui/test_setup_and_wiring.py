@@ -7,24 +7,18 @@ from pathlib import Path
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import send, settle
-from wyckoff_cli.cli.chat_deps import build_chat_deps
-from wyckoff_cli.cli.compose import open_workspace
+from wyckoff_cli.cli.sessions_cmd import export_text
+from wyckoff_cli.session.builder import SessionBuilder, open_workspace
+from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.storage import paths
-from wyckoff_cli.storage.credentials import load_credentials, save_credential
+from wyckoff_cli.storage.credentials import load_credentials
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.setup import SetupScreen
 
 
 async def test_pasted_key_is_saved_with_mode_0600_and_the_chat_opens(tmp_path: Path) -> None:
-    app, _ = make_app(
-        tmp_path,
-        [],
-        [],
-        check_model=lambda _m: "no API key for anthropic:x: set ANTHROPIC_API_KEY",
-        save_key=save_credential,
-        have_key=lambda _p: False,
-    )
+    app, _ = make_app(tmp_path, [], [], model="anthropic:claude-sonnet-4-5")  # no key is set
     async with app.run_test(size=(100, 40)) as pilot:
         assert isinstance(app.screen, SetupScreen)
         await pilot.press("enter")  # the first provider: anthropic
@@ -46,18 +40,19 @@ async def test_chat_deps_from_config_run_a_turn_and_save_the_session(
             {"rounds": [{"text": "hello from the app", "usage": {"input_tokens": 10, "output_tokens": 3}}]}
         )
     )
-    deps = build_chat_deps(open_workspace(workspace), f"scripted:{script}", None)
-    app = WyckoffApp(deps)
+    builder = SessionBuilder(open_workspace(workspace), cwd=workspace)
+    controller = ChatController(builder, model=f"scripted:{script}", exporter=export_text)
+    app = WyckoffApp(controller)
     async with app.run_test(size=(100, 40)) as pilot:
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         await send(pilot, "hi there")
         await settle(pilot, screen)
         assert screen.router.last_done is not None and screen.router.last_done.text == "hello from the app"
-        session_id = screen.session.id
+        session_id = screen.controller.id
         assert session_id is not None
-        assert "Wyckoff" in screen.session.system_prompt  # the assembled coding-assistant prompt
-    loaded = deps.store.load(session_id)
+        assert "Wyckoff" in screen.controller.system_prompt  # the assembled coding-assistant prompt
+    loaded = controller.store.load(session_id)
     assert [m.text for m in loaded.history][-1] == "hello from the app"
-    history_file = deps.input_history_file
+    history_file = controller.input_history_file
     assert history_file is not None and json.loads(history_file.read_text().splitlines()[-1]) == "hi there"

@@ -11,7 +11,8 @@ from rich.segment import Segment
 from rich.style import Style
 
 from wyckoff_cli.tui.markdown_blocks import BlockSplitter, split_blocks
-from wyckoff_cli.tui.widgets.markdown_stream import _is_blank, render_markdown
+from wyckoff_cli.tui.widgets.markdown_render import _is_blank
+from wyckoff_cli.tui.widgets.markdown_stream import render_markdown
 
 # -- examples ------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """`wyckoff chat`: the interactive app (also plain `wyckoff`).
 
-This module is the composition root of the app: it turns the configuration into the
-`ChatDeps` the TUI needs and starts it. Textual is imported only here, when chosen.
+This module is the composition root of the app: it turns the configuration into a
+`SessionBuilder` and a `ChatController` and starts the TUI over them. Textual is
+imported only here, when chosen.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 from wyckoff_cli.core.errors import UsageError
 
@@ -43,8 +45,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wyckoff_cli.cli.chat_deps import build_chat_deps
-    from wyckoff_cli.cli.compose import open_workspace, resolve_model_spec
+    from wyckoff_cli.cli.sessions_cmd import export_text
+    from wyckoff_cli.session.builder import SessionBuilder, open_workspace
+    from wyckoff_cli.session.controller import ChatController
+    from wyckoff_cli.session.models import resolve_model_spec
 
     start = (args.path or Path.cwd()).expanduser().resolve()
     if not start.is_dir():
@@ -52,19 +56,32 @@ def run(args: argparse.Namespace) -> int:
     os.chdir(start)
     workspace = open_workspace(start)
     resolve_model_spec(args.model or workspace.config.model, workspace.config)  # an unknown id fails here
-    deps = build_chat_deps(workspace, args.model, args.permission_mode)
+    builder = SessionBuilder(workspace, cwd=start)
+    builder.mcp = _mcp_host(workspace, args.model)
+    store = builder.sessions()
     loaded = None
     pick = False
     if args.continue_:
-        latest = deps.store.latest(workspace.root)
+        latest = store.latest(workspace.root)
         if latest is None:
             raise UsageError(f"no earlier session in {workspace.root} to continue")
-        loaded = deps.store.load(latest.id)
+        loaded = store.load(latest.id)
     elif args.resume:
-        loaded = deps.store.load(args.resume)
+        loaded = store.load(args.resume)
     elif args.resume == "":
         pick = True
+    controller = ChatController(
+        builder, model=args.model, mode=args.permission_mode, loaded=loaded, exporter=export_text
+    )
     from wyckoff_cli.tui.app import WyckoffApp
 
-    WyckoffApp(deps, loaded=loaded, pick_session=pick).run()
+    WyckoffApp(controller, pick_session=pick).run()
     return 0
+
+
+def _mcp_host(workspace: Any, model: str | None) -> Any:
+    """The app's MCP servers: started when the chat screen mounts, kept across sessions."""
+    from wyckoff_cli.cli.mcp_session import open_mcp
+    from wyckoff_cli.tools.mcp.host import McpHost
+
+    return McpHost(lambda on_event: open_mcp(workspace, None, model=model, on_event=on_event))

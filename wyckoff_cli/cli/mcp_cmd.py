@@ -64,7 +64,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wyckoff_cli.cli.compose import open_workspace
+    from wyckoff_cli.session.builder import open_workspace
 
     workspace = open_workspace(Path.cwd())
     action = args.action

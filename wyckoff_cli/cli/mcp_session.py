@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core.errors import ProviderError
 
 if TYPE_CHECKING:
-    from wyckoff_cli.cli.compose import Workspace
+    from wyckoff_cli.session.builder import Workspace
     from wyckoff_cli.tools.mcp.manager import EventFn, McpManager
     from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 def session_vendors(workspace: Workspace, model: str | None) -> tuple[str, ...]:
     """The vendors this session's models (the default and the fallbacks) talk to; tool
     schemas must be valid for each. A scripted model or an unknown id counts as all."""
-    from wyckoff_cli.cli.compose import resolve_model_spec
     from wyckoff_cli.core.tool_schema import VENDORS
+    from wyckoff_cli.session.models import resolve_model_spec
 
     config = workspace.config
     vendors: list[str] = []

@@ -55,14 +55,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         sub.add_argument("--cwd", type=Path, default=None, help="project folder (default: current)")
 
 
-def memory_db_path() -> Path:
-    from wyckoff_cli.storage.paths import data_dir
-
-    return data_dir() / "memory.db"
-
-
 def open_store() -> MemoryStore:
     from wyckoff_cli.context.memory import MemoryStore
+    from wyckoff_cli.storage.paths import memory_db_path
 
     return MemoryStore(memory_db_path())
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from wyckoff_cli.storage.config import Config
+    from wyckoff_cli.session.builder import SessionBuilder
     from wyckoff_cli.storage.recorder import SessionRecorder
 
 EXIT_FOR_REASON = {
@@ -91,38 +91,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
-    from wyckoff_cli.cli.compose import (
-        build_context,
-        build_model,
-        build_policy,
-        build_runtime,
-        open_workspace,
-    )
     from wyckoff_cli.core import events as ev
+    from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
     from wyckoff_cli.runtime.loop import AbortSignal
+    from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
 
-    workspace = open_workspace((args.cwd or Path.cwd()).resolve())
-    config = workspace.config
-    provider = build_model(args.model or config.model, config)
-    policy = build_policy(config, args.permission_mode or config.permission_mode, args.allow)
-    recorder = _open_session(args, workspace.root, config, provider.name)
-    history: list[Any] = recorder.history if recorder is not None else []
-    context = build_context(
-        workspace,
-        provider,
-        cwd=(args.cwd or Path.cwd()).resolve(),
-        archive=recorder.record_compaction if recorder is not None else None,
-        session_id=recorder.id if recorder is not None else None,
-    )
-    runtime = build_runtime(
-        workspace,
-        provider,
-        policy=policy,
+    cwd = (args.cwd or Path.cwd()).resolve()
+    builder = SessionBuilder(open_workspace(cwd), cwd=cwd)
+    config = builder.config
+    model = args.model or config.model
+    mode = args.permission_mode or config.permission_mode
+    # a missing key, an unknown model or a bad rule fails before any session exists
+    provider = builder.provider(model)
+    build_policy(config, mode, args.allow)
+    recorder = _open_session(args, builder, provider.name)
+    session = builder.build(
+        model=model,
+        mode=mode,
+        recorder=recorder,
+        allow=args.allow,
         max_tool_rounds=args.max_tool_rounds,
-        results_dir=recorder.results_dir if recorder is not None else None,
-        context=context,
+        provider=provider,
     )
-    mcp = await _start_mcp(args, workspace, runtime)
+    runtime = session.runtime
+    mcp = await _start_mcp(args, builder.workspace, runtime)
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -132,9 +124,10 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     collected: list[dict[str, Any]] = []
     out = sys.stdout
     try:
-        async for event in runtime.run_stream(
-            history, prompt, system_prompt=context.system_prompt, abort=abort
-        ):
+        turn = runtime.run_stream(
+            session.conversation, prompt, system_prompt=session.system_prompt, abort=abort
+        )
+        async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
             if args.output_format == "stream-json":
@@ -203,17 +196,14 @@ async def _start_mcp(args: argparse.Namespace, workspace: Any, runtime: Any) -> 
     return mcp
 
 
-def _open_session(
-    args: argparse.Namespace, project_root: Path, config: Config, model: str
-) -> SessionRecorder | None:
+def _open_session(args: argparse.Namespace, builder: SessionBuilder, model: str) -> SessionRecorder | None:
     """A new session, or the one `--continue` / `--resume` names, reopened."""
     if args.no_session:
         return None
-    from wyckoff_cli.cli.sessions_cmd import build_session_store
-
-    store = build_session_store(config)
+    store = builder.sessions()
+    project_root = builder.workspace.root
     if not (args.continue_session or args.resume):
-        return store.create(project_root, model=model)
+        return builder.open_recorder(model)
     if args.resume:
         loaded = store.load(args.resume)
     else:
@@ -233,7 +223,7 @@ def _open_session(
             f"this run's workspace is {project_root}",
             file=sys.stderr,
         )
-    return store.reopen(loaded)
+    return builder.open_recorder(model, loaded)
 
 
 def _report_session(recorder: SessionRecorder, output_format: str) -> None:

@@ -1,10 +1,10 @@
 """`wyckoff sessions`: list, show, export, delete and prune saved sessions.
 
 Ids may be shortened to any unique prefix. An unknown or ambiguous id exits with
-status 2. Formats and layout: docs/SESSIONS.md. `build_session_store()` is also how
-`run` (and the app) open the store: secrets from the environment, the config's
-`api_key_env` variables and the credentials file are redacted, and each model call
-is priced as it is recorded.
+status 2. Formats and layout: docs/SESSIONS.md. The store is opened as every host
+opens it (`session.store.build_session_store`): secrets from the environment, the
+config's `api_key_env` variables and the credentials file are redacted, and each model
+call is priced as it is recorded.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from wyckoff_cli.core.messages import Message, ToolCallPart
-    from wyckoff_cli.core.usage import Usage
-    from wyckoff_cli.models.facts import Prices
     from wyckoff_cli.storage.config import Config
     from wyckoff_cli.storage.redact import Redactor
-    from wyckoff_cli.storage.sessions import CallCost, LoadedSession, SessionInfo, SessionStore
+    from wyckoff_cli.storage.session_info import SessionInfo
+    from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 
 SHOW_TITLE_CHARS = 60
 
@@ -63,36 +62,6 @@ def _days(text: str) -> float:
     return value
 
 
-def build_session_store(config: Config | None = None) -> SessionStore:
-    """The session store with redaction of every known key and per-call pricing."""
-    from wyckoff_cli.storage import paths
-    from wyckoff_cli.storage.redact import Redactor
-    from wyckoff_cli.storage.sessions import SessionStore
-
-    key_envs = [a.api_key_env for a in config.models.values() if a.api_key_env] if config else []
-    redactor = Redactor.from_environment(key_env_names=key_envs, credentials_file=paths.credentials_file())
-    return SessionStore(redactor=redactor, call_cost=call_coster(config))
-
-
-def call_coster(config: Config | None) -> CallCost:
-    """Prices one call with the catalogue and the config's `model_overrides` (the
-    catalogue is read at the first call priced, not before)."""
-    prices: dict[str, Prices | None] = {}
-
-    def cost(model: str, usage: Usage) -> float | None:
-        from wyckoff_cli.models.costs import cost_of
-        from wyckoff_cli.models.facts import resolve_model_facts
-
-        if model not in prices:
-            facts = resolve_model_facts(model, config.model_overrides if config else None)
-            prices[model] = facts.prices if facts.prices.known else None
-        known = prices[model]
-        result = cost_of(usage, known) if known is not None else None
-        return None if result is None else result.total
-
-    return cost
-
-
 def run(args: argparse.Namespace) -> int:
     store = _store(getattr(args, "cwd", None))
     action: str = args.action
@@ -119,6 +88,8 @@ def _store(cwd: Path | None) -> SessionStore:
         config: Config | None = load_config(_project_root(cwd)).config
     except ConfigError:
         config = None
+    from wyckoff_cli.session.store import build_session_store
+
     return build_session_store(config)
 
 
@@ -163,7 +134,7 @@ def _table(lines: list[list[str]], right: set[int]) -> str:
     terminal = sys.stdout.isatty()
     room = shutil.get_terminal_size().columns - sum(widths) - 2 * len(widths) if terminal else 0
     last = max(12, min(SHOW_TITLE_CHARS, room)) if terminal else SHOW_TITLE_CHARS
-    from wyckoff_cli.storage.sessions import shorten
+    from wyckoff_cli.storage.session_info import shorten
 
     out = []
     for number, line in enumerate(lines):
@@ -209,7 +180,7 @@ def _cost(info: SessionInfo) -> str:
 
 
 def _title(info: SessionInfo) -> str:
-    from wyckoff_cli.storage.sessions import shorten
+    from wyckoff_cli.storage.session_info import shorten
 
     return shorten(info.title, SHOW_TITLE_CHARS) or "(no message)"
 
@@ -254,7 +225,7 @@ def _show_message(console: Console, message: Message, expand: bool) -> None:
     from rich.text import Text
 
     from wyckoff_cli.core.messages import ThinkingPart, ToolCallPart
-    from wyckoff_cli.storage.sessions import shorten
+    from wyckoff_cli.storage.session_info import shorten
 
     synthetic = message.meta.get("synthetic")
     if message.role == "user":

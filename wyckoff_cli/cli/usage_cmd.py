@@ -49,8 +49,8 @@ class ModelUsage:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wyckoff_cli.cli.compose import open_workspace
-    from wyckoff_cli.cli.sessions_cmd import build_session_store, call_coster
+    from wyckoff_cli.session.builder import open_workspace
+    from wyckoff_cli.session.store import build_session_store, call_coster
 
     if args.days < 1:
         raise UsageError(f"--days must be a positive number of days, got {args.days}")

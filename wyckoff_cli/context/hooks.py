@@ -7,31 +7,43 @@ demand), and the provider's reported usage after each call.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from wyckoff_cli.core.events import Compacted
 from wyckoff_cli.core.messages import Message, ToolSpec
 from wyckoff_cli.core.usage import Usage
 
 if TYPE_CHECKING:
-    from wyckoff_cli.core.events import Compacted
     from wyckoff_cli.providers.base import LLMProvider
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """A compaction worked out: the whole new history and the event that reports it.
+    The conversation's owner applies it (`Conversation.replace_all`)."""
+
+    messages: list[Message]
+    event: Compacted
 
 
 class ContextHooks:
     """Context management hook points; the defaults do nothing."""
 
-    async def prepare_user_message(self, message: Message, history: list[Message]) -> Message:
+    async def prepare_user_message(self, message: Message, history: Sequence[Message]) -> Message:
         """Return the user message as it will be sent and stored (memory recall)."""
         return message
 
-    async def before_model_call(
+    async def maybe_compact(
         self,
-        history: list[Message],
+        history: Sequence[Message],
         system_prompt: str,
         tools: list[ToolSpec],
         provider: LLMProvider,
-    ) -> Compacted | None:
-        """Compact `history` in place when it is too long; return the event if so."""
+    ) -> Compaction | None:
+        """Asked before each model call: a compaction of `history` when the request
+        would be too long, else None."""
         return None
 
     def refresh_system_prompt(self, system_prompt: str) -> str:
@@ -53,11 +65,12 @@ class ContextHooks:
 
     async def compact(
         self,
-        history: list[Message],
+        history: Sequence[Message],
         system_prompt: str,
         tools: list[ToolSpec],
         provider: LLMProvider,
         focus: str | None = None,
-    ) -> Compacted | None:
-        """Compact `history` in place now (`/compact [focus]`); None if nothing was done."""
+    ) -> Compaction | None:
+        """A compaction of `history` now (`/compact [focus]`); None if there is nothing
+        to compact."""
         return None

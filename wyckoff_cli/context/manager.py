@@ -9,8 +9,9 @@ max output, paths, the memory store, the archive callback) and hands it to
   of the user message, which is then stored as sent (never removed afterwards, so
   later requests share the same prefix). Memories already shown earlier in the
   history are not repeated.
-- `before_model_call`: estimate the request; above the threshold, compact the
-  history in place and return the `compaction` event.
+- `maybe_compact`: estimate the request; above the threshold, work out a compaction
+  (the new history and its `compaction` event) for the runtime to apply to the
+  conversation.
 - `record_usage`: calibrate the estimator from the provider's real `input_tokens`.
 - `refresh_system_prompt`: after a compaction the project instructions are re-read
   and the managed system prompt is rebuilt (the cache is cold then anyway).
@@ -33,7 +34,7 @@ from wyckoff_cli.context.compaction import (
     compaction_threshold,
     is_synthetic,
 )
-from wyckoff_cli.context.hooks import ContextHooks
+from wyckoff_cli.context.hooks import Compaction, ContextHooks
 from wyckoff_cli.context.instructions import ProjectInstructions
 from wyckoff_cli.context.memory import Memory, MemoryStore, format_memories
 from wyckoff_cli.context.memory_tool import remember_tool
@@ -159,7 +160,7 @@ class ContextManager(ContextHooks):
 
     # ------------------------------------------------------------------ memory
 
-    async def prepare_user_message(self, message: Message, history: list[Message]) -> Message:
+    async def prepare_user_message(self, message: Message, history: Sequence[Message]) -> Message:
         if self.memory is None or is_synthetic(message):
             return message
         query = message.text.strip()
@@ -191,13 +192,13 @@ class ContextManager(ContextHooks):
         if self._last_raw_estimate and usage.input_tokens:
             self.estimator.calibrate(self._last_raw_estimate, usage.input_tokens)
 
-    async def before_model_call(
+    async def maybe_compact(
         self,
-        history: list[Message],
+        history: Sequence[Message],
         system_prompt: str,
         tools: list[ToolSpec],
         provider: LLMProvider,
-    ) -> Compacted | None:
+    ) -> Compaction | None:
         estimate = self.estimator.request(system_prompt, tools, history)
         self._last_raw_estimate = estimate.raw
         if estimate.total <= self.threshold:
@@ -206,26 +207,26 @@ class ContextManager(ContextHooks):
 
     async def compact(
         self,
-        history: list[Message],
+        history: Sequence[Message],
         system_prompt: str,
         tools: list[ToolSpec],
         provider: LLMProvider,
         focus: str | None = None,
-    ) -> Compacted | None:
+    ) -> Compaction | None:
         """Manual compaction (`/compact [focus]`), whatever the size; None when there
         is nothing to compact."""
         return await self._compact(history, system_prompt, tools, provider, focus=focus, force=True)
 
     async def _compact(
         self,
-        history: list[Message],
+        history: Sequence[Message],
         system_prompt: str,
         tools: Sequence[ToolSpec],
         provider: LLMProvider,
         *,
         focus: str | None,
         force: bool,
-    ) -> Compacted | None:
+    ) -> Compaction | None:
         before = self.estimator.request(system_prompt, tools, history)
         ratio = self.estimator.ratio
         threshold = self.threshold
@@ -261,22 +262,21 @@ class ContextManager(ContextHooks):
                     threshold,
                 )
             return None
-        before_count = len(history)
-        history[:] = result.messages
         self.last_compaction = result
         if result.usage.input_tokens or result.usage.output_tokens:
             self._side_usage = result.usage if self._side_usage is None else self._side_usage + result.usage
         self.rebuild_system_prompt()
-        after = self.estimator.request(self.refresh_system_prompt(system_prompt), tools, history)
+        after = self.estimator.request(self.refresh_system_prompt(system_prompt), tools, result.messages)
         self._last_raw_estimate = after.raw
-        return Compacted(
-            before_messages=before_count,
-            after_messages=len(history),
+        event = Compacted(
+            before_messages=len(history),
+            after_messages=len(result.messages),
             before_tokens=before.total,
             after_tokens=after.total,
             method=result.method,
             archive_path=str(result.archive_path) if result.archive_path else None,
         )
+        return Compaction(result.messages, event)
 
 
 def with_memories(message: Message, memories: Sequence[Memory]) -> Message:

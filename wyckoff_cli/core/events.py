@@ -9,9 +9,11 @@ documented in docs/EVENTS.md. Imports only `core/`.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
 from wyckoff_cli.core.usage import Usage
 
 DoneReason = Literal[
@@ -32,7 +34,8 @@ class _Event:
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type}
         for f in dataclasses.fields(self):
-            data[f.name] = getattr(self, f.name)
+            if f.metadata.get("wire", True):
+                data[f.name] = getattr(self, f.name)
         return data
 
 
@@ -74,8 +77,10 @@ class ToolCallsReceived(_Event):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequested(_Event):
-    """A call waits for the host's approver. `preview` holds what a person needs to
-    decide (diff, command and cwd, outside paths); `rule` is what "always" would save."""
+    """A call waits for an answer. It carries everything a host needs: `preview` (diff,
+    command and cwd, outside paths), `rule` (what "always" would save), `reason` (why
+    the policy asks), `editable_fields` (the arguments a person may edit directly), and
+    `responder`, through which any host answers (not serialized)."""
 
     type: ClassVar[str] = "approval_request"
     id: str
@@ -83,6 +88,23 @@ class ApprovalRequested(_Event):
     args: dict[str, Any]
     preview: dict[str, Any] = field(default_factory=dict)
     rule: str | None = None
+    reason: str = ""
+    editable_fields: list[str] = field(default_factory=list)
+    responder: ApprovalResponder | None = field(
+        default=None, compare=False, repr=False, metadata={"wire": False}
+    )
+
+    @property
+    def answered(self) -> bool:
+        return self.responder is None or self.responder.answered
+
+    def respond(self, decision: ApprovalDecision) -> bool:
+        """Answer the request (False if it was answered already or has no responder)."""
+        return self.responder.respond(decision) if self.responder is not None else False
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        """Why edited `args` are invalid for the tool, or None."""
+        return self.responder.validate(args) if self.responder is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +118,7 @@ class ApprovalDecided(_Event):
     decision: str
     rule: str | None = None
     feedback: str | None = None
+    args: dict[str, Any] | None = None  # with `edit`: the arguments that will run
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,10 +237,11 @@ class FallbackSwitched(_Event):
 
 @dataclass(frozen=True, slots=True)
 class Notice(_Event):
-    """Something a person should see that is not an error of the turn."""
+    """Something a person should see that is not an error of the turn (an `error`
+    notice reports a request that failed, e.g. an unknown mode)."""
 
     type: ClassVar[str] = "notice"
-    level: Literal["info", "warning"]
+    level: Literal["info", "warning", "error"]
     message: str
 
 
@@ -248,6 +272,44 @@ class TurnFailed(_Event):
     retryable: bool = False
 
 
+# ------------------------------------------------------------------ the chat controller's own
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOutput(_Event):
+    """What a slash command shows: a title, text, and optionally a table."""
+
+    type: ClassVar[str] = "command_output"
+    command: str
+    title: str = ""
+    text: str = ""
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionChanged(_Event):
+    """The chat now shows another session: a new one (`/clear`) or a resumed one."""
+
+    type: ClassVar[str] = "session_changed"
+    session_id: str | None
+    resumed: bool = False
+    messages: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChanged(_Event):
+    type: ClassVar[str] = "model_changed"
+    model: str
+    context_window: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ModeChanged(_Event):
+    type: ClassVar[str] = "mode_changed"
+    mode: str
+
+
 RuntimeEvent = (
     ModelStart
     | TextDelta
@@ -269,33 +331,13 @@ RuntimeEvent = (
     | MessageCommitted
     | TurnDone
     | TurnFailed
+    | CommandOutput
+    | SessionChanged
+    | ModelChanged
+    | ModeChanged
 )
 
-EVENT_TYPES: dict[str, type[_Event]] = {
-    cls.type: cls
-    for cls in (
-        ModelStart,
-        TextDelta,
-        ThinkingDelta,
-        ThinkingDone,
-        ToolCallsReceived,
-        ApprovalRequested,
-        ApprovalDecided,
-        ToolStarted,
-        ToolOutput,
-        ToolSucceeded,
-        ToolFailed,
-        BackgroundTaskUpdate,
-        Compacted,
-        RetryInjected,
-        UsageReported,
-        FallbackSwitched,
-        Notice,
-        MessageCommitted,
-        TurnDone,
-        TurnFailed,
-    )
-}
+EVENT_TYPES: dict[str, type[_Event]] = {cls.type: cls for cls in typing.get_args(RuntimeEvent)}
 
 
 def event_from_dict(data: dict[str, Any]) -> RuntimeEvent:

@@ -8,6 +8,7 @@ round trips; this module imports nothing else of ours.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -49,9 +50,16 @@ class ToolCallPart:
 Part = TextPart | ThinkingPart | ToolCallPart
 
 
+def new_message_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One message. Tool results are messages of role `tool` answering `tool_call_id`."""
+    """One message. Tool results are messages of role `tool` answering `tool_call_id`.
+
+    `id` is stable for the message's life (saved with it, kept by `dataclasses.replace`)
+    so rewinds and checkpoints can name it; it takes no part in equality."""
 
     role: Role
     parts: tuple[Part, ...] = ()
@@ -59,6 +67,7 @@ class Message:
     tool_name: str | None = None
     is_error: bool = False
     meta: dict[str, Any] = field(default_factory=dict)
+    id: str = field(default_factory=new_message_id, compare=False)
 
     @classmethod
     def user(cls, text: str, **meta: Any) -> Message:
@@ -94,7 +103,11 @@ class Message:
         return [p for p in self.parts if isinstance(p, ToolCallPart)]
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"role": self.role, "parts": [part_to_dict(p) for p in self.parts]}
+        data: dict[str, Any] = {
+            "id": self.id,
+            "role": self.role,
+            "parts": [part_to_dict(p) for p in self.parts],
+        }
         if self.tool_call_id is not None:
             data["tool_call_id"] = self.tool_call_id
         if self.tool_name is not None:
@@ -114,6 +127,7 @@ class Message:
             tool_name=data.get("tool_name"),
             is_error=bool(data.get("is_error", False)),
             meta=dict(data.get("meta", {})),
+            id=str(data.get("id") or new_message_id()),
         )
 
 

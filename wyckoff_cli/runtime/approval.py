@@ -1,59 +1,56 @@
-"""Approval as data plus an awaitable: the host supplies the approver.
+"""Hosts that answer approval requests by a rule rather than by asking a person.
 
-When the policy says a call must be asked about, the runtime builds an
-`ApprovalRequest` and awaits the host's approver: a modal in the TUI, a fixed policy
-in headless mode, a script in tests. The answer is an `ApprovalDecision`.
+The runtime emits `approval_request` events carrying a responder (core/approval.py)
+and waits for the answer. A host that asks a person (the app) answers from its dialog;
+`answer_approvals` lets any other host answer with a function — headless runs use
+`deny_without_approver`, tests script their answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
 
-DecisionKind = Literal["allow", "always", "edit", "deny"]
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
 
-
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
-    id: str
-    name: str
-    args: dict[str, Any]
-    preview: dict[str, Any] = field(default_factory=dict)
-    rule: str | None = None  # the rule "always" would save
-    reason: str = ""  # why the policy asks (e.g. "path outside the workspace")
+Approver = Callable[[ev.ApprovalRequested], Awaitable[ApprovalDecision]]
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalDecision:
-    kind: DecisionKind
-    args: dict[str, Any] | None = None  # the edited arguments, with `edit`
-    feedback: str | None = None  # a message to the model, with `deny`
-
-    @classmethod
-    def allow(cls) -> ApprovalDecision:
-        return cls("allow")
-
-    @classmethod
-    def always(cls) -> ApprovalDecision:
-        return cls("always")
-
-    @classmethod
-    def edit(cls, args: dict[str, Any]) -> ApprovalDecision:
-        return cls("edit", args=args)
-
-    @classmethod
-    def deny(cls, feedback: str | None = None) -> ApprovalDecision:
-        return cls("deny", feedback=feedback)
-
-
-Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
-
-
-async def deny_without_approver(request: ApprovalRequest) -> ApprovalDecision:
-    """The approver of headless runs: whatever the policy did not allow is denied."""
+async def deny_without_approver(request: ev.ApprovalRequested) -> ApprovalDecision:
+    """The answer of headless runs: whatever the policy did not allow is denied."""
     return ApprovalDecision.deny(
         f"{request.name} needs approval and this run has no one to ask. "
         "It was not run. Do without it, or tell the user which permission to grant "
         "(--permission-mode or --allow)."
     )
+
+
+async def answer_approvals(
+    events: AsyncIterator[ev.RuntimeEvent], approver: Approver
+) -> AsyncIterator[ev.RuntimeEvent]:
+    """Pass `events` through, answering each approval request with `approver` once the
+    consumer has seen it; an answer still pending when the turn withdraws the request
+    (an abort) is cancelled. Closing this stream closes `events` (the turn is aborted)."""
+    try:
+        async for event in events:
+            yield event
+            if isinstance(event, ev.ApprovalRequested) and event.responder is not None and not event.answered:
+                await _answer(event, event.responder, approver)
+    finally:
+        close = getattr(events, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _answer(event: ev.ApprovalRequested, responder: ApprovalResponder, approver: Approver) -> None:
+    answer = asyncio.ensure_future(approver(event))
+    withdrawn = asyncio.ensure_future(responder.settled())
+    try:
+        await asyncio.wait({answer, withdrawn}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        withdrawn.cancel()
+        if not answer.done():
+            answer.cancel()
+    if answer.done() and not answer.cancelled():
+        responder.respond(answer.result())

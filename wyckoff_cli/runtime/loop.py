@@ -1,9 +1,11 @@
 """AgentRuntime: one user message in, a stream of `RuntimeEvent`s out.
 
-The runtime is stateless between turns: `run_stream` gets the history (a list it
-appends to in place, announcing each final message with a `message` event), the tools
-and the settings, runs the turn to its end and returns. The session above it owns
-the history and persistence. See docs/ARCHITECTURE.md for the turn's steps.
+The runtime is stateless between turns: `run_stream` gets the session's
+`Conversation` (it appends each final message through it, and also announces it with
+a `message` event), the tools and the settings, runs the turn to its end and returns.
+The session above it owns the conversation and persistence. Approvals travel on the
+event stream: an `approval_request` carries the responder the host answers through.
+See docs/ARCHITECTURE.md for the turn's steps.
 
 The turn runs in a producer task that feeds a queue; the generator yields from it.
 Cancelling the consumer (or `AbortSignal.abort()`) cancels the producer, which closes
@@ -25,6 +27,7 @@ from typing import Any
 
 from wyckoff_cli.context.hooks import ContextHooks
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ProviderError, StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
 from wyckoff_cli.core.usage import Usage
@@ -36,7 +39,6 @@ from wyckoff_cli.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
-from wyckoff_cli.runtime.approval import Approver, deny_without_approver
 from wyckoff_cli.runtime.assembly import ResponseAssembler
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
@@ -88,7 +90,7 @@ class AbortSignal:
 
 @dataclass
 class _Turn:
-    history: list[Message]
+    conversation: Conversation
     queue: asyncio.Queue[Any]
     state: TurnState
     runner: ToolCallRunner
@@ -107,7 +109,6 @@ class AgentRuntime:
         *,
         workspace: Path,
         policy: ApprovalPolicy | None = None,
-        approver: Approver | None = None,
         settings: RuntimeSettings | None = None,
         hooks: Iterable[RuntimeHooks] = (),
         context: ContextHooks | None = None,
@@ -120,7 +121,6 @@ class AgentRuntime:
         self.tools = tools
         self.workspace = workspace.resolve()
         self.policy = policy or ApprovalPolicy()
-        self.approver = approver or deny_without_approver
         self.settings = settings or RuntimeSettings()
         self.hooks = list(hooks)
         self.context = context or ContextHooks()
@@ -141,11 +141,17 @@ class AgentRuntime:
         await self.background.stop_all()
 
     async def compact(
-        self, history: list[Message], system_prompt: str, focus: str | None = None
+        self, conversation: Conversation, system_prompt: str, focus: str | None = None
     ) -> ev.Compacted | None:
-        """Compact `history` in place now (`/compact [focus]`, between turns), with the
+        """Compact the conversation now (`/compact [focus]`, between turns), with the
         context hooks; returns the `compaction` event, or None if nothing was done."""
-        return await self.context.compact(history, system_prompt, self.tools.specs(), self.provider, focus)
+        compaction = await self.context.compact(
+            conversation, system_prompt, self.tools.specs(), self.provider, focus
+        )
+        if compaction is None:
+            return None
+        conversation.replace_all(compaction.messages, archive_path=compaction.event.archive_path)
+        return compaction.event
 
     def side_usage(self) -> ev.UsageReported | None:
         """A `usage` event for the context manager's own model calls (compaction
@@ -155,7 +161,7 @@ class AgentRuntime:
 
     async def run_stream(
         self,
-        history: list[Message],
+        conversation: Conversation,
         user_message: str | Message,
         *,
         system_prompt: str = "",
@@ -180,7 +186,6 @@ class AgentRuntime:
         runner = ToolCallRunner(
             registry=self.tools,
             policy=self.policy,
-            approver=self.approver,
             hooks=self.hooks,
             guards=guards,
             workspace=self.workspace,
@@ -191,7 +196,7 @@ class AgentRuntime:
             offload_threshold=self.settings.offload_threshold,
             redact=self.redact,
         )
-        turn = _Turn(history, queue, TurnState(), runner)
+        turn = _Turn(conversation, queue, TurnState(), runner)
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
         unsubscribe = abort.subscribe(producer.cancel) if abort is not None else None
         try:
@@ -224,7 +229,7 @@ class AgentRuntime:
         turn.queue.put_nowait(event)
 
     async def _commit(self, turn: _Turn, message: Message) -> None:
-        turn.history.append(message)
+        turn.conversation.append(message)
         await self._emit(turn, ev.MessageCommitted(message.to_dict()))
 
     async def _drive(self, turn: _Turn, message: Message, system_prompt: str, guards: GuardPipeline) -> None:
@@ -281,24 +286,25 @@ class AgentRuntime:
             changed = await hook.before_run(message)
             if changed is not None:
                 message = changed
-        message = await self.context.prepare_user_message(message, turn.history)
+        message = await self.context.prepare_user_message(message, turn.conversation)
         await self._commit(turn, message)
         system_prompt = self.context.refresh_system_prompt(system_prompt)
         specs = self.tools.specs()
         while True:
             turn.rounds += 1
             await self._deliver_background_updates(turn)
-            compacted = await self.context.before_model_call(
-                turn.history, system_prompt, specs, self.provider
+            compaction = await self.context.maybe_compact(
+                turn.conversation, system_prompt, specs, self.provider
             )
-            if compacted is not None:
+            if compaction is not None:
+                turn.conversation.replace_all(compaction.messages, archive_path=compaction.event.archive_path)
                 system_prompt = self.context.refresh_system_prompt(system_prompt)
-                await self._emit(turn, compacted)
+                await self._emit(turn, compaction.event)
                 side = self.context.take_side_usage()
                 if side is not None:
                     turn.usage = turn.usage + side
                     await self._emit(turn, ev.UsageReported.from_usage(self.provider.name, side))
-            request = ModelRequest(system_prompt, tuple(turn.history), tuple(specs), turn.rounds)
+            request = ModelRequest(system_prompt, tuple(turn.conversation), tuple(specs), turn.rounds)
             for hook in self.hooks:
                 changed_request = await hook.before_model_call(request)
                 if changed_request is not None:
@@ -348,7 +354,7 @@ class AgentRuntime:
                 await self._commit(
                     turn,
                     Message.tool_result(
-                        result.call.id, result.call.name, result.text, is_error=result.is_error
+                        result.call.id, result.call.name, result.text, is_error=result.is_error, **result.meta
                     ),
                 )
                 if not result.is_error:

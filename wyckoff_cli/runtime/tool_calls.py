@@ -10,6 +10,7 @@ run. Results are returned in call order, every call answered.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -18,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolCallPart
-from wyckoff_cli.runtime.approval import ApprovalRequest, Approver
 from wyckoff_cli.runtime.assembly import ArgumentsError, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks
@@ -46,6 +47,14 @@ class CallResult:
     offloaded_path: Path | None = None
     elapsed_ms: int = 0
     completes_run: bool = False
+    proposed_args: dict[str, Any] | None = None  # set when a person edited the call before it ran
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """What the tool message records beside the text."""
+        if self.proposed_args is None:
+            return {}
+        return {"edited": {"proposed": self.proposed_args, "ran": self.call.arguments}}
 
 
 @dataclass
@@ -54,13 +63,19 @@ class _Prepared:
     tool: Tool
     args: dict[str, Any]
     outside: frozenset[Path] = frozenset()
+    proposed_args: dict[str, Any] | None = None
+
+
+def edited_note(args: dict[str, Any]) -> str:
+    """The first line of an edited call's result, so the model knows what really ran."""
+    shown = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+    return f"[The user edited this call before it ran. It ran with these arguments: {shown}]\n"
 
 
 @dataclass
 class ToolCallRunner:
     registry: ToolRegistry
     policy: ApprovalPolicy
-    approver: Approver
     hooks: Sequence[RuntimeHooks]
     guards: GuardPipeline
     workspace: Path
@@ -104,6 +119,8 @@ class ToolCallRunner:
             changed = await hook.after_tool(call, result.text, result.is_error)
             if changed is not None:
                 result.text = changed
+        if result.proposed_args is not None:
+            result.text = edited_note(call.arguments) + result.text
         self.answered[call.id] = result
         if result.is_error:
             await emit(ev.ToolFailed(call.id, call.name, result.text, result.elapsed_ms))
@@ -175,9 +192,20 @@ class ToolCallRunner:
         outside = frozenset(verdict.outside_paths)
         if outside:
             preview["outside_paths"] = sorted(str(p) for p in outside)
-        request = ApprovalRequest(call.id, call.name, args, preview, verdict.rule, verdict.reason)
-        await emit(ev.ApprovalRequested(call.id, call.name, args, preview, verdict.rule))
-        decision = await self.approver(request)
+        responder = ApprovalResponder(lambda edited: _invalid_arguments(tool, edited))
+        await emit(
+            ev.ApprovalRequested(
+                call.id,
+                call.name,
+                args,
+                preview,
+                verdict.rule,
+                verdict.reason,
+                list(tool.editable_fields),
+                responder,
+            )
+        )
+        decision = await responder.wait()
         if decision.kind == "deny":
             await emit(ev.ApprovalDecided(call.id, call.name, "deny", feedback=decision.feedback))
             text = f"The user denied this {call.name} call; it was not run."
@@ -187,16 +215,14 @@ class ToolCallRunner:
             return None
         if decision.kind == "always" and verdict.rule:
             self.policy.remember(verdict.rule)
-        if decision.kind == "edit" and decision.args is not None:
-            args = decision.args
-            try:
-                tool.check_arguments(args)
-            except ToolError as exc:
-                await emit(ev.ApprovalDecided(call.id, call.name, "edit"))
+        proposed = None
+        if decision.kind == "edit" and decision.args is not None and decision.args != args:
+            proposed, args = args, decision.args
+            problem = _invalid_arguments(tool, args)
+            if problem is not None:
+                await emit(ev.ApprovalDecided(call.id, call.name, "edit", args=args))
                 await self._answer(
-                    CallResult(
-                        call, f"The user edited the arguments, but they are invalid: {exc.message}", True
-                    ),
+                    CallResult(call, f"The user edited the arguments, but they are invalid: {problem}", True),
                     emit,
                 )
                 return None
@@ -208,8 +234,9 @@ class ToolCallRunner:
             outside = outside | frozenset(again.outside_paths)
             call = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
         rule = verdict.rule if decision.kind == "always" else None
-        await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule))
-        return _Prepared(call, tool, args, outside)
+        ran = args if proposed is not None else None
+        await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule, args=ran))
+        return _Prepared(call, tool, args, outside, proposed)
 
     def _context(
         self, call_id: str, outside: frozenset[Path] = frozenset(), sink: Callable[[str], None] | None = None
@@ -276,11 +303,13 @@ class ToolCallRunner:
                 f"Started in the background as task {task.id}. You will be told when it "
                 f"finishes; meanwhile read its output with task_output(task_id={task.id!r})."
             )
-            return CallResult(call, text, False, elapsed_ms=_ms(started))
+            return CallResult(call, text, False, elapsed_ms=_ms(started), proposed_args=item.proposed_args)
         try:
             outcome = await tool.run(item.args, ctx)
         except ToolError as exc:
-            return CallResult(call, exc.message, True, elapsed_ms=_ms(started))
+            return CallResult(
+                call, exc.message, True, elapsed_ms=_ms(started), proposed_args=item.proposed_args
+            )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool: the model is told, the loop goes on
@@ -290,6 +319,7 @@ class ToolCallRunner:
                 f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}",
                 True,
                 elapsed_ms=_ms(started),
+                proposed_args=item.proposed_args,
             )
         text, display = (
             (outcome.text, outcome.display) if isinstance(outcome, ToolOutcome) else (str(outcome), None)
@@ -297,7 +327,9 @@ class ToolCallRunner:
         offloaded = None
         if len(text) > self.offload_threshold:
             text, offloaded = offload_result(text, self.results_dir(), call.id, call.name, self.redact)
-        return CallResult(call, text, False, display, offloaded, _ms(started), tool.completes_run)
+        return CallResult(
+            call, text, False, display, offloaded, _ms(started), tool.completes_run, item.proposed_args
+        )
 
 
 def _partition(calls: Sequence[ToolCallPart], registry: ToolRegistry) -> list[list[ToolCallPart]]:
@@ -323,6 +355,14 @@ def _safe_preview(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> dict[st
     except Exception as exc:  # a preview must never stop the approval itself
         log.warning("preview of %s failed: %s", tool.name, exc)
         return {"kind": "args", "error": str(exc)}
+
+
+def _invalid_arguments(tool: Tool, args: dict[str, Any]) -> str | None:
+    try:
+        tool.check_arguments(args)
+    except ToolError as exc:
+        return exc.message
+    return None
 
 
 def _summary(tool: Tool, args: dict[str, Any]) -> str:

@@ -7,10 +7,11 @@ The first line is a header; every other line has a `kind`:
     {"kind": "message", "ts": "...", "message": {Message.to_dict()}}
     {"kind": "compaction", "ts": "...", "archive": "archive/001-....jsonl", "replaced": 40,
      "history": [{Message.to_dict()}, ...]}       # the whole history after compaction
+    {"kind": "rewind", "ts": "...", "to": "MESSAGE_ID", "removed": 7}   # that message and all after it
     {"kind": "turn_end", "ts": "...", "reason": "completed", "usage": {...}}
 
-The history is rebuilt by appending each `message` and replacing everything with a
-`compaction` record's `history`. A line is written (one `write` call, no buffering in
+The history is rebuilt by appending each `message`, replacing everything with a
+`compaction` record's `history`, and cutting it before the message a `rewind` names. A line is written (one `write` call, no buffering in
 the process) as soon as its message is final, and the file is fsynced at each turn end,
 so `kill -9` loses at most the message being streamed. The reader skips a torn last
 line (and reports it), skips and counts any other unreadable line, and ignores kinds
@@ -228,6 +229,10 @@ def compaction_record(archive: str, replaced: int, history: Iterable[dict[str, A
     }
 
 
+def rewind_record(message_id: str, removed: int) -> dict[str, Any]:
+    return {"kind": "rewind", "ts": now_iso(), "to": message_id, "removed": removed}
+
+
 def turn_end_record(reason: str, usage: dict[str, int]) -> dict[str, Any]:
     return {"kind": "turn_end", "ts": now_iso(), "reason": reason, "usage": usage}
 
@@ -261,6 +266,9 @@ def read_chat(path: Path) -> ChatLog:
             elif kind == "compaction":
                 log.history = [Message.from_dict(m) for m in record["history"]]
                 log.compactions += 1
+            elif kind == "rewind":
+                ids = [m.id for m in log.history]
+                log.history = log.history[: ids.index(str(record["to"]))]
             elif kind == "turn_end":
                 log.turns_ended += 1
                 log.interrupted = False
@@ -308,6 +316,6 @@ def transcript(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             added = [m for m in history if isinstance(m, dict) and dumps(m) not in seen]
             seen.update(dumps(m) for m in added)
             items.append({k: v for k, v in record.items() if k != "history"} | {"added": added})
-        elif kind == "turn_end":
+        elif kind in ("turn_end", "rewind"):
             items.append(record)
     return items

@@ -76,3 +76,7 @@ def ensure_private_dir(path: Path) -> Path:
     """Create `path` (and parents) with mode 0700 for the new folders."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
+
+
+def memory_db_path() -> Path:
+    return data_dir() / "memory.db"

@@ -1,16 +1,20 @@
-"""SessionRecorder: turns the runtime's event stream into a session on disk.
+"""SessionRecorder: writes a session to disk as it happens.
 
-The TUI and the headless runner both feed it every event of `run_stream`:
+It observes the session's `Conversation` (it creates it, and is subscribed to it):
+every append is a line in chat.jsonl at once, a compaction (`replace_range`) a
+`compaction` line, a rewind (`truncate_to`) a `rewind` line — exactly what happened,
+in order. The hosts feed it every event of `run_stream` for the scratchpad, usage and
+turn ends:
 
     recorder = store.create(project_root, model=model)      # or store.reopen(loaded)
-    runtime = build_runtime(..., results_dir=recorder.results_dir)
-    async for event in runtime.run_stream(recorder.history, prompt):
+    runtime = AgentRuntime(..., results_dir=recorder.results_dir)
+    async for event in runtime.run_stream(recorder.conversation, prompt):
         recorder.record(event)
     recorder.close()
 
-A `message` event appends a line to chat.jsonl at once; `done` appends a `turn_end`
-line, fsyncs both logs and rewrites session.json. Compaction code calls
-`record_compaction(before, after)` before it replaces the history.
+`done` appends a `turn_end` line, fsyncs both logs and rewrites session.json. The
+compaction code calls `archive_replaced(before, after)` to archive what it replaces
+(and learn the archive's path) before it hands the new history over.
 
 Recording never breaks a turn: an OSError (disk full, folder removed) is logged, kept
 in `write_error` for the host to show, and later events are still attempted; a call
@@ -19,14 +23,15 @@ that cannot be priced counts as uncosted.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.conversation import Conversation, ConversationObserver
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.storage.chatlog import (
@@ -34,17 +39,18 @@ from wyckoff_cli.storage.chatlog import (
     compaction_record,
     message_record,
     now_iso,
+    rewind_record,
     turn_end_record,
     write_archive,
 )
 from wyckoff_cli.storage.redact import Redactor
 from wyckoff_cli.storage.scratchpad import Scratchpad
-from wyckoff_cli.storage.sessions import ARCHIVE_DIR, RESULTS_DIR, CallCost, SessionInfo
+from wyckoff_cli.storage.session_info import ARCHIVE_DIR, RESULTS_DIR, CallCost, SessionInfo
 
 log = logging.getLogger(__name__)
 
 
-class SessionRecorder:
+class SessionRecorder(ConversationObserver):
     """Records one session. Create it with `SessionStore.create` or `.reopen`."""
 
     def __init__(
@@ -60,14 +66,15 @@ class SessionRecorder:
         self.info = info
         self.call_cost = call_cost
         self.redactor = redactor
-        self.history = history  # pass this list to run_stream; the runtime appends to it
         self.chat = chat
         self.scratchpad = Scratchpad(scratchpad, redactor, turn=info.turns)
         self.write_error: OSError | None = None
         self._closed = False
         self._dirty = False  # something was recorded since session.json was written
-        self._logged = len(history)  # messages in the history the chat log rebuilds
-        self._pending: deque[tuple[int, int, dict[str, Any]]] = deque()  # compactions not logged yet
+        self._lines: dict[str, int] = {}  # message id -> its chat.jsonl line (for the scratchpad)
+        # the one owner of the messages: pass it to run_stream
+        self.conversation = Conversation(history)
+        self.conversation.subscribe(self)
 
     # ---------------------------------------------------------------- where things are
 
@@ -100,7 +107,7 @@ class SessionRecorder:
             chat_line = None
             extra: dict[str, Any] = {}
             if isinstance(event, ev.MessageCommitted):
-                chat_line = self._append_message_dict(event.message)
+                chat_line = self._lines.get(str(event.message.get("id")))
             elif isinstance(event, ev.UsageReported):
                 usage = event.usage
                 cost = self._price(event.model, usage)
@@ -124,55 +131,63 @@ class SessionRecorder:
             log.warning("cannot price a call to %s", model, exc_info=True)
             return None
 
-    def append_message(self, message: Message) -> None:
-        """Write a message the runtime did not announce (e.g. a repair on resume) and
-        append it to `history`."""
-        self._dirty = True
-        self.history.append(message)
-        self._append_message_dict(message.to_dict())
+    # ---------------------------------------------------------------- the conversation
 
-    def _append_message_dict(self, message: dict[str, Any]) -> int:
-        redacted = self.redactor.message(message)
-        self.chat.append(message_record(redacted))
+    def on_append(self, message: Message) -> None:
+        self._dirty = True
+        redacted = self.redactor.message(message.to_dict())
+        try:
+            self.chat.append(message_record(redacted))
+        except OSError as exc:
+            self._failed(exc)
+            return
         self.info.add_message(redacted)
-        self._logged += 1
-        line = self.chat.lines
-        self._write_due_compactions()
-        return line
+        self._lines[message.id] = self.chat.lines
 
-    def record_compaction(self, before: Sequence[Message], after: Sequence[Message]) -> Path:
-        """Log a compaction: call it with the history as it was (`before`) and as it will
-        be (`after`, the whole new list), before replacing the history in place. The
-        messages of `before` that are not (the same objects) in `after` are archived
-        now; returns the archive file's path (the `compaction` event's `archive_path`).
-
-        The runtime's events reach the recorder through a queue, so messages committed
-        before the compaction may not be logged yet: the chat log's `compaction` line is
-        written once the log holds `len(before)` messages, keeping the order exact."""
+    def on_replace(
+        self,
+        start: int,
+        stop: int,
+        replaced: Sequence[Message],
+        messages: Sequence[Message],
+        note: dict[str, Any],
+    ) -> None:
         self._dirty = True
-        kept = {id(m) for m in after}
-        replaced = [m for m in before if id(m) not in kept]
+        archive = note.get("archive_path")
+        if archive:
+            with contextlib.suppress(ValueError):
+                archive = Path(archive).relative_to(self.directory).as_posix()
+        history = self.conversation.messages  # observers are told after the change
+        redact = self.redactor.message
+        record = compaction_record(
+            str(archive or ""), len(_not_kept(replaced, messages)), [redact(m.to_dict()) for m in history]
+        )
+        try:
+            self.chat.append(record)
+        except OSError as exc:
+            self._failed(exc)
+            return
+        self.info.compactions += 1
+
+    def on_truncate(self, message_id: str, removed: Sequence[Message]) -> None:
+        self._dirty = True
+        try:
+            self.chat.append(rewind_record(message_id, len(removed)))
+        except OSError as exc:
+            self._failed(exc)
+
+    def archive_replaced(self, before: Sequence[Message], after: Sequence[Message]) -> Path:
+        """Archive what a compaction is about to replace: the messages of `before` that
+        are not (the same objects) in `after`. Returns the archive file's path (the
+        `compaction` event's `archive_path`); the chat log's `compaction` line is
+        written when the conversation is replaced."""
         self.archive_dir.mkdir(mode=0o700, exist_ok=True)
         number = sum(1 for _ in self.archive_dir.glob("*.jsonl")) + 1
         stamp = now_iso().replace(":", "").replace("-", "")[:15]
         path = self.archive_dir / f"{number:03d}-{stamp}.jsonl"
         redact = self.redactor.message
-        write_archive(path, self.id, [redact(m.to_dict()) for m in replaced])
-        record = compaction_record(
-            path.relative_to(self.directory).as_posix(),
-            len(replaced),
-            [redact(m.to_dict()) for m in after],
-        )
-        self._pending.append((len(before), len(after), record))
-        self._write_due_compactions()
+        write_archive(path, self.id, [redact(m.to_dict()) for m in _not_kept(before, after)])
         return path
-
-    def _write_due_compactions(self, *, force: bool = False) -> None:
-        while self._pending and (force or self._logged >= self._pending[0][0]):
-            _, length, record = self._pending.popleft()
-            self.chat.append(record)
-            self._logged = length
-            self.info.compactions += 1
 
     def flush(self) -> None:
         """fsync both logs and rewrite session.json (done automatically at turn end;
@@ -194,7 +209,6 @@ class SessionRecorder:
             return
         self._closed = True
         try:
-            self._write_due_compactions(force=True)
             self.scratchpad.flush_blocks()
         except OSError as exc:
             self._failed(exc)
@@ -214,3 +228,10 @@ class SessionRecorder:
         if self.write_error is None:
             log.warning("session %s: cannot write to %s: %s", self.id, self.directory, exc)
         self.write_error = exc
+
+
+def _not_kept(before: Sequence[Message], after: Sequence[Message]) -> list[Message]:
+    """The messages of `before` that are not (the same objects) in `after`: a message a
+    compaction shrank is a new object, so its full original is archived."""
+    kept = {id(m) for m in after}
+    return [m for m in before if id(m) not in kept]

@@ -26,8 +26,8 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,9 +36,7 @@ from wyckoff_cli.core.errors import WyckoffError
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.storage import paths
-from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.chatlog import (
-    FORMAT_VERSION,
     JsonlFile,
     SessionFormatError,
     chat_header,
@@ -47,25 +45,23 @@ from wyckoff_cli.storage.chatlog import (
     scratchpad_header,
 )
 from wyckoff_cli.storage.redact import Redactor
+from wyckoff_cli.storage.session_info import (
+    CHAT_FILE,
+    RESULTS_DIR,
+    SCRATCHPAD_FILE,
+    SUMMARY_FILE,
+    CallCost,
+    SessionInfo,
+    parse_time,
+)
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.recorder import SessionRecorder
 
-SUMMARY_FORMAT = "wyckoff.session"
-SUMMARY_FILE = "session.json"
-CHAT_FILE = "chat.jsonl"
-SCRATCHPAD_FILE = "scratchpad.jsonl"
-RESULTS_DIR = "tool-results"
-ARCHIVE_DIR = "archive"
-TITLE_CHARS = 200
 
 _ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{4}$")
 _PREFIX = re.compile(r"^[0-9a-f-]{1,40}$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-CallCost = Callable[[str, Usage], "float | None"]
-"""The USD cost of one model call (model id, usage), or None when its price is unknown."""
 
 
 class SessionNotFound(WyckoffError):
@@ -85,123 +81,11 @@ def new_session_id(now: datetime) -> str:
     return f"{now.astimezone(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
-def shorten(text: str, limit: int) -> str:
-    """One line, at most `limit` characters (an ellipsis marks a cut)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: max(0, limit - 1)].rstrip() + "…"
-
-
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def parse_time(text: str) -> datetime | None:
-    try:
-        value = datetime.fromisoformat(text)
-    except (TypeError, ValueError):
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 # --------------------------------------------------------------------------- the summary
-
-
-@dataclass
-class SessionInfo:
-    """What `session.json` holds: enough to list a session without reading its logs."""
-
-    id: str
-    project_root: str
-    project_key: str
-    created: str
-    updated: str
-    model: str
-    title: str = ""  # the first user message, on one line, shortened
-    turns: int = 0  # user messages typed by a person (not loop-guard or background notes)
-    messages: int = 0  # messages ever written to the chat log
-    compactions: int = 0
-    usage: Usage = Usage()
-    usage_by_model: dict[str, Usage] = field(default_factory=dict)
-    cost_usd: float = 0.0  # the summed cost of the calls that could be priced
-    uncosted_calls: int = 0  # calls whose price was unknown (or recorded without prices)
-    last_reason: str | None = None  # the last turn's `done` reason; None while unknown
-    chat_bytes: int = 0  # the chat log's size when this summary was written
-    directory: Path = Path()
-
-    @property
-    def tokens(self) -> int:
-        return self.usage.input_tokens + self.usage.output_tokens
-
-    @property
-    def started(self) -> datetime | None:
-        return parse_time(self.created)
-
-    def add_message(self, message: dict[str, Any]) -> None:
-        self.messages += 1
-        if message.get("role") != "user" or (message.get("meta") or {}).get("synthetic"):
-            return
-        self.turns += 1
-        if not self.title:
-            text = "".join(p.get("text", "") for p in message.get("parts", ()) if p.get("type") == "text")
-            self.title = shorten(text, TITLE_CHARS)
-
-    def add_usage(self, model: str, usage: Usage, cost: float | None) -> None:
-        self.usage = self.usage + usage
-        self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
-        if cost is None:
-            self.uncosted_calls += 1
-        else:
-            self.cost_usd += cost
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": SUMMARY_FORMAT,
-            "version": FORMAT_VERSION,
-            "id": self.id,
-            "project_root": self.project_root,
-            "project_key": self.project_key,
-            "created": self.created,
-            "updated": self.updated,
-            "model": self.model,
-            "title": self.title,
-            "turns": self.turns,
-            "messages": self.messages,
-            "compactions": self.compactions,
-            "usage": self.usage.to_dict(),
-            "usage_by_model": {k: v.to_dict() for k, v in self.usage_by_model.items()},
-            "cost_usd": round(self.cost_usd, 6),
-            "uncosted_calls": self.uncosted_calls,
-            "last_reason": self.last_reason,
-            "chat_bytes": self.chat_bytes,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], directory: Path) -> SessionInfo:
-        return cls(
-            id=str(data["id"]),
-            project_root=str(data.get("project_root", "")),
-            project_key=str(data.get("project_key", directory.parent.name)),
-            created=str(data.get("created", "")),
-            updated=str(data.get("updated", data.get("created", ""))),
-            model=str(data.get("model", "")),
-            title=str(data.get("title", "")),
-            turns=int(data.get("turns", 0)),
-            messages=int(data.get("messages", 0)),
-            compactions=int(data.get("compactions", 0)),
-            usage=Usage.from_dict(data.get("usage") or {}),
-            usage_by_model={k: Usage.from_dict(v) for k, v in (data.get("usage_by_model") or {}).items()},
-            cost_usd=float(data.get("cost_usd", 0.0)),
-            uncosted_calls=int(data.get("uncosted_calls", 0)),
-            last_reason=data.get("last_reason"),
-            chat_bytes=int(data.get("chat_bytes", 0)),
-            directory=directory,
-        )
-
-    def save(self) -> None:
-        """Rewrite `session.json` atomically, recording the chat log's current size."""
-        with contextlib.suppress(OSError):
-            self.chat_bytes = (self.directory / CHAT_FILE).stat().st_size
-        write_atomic(self.directory / SUMMARY_FILE, json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
 
 
 def summarize(directory: Path) -> SessionInfo:
@@ -281,7 +165,7 @@ class LoadedSession:
         return self.directory / RESULTS_DIR
 
 
-def answer_dangling_calls(history: list[Message]) -> list[Message]:
+def answer_dangling_calls(history: Sequence[Message]) -> list[Message]:
     """Tool results for the calls of the last assistant message that a crash left
     unanswered, so the history is valid for every provider again."""
     index = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "assistant"), None)
@@ -358,7 +242,7 @@ class SessionStore:
     def reopen(self, loaded: LoadedSession) -> SessionRecorder:
         """Continue a loaded session: append to its logs. A torn last line is cut off
         the files, and tool calls a crash left unanswered get an error result (written
-        to the log and added to `recorder.history`)."""
+        to the log through `recorder.conversation`, so the runtime sees them too)."""
         from wyckoff_cli.storage.recorder import SessionRecorder
 
         directory = loaded.directory
@@ -372,9 +256,9 @@ class SessionStore:
         recorder = SessionRecorder(
             loaded.info, chat, pad, self.redactor, list(loaded.history), call_cost=self.call_cost
         )
-        repairs = answer_dangling_calls(recorder.history)
+        repairs = answer_dangling_calls(recorder.conversation)
         for message in repairs:
-            recorder.append_message(message)
+            recorder.conversation.append(message)
         recorder.scratchpad.write(
             "resumed",
             {

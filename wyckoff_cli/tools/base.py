@@ -71,6 +71,8 @@ class Tool:
       "completed_by_tool"`), used by headless runs.
     - `path_args`: names of arguments holding paths, checked against the workspace.
     - `kind`: `read`, `edit`, `execute` or `other`, which permission modes act on.
+    - `editable_fields`: the arguments the approval dialog offers to edit on their own
+      (a command, the new text); the whole arguments are editable as JSON anyway.
     """
 
     name: str
@@ -85,6 +87,7 @@ class Tool:
     path_args: tuple[str, ...] = ()
     preview: PreviewFn | None = None
     summary_arg: str | None = None  # the argument a one-line UI summary shows
+    editable_fields: tuple[str, ...] = ()  # arguments a person may edit directly when approving
     extra: dict[str, Any] = field(default_factory=dict)
 
     def spec(self) -> ToolSpec:

@@ -285,4 +285,5 @@ edit_file = Tool(
     path_args=("path",),
     preview=_preview,
     summary_arg="path",
+    editable_fields=("new",),
 )

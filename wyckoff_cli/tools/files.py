@@ -308,4 +308,5 @@ write_file = Tool(
     path_args=("path",),
     preview=_write_preview,
     summary_arg="path",
+    editable_fields=("content",),
 )

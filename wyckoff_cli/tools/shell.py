@@ -175,6 +175,7 @@ run_shell = Tool(
     path_args=("cwd",),
     preview=_preview,
     summary_arg="command",
+    editable_fields=("command",),
 )
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from wyckoff_cli.session.commands import COMMANDS
 from wyckoff_cli.tools.mcp.host import McpHost
-from wyckoff_cli.tui.commands import COMMANDS
 
 MAX_FILES = 20_000
 MAX_SHOWN = 12

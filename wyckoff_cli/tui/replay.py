@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.widget import Widget
@@ -13,9 +13,7 @@ from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
-
-if TYPE_CHECKING:
-    from wyckoff_cli.tui.screens.chat import ChatScreen
+from wyckoff_cli.tui.widgets.transcript import Transcript
 
 SHOWN_AT_ONCE = 50
 
@@ -23,11 +21,11 @@ SHOWN_AT_ONCE = 50
 class LoadEarlier(Static, can_focus=True):
     """Click (or Enter) to show earlier messages."""
 
-    def __init__(self, screen: ChatScreen, messages: list[Message]) -> None:
+    def __init__(self, transcript: Transcript, messages: Sequence[Message]) -> None:
         super().__init__(
             Text(f"↑ {len(messages)} earlier messages — click or Enter to show", style="dim italic")
         )
-        self.chat = screen
+        self.transcript = transcript
         self.messages = messages
 
     def on_click(self) -> None:
@@ -40,23 +38,23 @@ class LoadEarlier(Static, can_focus=True):
         widgets = widgets_for(self.messages[-SHOWN_AT_ONCE:])
         rest = self.messages[:-SHOWN_AT_ONCE]
         if rest:
-            widgets.insert(0, LoadEarlier(self.chat, rest))
-        self.chat.transcript.mount_all(widgets, after=self)
+            widgets.insert(0, LoadEarlier(self.transcript, rest))
+        self.transcript.mount_all(widgets, after=self)
         self.remove()
 
 
-def replay_history(screen: ChatScreen, history: list[Message]) -> None:
+def replay_history(transcript: Transcript, history: Sequence[Message]) -> None:
     start = max(0, len(history) - SHOWN_AT_ONCE)
     while start > 0 and history[start].role == "tool":  # never split a call from its results
         start -= 1
     widgets = widgets_for(history[start:])
     if start:
-        widgets.insert(0, LoadEarlier(screen, history[:start]))
-    screen.transcript.mount_all(widgets)
-    screen.transcript.follow()
+        widgets.insert(0, LoadEarlier(transcript, history[:start]))
+    transcript.mount_all(widgets)
+    transcript.follow()
 
 
-def widgets_for(messages: list[Message]) -> list[Widget]:
+def widgets_for(messages: Sequence[Message]) -> list[Widget]:
     widgets: list[Widget] = []
     calls: dict[str, ToolCallView] = {}
     for message in messages:

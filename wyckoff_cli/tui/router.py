@@ -2,6 +2,8 @@
 
 `EventRouter.handle(event)` is a single `match` over the event union ending in
 `assert_never`, so a new event type fails type-checking until it is handled here.
+The figures of the status bar come from the chat controller (which sees every event
+first); the router sets the display state and asks the bar to repaint.
 Deltas are coalesced: text goes to the answer widget (which renders at most once per
 frame itself); thinking and tool output are buffered and flushed by `flush()`, which
 the chat screen calls on a timer and at every non-delta event.
@@ -12,7 +14,7 @@ from __future__ import annotations
 from typing import Protocol, assert_never
 
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.tui.status import StatusModel
+from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
@@ -32,6 +34,10 @@ class TranscriptView(Protocol):
     def add_notice(self, kind: str, message: str) -> None: ...
     def add_user(self, text: str) -> None: ...
     def status_changed(self) -> None: ...
+    def request_approval(self, request: ev.ApprovalRequested) -> None: ...
+    def withdraw_approvals(self) -> None: ...
+    def show_output(self, output: ev.CommandOutput) -> None: ...
+    def session_changed(self, event: ev.SessionChanged) -> None: ...
 
 
 class EventRouter:
@@ -110,6 +116,8 @@ class EventRouter:
                 if view is not None:
                     view.waiting_for_approval()
                 self._set_state("waiting for approval")
+                if not event.answered:
+                    self.view.request_approval(event)
             case ev.ApprovalDecided(id=call_id, decision=decision, rule=rule, feedback=feedback):
                 if decision == "always" and rule:
                     self.view.add_notice("info", f"Always allowed from now on: {rule}")
@@ -143,8 +151,7 @@ class EventRouter:
                 self.view.add_notice(
                     "retry", f"Reminded the model to call {', '.join(missing)} (retry {attempt} of 2)"
                 )
-            case ev.UsageReported():
-                self.status.add_usage(event)
+            case ev.UsageReported() | ev.ModelChanged() | ev.ModeChanged():
                 self.view.status_changed()
             case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
                 if self.answer is not None:
@@ -154,7 +161,6 @@ class EventRouter:
                 if self.thinking is not None:
                     self.thinking.remove()
                     self.thinking = None
-                self.status.fallback_model = new
                 self.view.add_notice("fallback", f"{old} failed ({error}); continuing with {new}")
                 self.view.status_changed()
             case ev.Notice(level=level, message=message):
@@ -163,7 +169,13 @@ class EventRouter:
                 pass  # the session recorder persists it
             case ev.TurnFailed(kind=kind, message=message):
                 self.view.add_notice("error", f"{kind}: {message}")
+            case ev.CommandOutput():
+                self.view.show_output(event)
+            case ev.SessionChanged():
+                self._close_answer()
+                self.view.session_changed(event)
             case ev.TurnDone(reason=reason):
+                self.view.withdraw_approvals()
                 self._close_answer()
                 self.last_done = event
                 if reason == "aborted":

@@ -7,8 +7,8 @@ runtime; the servers stay up). The host calls:
 - `attach(registry)` for every runtime it builds (tools are appended after built-ins);
 - `take_notices()` periodically (or after `on_change`) to show what happened, once each;
 - `status_text()` for the status bar ("MCP 3/4"), `table()` for `/mcp`;
-- `trust_prompt()` / `trust()` for the project's `.mcp.json`, `accept(name)` for changed
-  tools, `restart(name)` for `/mcp restart NAME`;
+- `trust_prompt()` / `trust()` for the project's `.mcp.json` (and a server's changed
+  tools), `restart(name)`; `command(argument)` answers `/mcp ...` with an event;
 - `prepare_message(text)` before a turn: `@SERVER:URI` mentions attach resources;
 - `prompt_commands()` / `render_prompt(command, line)` for `/mcp__SERVER__PROMPT ARGS`;
 - `aclose()` when the session ends (stdio children are killed with their group).
@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.tools.mcp.extras import (
     PromptCommand,
     ResourceItem,
@@ -95,6 +96,18 @@ class McpHost:
             return f"No MCP server {name} (see /mcp)"
         await manager.restart(name)
         return f"Restarting {name}"
+
+    async def command(self, argument: str) -> ev.RuntimeEvent:
+        """`/mcp`, `/mcp restart NAME`, `/mcp trust [NAME]` as the event to show."""
+        action, _, name = argument.strip().partition(" ")
+        name = name.strip()
+        if not action:
+            return ev.CommandOutput("mcp", title="MCP servers", text=self.table())
+        if action == "restart" and name:
+            return ev.Notice("info", await self.restart(name))
+        if action == "trust":
+            return ev.Notice("info", self.trust(name or None))
+        return ev.Notice("warning", "Usage: /mcp, /mcp restart NAME, /mcp trust [NAME]")
 
     async def prepare_message(self, text: str) -> str:
         if self.manager is None or "@" not in text:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
@@ -26,15 +24,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
+from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.core.events import ApprovalRequested
 from wyckoff_cli.tui.widgets.diff import render_diff
 
 GRACE_SECONDS = 0.3
-TEXT_FIELDS = ("content", "new")  # edited as plain text for write_file / edit_file
-Validator = Callable[[dict[str, Any]], str | None]  # returns an error message or None
 
 
-def render_preview(request: ApprovalRequest, workspace: Path | None = None) -> RenderableType:
+def render_preview(request: ApprovalRequested, workspace: Path | None = None) -> RenderableType:
     preview = request.preview
     parts: list[RenderableType] = []
     outside = preview.get("outside_paths") or []
@@ -90,15 +87,15 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("ctrl+s", "save_edit", "Save the edit", show=False),
     ]
 
-    def __init__(
-        self, request: ApprovalRequest, validate: Validator | None = None, workspace: Path | None = None
-    ) -> None:
+    def __init__(self, request: ApprovalRequested, workspace: Path | None = None) -> None:
         super().__init__()
         self.request = request
-        self.validate = validate
         self.workspace = workspace
         self.opened = time.monotonic()
-        self._text_field = next((f for f in TEXT_FIELDS if isinstance(request.args.get(f), str)), None)
+        # the tool's declared editable field, edited as plain text (a command, the new text)
+        self._text_field = next(
+            (f for f in request.editable_fields if isinstance(request.args.get(f), str)), None
+        )
 
     def compose(self) -> ComposeResult:
         always = f"Always allow — saves rule {self.request.rule}" if self.request.rule else "Always allow"
@@ -109,9 +106,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             yield OptionList(
                 Option("1  Allow once  (y)", id="allow"),
                 Option(f"2  {always}  (a)", id="always"),
-                Option(
-                    "3  Edit the " + ("new text" if self._text_field else "arguments") + "  (e)", id="edit"
-                ),
+                Option(f"3  Edit {self._edit_label()}  (e)", id="edit"),
                 Option("4  Deny, with optional feedback  (n, Esc)", id="deny"),
                 id="choices",
             )
@@ -123,6 +118,13 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
+
+    def _edit_label(self) -> str:
+        if self._text_field is None:
+            return "the arguments"
+        return {"new": "the new text", "content": "the new text"}.get(
+            self._text_field, f"the {self._text_field}"
+        )
 
     def _editable_text(self) -> str:
         if self._text_field is not None:
@@ -183,7 +185,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             if not isinstance(args, dict):
                 error_line.update("The arguments must be a JSON object")
                 return
-        problem = self.validate(args) if self.validate else None
+        problem = self.request.validate(args)
         if problem:
             error_line.update(problem)
             return

@@ -1,18 +1,21 @@
 """The chat screen: transcript, queued messages, prompt and status bar.
 
-A turn runs in an exclusive worker owned by this screen; its events go through the
-one `EventRouter`. Keys: Esc interrupts; Ctrl+C clears the input, else interrupts,
-and twice quits; Ctrl+D quits on an empty input; Shift+Tab cycles permission modes;
-Ctrl+O shows or hides all thinking; PageUp/PageDown scroll.
+The screen renders events and forwards keys; the `ChatController` does the rest. A
+turn (or a slash command) runs in an exclusive worker owned by this screen; its events
+go through the one `EventRouter`. Keys: Esc interrupts; Ctrl+C clears the input, else
+interrupts, and twice quits; Ctrl+D quits on an empty input; Shift+Tab cycles
+permission modes; Ctrl+O shows or hides all thinking; PageUp/PageDown scroll.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from rich.table import Table
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,16 +25,15 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
-from wyckoff_cli.runtime.approval import ApprovalDecision, ApprovalRequest
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.runtime.loop import AbortSignal
-from wyckoff_cli.tools.policy import PERMISSION_MODES
-from wyckoff_cli.tui.chat_session import ChatDeps, ChatSession
-from wyckoff_cli.tui.commands import parse_command
+from wyckoff_cli.session.commands import COMMANDS, parse_command
+from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.tui.completion import Completions
+from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
-from wyckoff_cli.tui.slash import SlashCommands
-from wyckoff_cli.tui.status import StatusModel
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
@@ -42,6 +44,21 @@ from wyckoff_cli.tui.widgets.transcript import Transcript
 
 FLUSH_SECONDS = 1 / 30
 QUIT_WINDOW = 2.0
+# commands that may run while a turn is running
+WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory")
+
+KEYS = (
+    ("Enter", "send"),
+    ("Shift+Enter, Ctrl+J", "new line"),
+    ("Up / Down", "input history (Up on an empty prompt edits a queued message)"),
+    ("Esc", "interrupt the turn"),
+    ("Ctrl+C", "clear the input, or interrupt; twice quits"),
+    ("Ctrl+D", "quit on an empty input"),
+    ("Shift+Tab", "cycle permission modes"),
+    ("Ctrl+O", "show / hide all thinking"),
+    ("PageUp / PageDown", "scroll the transcript"),
+    ("Tab", "next widget (Enter on a tool call or thinking expands it)"),
+)
 
 
 class ChatScreen(Screen[None]):
@@ -56,31 +73,25 @@ class ChatScreen(Screen[None]):
         Binding("pagedown", "page_down", "Scroll down", show=False, priority=True),
     ]
 
-    def __init__(self, deps: ChatDeps, session: ChatSession | None = None) -> None:
+    def __init__(self, controller: ChatController) -> None:
         super().__init__()
-        self.deps = deps
-        self.session = session or ChatSession(deps, self.approve)
-        self.session.approver = self.approve
-        # The context window is looked up after the first paint (on_mount): it loads the
-        # model catalogue, ~25 ms of start-up, and shows only once a call reports usage.
-        self.status = StatusModel(model=deps.model, mode=deps.mode, price=deps.price)
+        self.controller = controller
+        self.status = controller.status
         self.router = EventRouter(self, self.status)
-        if self.session.loaded is not None:
-            self.status.restore(self.session.loaded.info.usage_by_model)
         self.queued: list[str] = []
         self.abort: AbortSignal | None = None
         self.turn_worker: Worker[None] | None = None
         self.thinking_expanded = False
         self._last_ctrl_c = 0.0
-        self.completions = Completions(deps.project_root, deps.mcp)
-        self.commands = SlashCommands(self)
+        self._approvals: list[ApprovalScreen] = []
+        self.completions = Completions(controller.root, controller.builder.mcp)
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         with Vertical(id="bottom"):
             yield Static("", id="queued")
             yield CompletionMenu(id="completions")
-            history = load_input_history(self.deps.input_history_file)
+            history = load_input_history(self.controller.input_history_file)
             yield PromptInput(history=history, completer=self.completions, id="prompt")
             yield StatusBar(self.status, id="status")
 
@@ -91,16 +102,18 @@ class ChatScreen(Screen[None]):
         prompt.focus()
         self.set_interval(FLUSH_SECONDS, self.router.flush)
         self.set_interval(1.0, self._watch_background)
+        # The context window is looked up after the first paint: it loads the model
+        # catalogue, ~25 ms of start-up, and shows only once a call reports usage.
         self.call_after_refresh(self._look_up_context_window)
-        if self.deps.mcp is not None:  # MCP servers connect in the background
-            self.deps.mcp.start()
+        if self.controller.builder.mcp is not None:  # MCP servers connect in the background
+            self.controller.builder.mcp.start()
             self.set_interval(0.5, self._show_mcp)
-        if self.session.history:
+        if len(self.controller.conversation):
             self.render_history()
         else:
             self.add_notice(
                 "info",
-                f"Wyckoff · {self.deps.project_root} · {self.deps.model} · /help for keys and commands",
+                f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
@@ -134,7 +147,7 @@ class ChatScreen(Screen[None]):
         self._mount(UserMessage(text))
 
     def _show_mcp(self) -> None:
-        mcp = self.deps.mcp
+        mcp = self.controller.builder.mcp
         assert mcp is not None
         for kind, message in mcp.take_notices():
             self.add_notice(kind, message)
@@ -142,60 +155,79 @@ class ChatScreen(Screen[None]):
             self.status.mcp = mcp.status_text()
             self.query_one(StatusBar).refresh_status()
 
+    def show_output(self, output: ev.CommandOutput) -> None:
+        """A command's output: its text, or its table (the last row, a total, in bold)."""
+        if output.columns:
+            table = Table(title=output.title or None, title_justify="left", show_edge=False)
+            for number, column in enumerate(output.columns):
+                table.add_column(column, justify="left" if number == 0 else "right")
+            for number, row in enumerate(output.rows):
+                table.add_row(*row, style="bold" if number == len(output.rows) - 1 else None)
+            self._mount(Static(table, classes="command-output"))
+        else:
+            self._mount(Static(Text(output.text), classes="command-output"))
+
+    def session_changed(self, event: ev.SessionChanged) -> None:
+        """Another session is shown: clear the transcript, replay a resumed one."""
+
+        async def swap() -> None:
+            await self.transcript.remove_children()
+            self.router.tools.clear()
+            if event.resumed:
+                self.render_history()
+            self.status_changed()
+
+        self.run_worker(swap(), group="session")
+
     def _look_up_context_window(self) -> None:
-        self.status.context_window = self.deps.context_window(self.status.model)
+        self.status.context_window = self.controller.context_window(self.status.model)
 
     def status_changed(self) -> None:
-        self.status.background_running = (
-            len(self.session.runtime.background.running()) if self.session._runtime else 0
-        )
+        self.status.background_running = self.controller.background_running()
         self.query_one(StatusBar).refresh_status()
 
     def _watch_background(self) -> None:
-        runtime = self.session._runtime
-        running = len(runtime.background.running()) if runtime is not None else 0
-        if running != self.status.background_running:
+        if self.controller.background_running() != self.status.background_running:
             self.status_changed()
 
     def resume(self, session_id: str) -> None:
-        self.commands.resume(session_id)
+        self._run_command("resume", session_id)
 
     def render_history(self) -> None:
-        from wyckoff_cli.tui.replay import replay_history
-
-        replay_history(self, self.session.history)
+        replay_history(self.transcript, self.controller.conversation)
 
     # ------------------------------------------------------------------ approval
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+    def request_approval(self, request: ev.ApprovalRequested) -> None:
+        """Open the dialog; the person's choice answers the request."""
 
         def done(decision: ApprovalDecision | None) -> None:
-            if not future.done():
-                future.set_result(decision or ApprovalDecision.deny(None))
+            if screen in self._approvals:
+                self._approvals.remove(screen)
+            request.respond(decision or ApprovalDecision.deny(None))
 
-        tool = self.session.runtime.tools.get(request.name)
-        validate = _validator(tool) if tool is not None else None
-        screen = ApprovalScreen(request, validate, self.deps.project_root)
+        screen = ApprovalScreen(request, self.controller.root)
+        self._approvals.append(screen)
         self.app.push_screen(screen, done)
-        try:
-            return await future
-        except asyncio.CancelledError:
+
+    def withdraw_approvals(self) -> None:
+        """The turn ended while a dialog was open (Esc, an error): close it."""
+        for screen in list(self._approvals):
             if screen.is_attached:
                 screen.dismiss(ApprovalDecision.deny(None))
-            raise
+        self._approvals.clear()
 
     # ------------------------------------------------------------------ input and turns
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.text.strip()
-        save_input_history(self.deps.input_history_file, event.text)
+        save_input_history(self.controller.input_history_file, event.text)
         command = parse_command(text)
         if command is not None:
-            self.commands.run_command(command[0].name, command[1])
+            self.run_command(command[0].name, command[1])
             return
-        if text.startswith("/mcp__") and self.deps.mcp is not None:
-            self.commands.run_mcp_prompt(text)
+        if text.startswith("/mcp__") and self.controller.builder.mcp is not None:
+            self._run_mcp_prompt(text)  # a server's prompt (tools/mcp/host.py)
             return
         if text.startswith("/"):
             self.add_notice("warning", f"Unknown command {text.split()[0]} — /help lists them")
@@ -210,17 +242,22 @@ class ChatScreen(Screen[None]):
     def busy(self) -> bool:
         return self.turn_worker is not None and self.turn_worker.is_running
 
-    def start_turn(self, text: str, *, show: bool = True) -> None:
-        if show:
-            self.add_user(text)
+    def start_turn(
+        self, text: str, *, shown: str | None = None, required_tools: tuple[str, ...] = ()
+    ) -> None:
+        self.add_user(text if shown is None else shown)
         self.transcript.follow()
         self.abort = AbortSignal()
-        self.turn_worker = self.run_turn(text, self.abort)
+        self.turn_worker = self.run_turn(text, self.abort, required_tools)
 
     @work(exclusive=True, group="turn")
     async def run_turn(self, text: str, abort: AbortSignal, required_tools: tuple[str, ...] = ()) -> None:
+        await self._route(self.controller.turn(text, abort, required_tools))
+        self.call_after_refresh(self._next_queued)
+
+    async def _route(self, events: AsyncIterator[ev.RuntimeEvent]) -> None:
         try:
-            async for event in self.session.turn(text, abort, required_tools):
+            async for event in events:
                 self.router.handle(event)
         except Exception as exc:  # an expected failure must not kill the app
             message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
@@ -228,7 +265,70 @@ class ChatScreen(Screen[None]):
             self.status.state = "idle"
             self.status_changed()
         self.router.flush()
-        self.call_after_refresh(self._next_queued)
+
+    # ------------------------------------------------------------------ slash commands
+
+    def run_command(self, name: str, argument: str) -> None:
+        if self.busy and name not in WHILE_BUSY:
+            self.add_notice("warning", f"/{name} waits for the turn to end (Esc interrupts it)")
+            return
+        if name == "help":
+            self._help()
+        elif name == "quit":
+            self.app.exit()
+        elif name == "resume" and not argument:
+            from wyckoff_cli.tui.screens.sessions import SessionPicker
+
+            def picked(session_id: str | None) -> None:
+                if session_id:
+                    self.resume(session_id)
+
+            self.app.push_screen(SessionPicker(self.controller.store, self.controller.root), picked)
+        elif (request := self.controller.expand(name, argument)) is not None:
+            self.start_turn(request.text, shown=request.shown, required_tools=request.required_tools)
+        else:
+            self._run_command(name, argument)
+
+    def _run_command(self, name: str, argument: str) -> None:
+        if name == "compact":
+            self.status.state = "compacting"
+            self.status_changed()
+
+        async def run() -> None:
+            await self._route(self.controller.command(name, argument))
+            if name == "compact":
+                self.status.state = "idle"
+                self.status_changed()
+
+        self.run_worker(run(), exclusive=True, group="command")
+
+    def _run_mcp_prompt(self, text: str) -> None:
+        """`/mcp__SERVER__PROMPT ARGS`: the server's prompt, sent as the user's message."""
+        mcp = self.controller.builder.mcp
+        assert mcp is not None
+        name, _, line = text[1:].partition(" ")
+
+        async def send() -> None:
+            try:
+                message = await mcp.render_prompt(name, line)
+            except Exception as exc:  # a server error is a notice, never a crash
+                self.add_notice("warning", getattr(exc, "message", None) or str(exc))
+                return
+            self.start_turn(message, shown=text)
+
+        self.run_worker(send(), group="mcp")
+
+    def _help(self) -> None:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold")
+        table.add_column()
+        for command in COMMANDS:
+            table.add_row(command.usage, command.description)
+        table.add_row("", "")
+        for key, what in KEYS:
+            table.add_row(key, what)
+        table.add_row("@path", "mention a file: the model must read it")
+        self._mount(Static(table, classes="command-output"))
 
     def _next_queued(self) -> None:
         if self.queued and not self.busy:
@@ -285,13 +385,7 @@ class ChatScreen(Screen[None]):
             self.app.exit()
 
     def action_cycle_mode(self) -> None:
-        modes = list(PERMISSION_MODES)
-        self.set_mode(modes[(modes.index(self.status.mode) + 1) % len(modes)])  # type: ignore[arg-type]
-
-    def set_mode(self, mode: str) -> None:
-        self.session.set_mode(mode)
-        self.status.mode = mode
-        self.status_changed()
+        self.router.handle(self.controller.next_mode())
 
     def action_toggle_thinking(self) -> None:
         self.thinking_expanded = not self.thinking_expanded
@@ -302,19 +396,6 @@ class ChatScreen(Screen[None]):
 
     def action_page_down(self) -> None:
         self.transcript.scroll_page_down()
-
-
-def _validator(tool: Any) -> Any:
-    from wyckoff_cli.core.errors import ToolError
-
-    def validate(args: dict[str, Any]) -> str | None:
-        try:
-            tool.check_arguments(args)
-        except ToolError as exc:
-            return exc.message
-        return None
-
-    return validate
 
 
 def load_input_history(path: Path | None, limit: int = 500) -> list[str]:

@@ -16,10 +16,11 @@ from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement
+from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 from textual.strip import Strip
 
-from wyckoff_cli.tui.widgets.markdown_stream import DEFAULT_CODE_THEME, _is_blank
+from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
 
 __all__ = ["render_code_line", "render_markdown"]
 
@@ -103,3 +104,11 @@ def render_code_line(
     syntax = Syntax(line, "text", theme=_syntax_theme(code_theme), word_wrap=True, padding=(0, 1))
     options = console.options.update(width=width, min_width=width, max_width=width, height=None)
     return [Strip(segments, width) for segments in console.render_lines(syntax, options, pad=True)]
+
+
+def _is_blank(line: list[Segment]) -> bool:
+    """No text and no background (an empty line of a code block has a background)."""
+    return all(
+        not segment.text.strip() and (segment.style is None or segment.style.bgcolor is None)
+        for segment in line
+    )

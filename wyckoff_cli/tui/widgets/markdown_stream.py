@@ -19,15 +19,14 @@ import re
 import time
 
 from rich.console import Console
-from rich.segment import Segment
 from textual.strip import Strip
 
 from wyckoff_cli.tui.markdown_blocks import BlockSplitter
+from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
 from wyckoff_cli.tui.widgets.transcript import BlockLinesView, _Block
 
 __all__ = ["MarkdownStreamView", "render_markdown"]
 
-DEFAULT_CODE_THEME = "monokai"
 _FENCE_START = re.compile(r"^(`{3,}|~{3,})")
 
 
@@ -50,14 +49,6 @@ def render_code_line(
     from wyckoff_cli.tui.widgets.markdown_render import render_code_line as render
 
     return render(line, width, console, code_theme)
-
-
-def _is_blank(line: list[Segment]) -> bool:
-    """No text and no background (an empty line of a code block has a background)."""
-    return all(
-        not segment.text.strip() and (segment.style is None or segment.style.bgcolor is None)
-        for segment in line
-    )
 
 
 def _common_prefix(old: list[Strip], new: list[Strip]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from wyckoff_cli.tui.status import StatusModel
+from wyckoff_cli.session.status import StatusModel
 
 STYLES = {
     "state": "bold",

@@ -1,7 +1,9 @@
-"""What the status bar shows, as plain data fed by runtime events.
+"""What the status bar shows, as plain data fed by events.
 
-Kept free of widgets so it is tested without a screen: the router feeds it `usage`,
-`fallback` and state changes; the status bar renders `StatusModel.segments()`.
+Kept free of widgets so it is tested without a screen: the chat controller feeds it
+every event (`observe`: usage, fallback, model and mode changes), the app's router
+sets the display state; the status bar renders `StatusModel.segments()`. `/cost`
+reads the same per-model totals.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.events import UsageReported
 
 # (model id, usage event) -> (cost in USD, saved by the cache in USD), or None if unpriced
@@ -40,6 +43,24 @@ class StatusModel:
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
     price: PriceFn | None = None
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
+
+    def observe(self, event: ev.RuntimeEvent) -> None:
+        """Take what the bar shows from one event."""
+        if isinstance(event, ev.UsageReported):
+            self.add_usage(event)
+        elif isinstance(event, ev.FallbackSwitched):
+            self.fallback_model = event.to_model
+        elif isinstance(event, ev.ModelChanged):
+            self.model, self.fallback_model = event.model, None
+            self.context_window = event.context_window or self.context_window
+        elif isinstance(event, ev.ModeChanged):
+            self.mode = event.mode
+
+    def reset(self) -> None:
+        """A new or resumed session: no calls counted yet."""
+        self.per_model.clear()
+        self.context_tokens = 0
+        self.fallback_model = None
 
     def restore(self, usage_by_model: Mapping[str, Any]) -> None:
         """Seed the totals of a resumed session: its saved token counts per model,

@@ -1,0 +1,71 @@
+"""An approval answer, and the way a host gives it.
+
+The runtime asks by emitting an `approval_request` event that carries an
+`ApprovalResponder`; whoever hosts the turn (the app's dialog, a headless policy, a
+sub-agent's parent, an ACP client) answers through it, once. No host reaches into the
+runtime. Imports only `core/`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+DecisionKind = Literal["allow", "always", "edit", "deny"]
+Validator = Callable[[dict[str, Any]], "str | None"]  # an error message, or None when valid
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    kind: DecisionKind
+    args: dict[str, Any] | None = None  # the edited arguments, with `edit`
+    feedback: str | None = None  # a message to the model, with `deny`
+
+    @classmethod
+    def allow(cls) -> ApprovalDecision:
+        return cls("allow")
+
+    @classmethod
+    def always(cls) -> ApprovalDecision:
+        return cls("always")
+
+    @classmethod
+    def edit(cls, args: dict[str, Any]) -> ApprovalDecision:
+        return cls("edit", args=args)
+
+    @classmethod
+    def deny(cls, feedback: str | None = None) -> ApprovalDecision:
+        return cls("deny", feedback=feedback)
+
+
+class ApprovalResponder:
+    """Answers one approval request. `validate` checks edited arguments against the
+    tool's schema before a host accepts them (the runtime checks them again)."""
+
+    def __init__(self, validate: Validator | None = None) -> None:
+        self._future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        self._validate = validate
+
+    @property
+    def answered(self) -> bool:
+        return self._future.done()
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        return self._validate(args) if self._validate is not None else None
+
+    def respond(self, decision: ApprovalDecision) -> bool:
+        """Give the answer; False when the request was already answered or withdrawn
+        (the turn ended meanwhile)."""
+        if self._future.done():
+            return False
+        self._future.set_result(decision)
+        return True
+
+    async def wait(self) -> ApprovalDecision:
+        return await self._future
+
+    async def settled(self) -> None:
+        """Returns once the request is answered or withdrawn (the turn was aborted)."""
+        await asyncio.wait({self._future})

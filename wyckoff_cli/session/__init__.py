@@ -1,0 +1,1 @@
+"""The session layer: one builder for every host, and the UI-free chat controller."""

@@ -1,0 +1,234 @@
+"""One `SessionBuilder` for every host: config in, a session's parts out.
+
+`wyckoff chat`, `wyckoff run` (and later sub-agents and ACP) build provider, tool
+registry, policy, context manager, runtime, conversation and recorder the same way,
+here. The system prompt lists the tools of the registry the runtime really uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
+from wyckoff_cli.session.models import build_model
+from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
+from wyckoff_cli.storage.paths import find_project_root
+from wyckoff_cli.tools.builtin import default_registry
+from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
+from wyckoff_cli.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from wyckoff_cli.context.compaction import ArchiveFn
+    from wyckoff_cli.context.manager import ContextManager, SessionId
+    from wyckoff_cli.storage.recorder import SessionRecorder
+    from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
+    from wyckoff_cli.tools.mcp.host import McpHost
+
+
+@dataclass
+class Workspace:
+    root: Path
+    loaded: LoadedConfig
+
+    @property
+    def config(self) -> Config:
+        return self.loaded.config
+
+
+def open_workspace(cwd: Path) -> Workspace:
+    root = find_project_root(cwd)
+    return Workspace(root, load_config(root))
+
+
+@dataclass
+class Session:
+    """One session's parts, built together by `SessionBuilder.build`."""
+
+    model: str
+    provider: LLMProvider
+    registry: ToolRegistry
+    policy: ApprovalPolicy
+    runtime: AgentRuntime
+    conversation: Conversation
+    context: ContextManager | None = None
+    recorder: SessionRecorder | None = None
+    fixed_prompt: str = ""
+
+    @property
+    def id(self) -> str | None:
+        return self.recorder.id if self.recorder is not None else None
+
+    @property
+    def system_prompt(self) -> str:
+        """Stable across rounds (the prompt cache depends on it)."""
+        return self.context.system_prompt if self.context is not None else self.fixed_prompt
+
+    async def aclose(self) -> None:
+        await self.runtime.close()
+        if self.recorder is not None:
+            self.recorder.close()
+
+
+@dataclass
+class SessionBuilder:
+    """Builds sessions for one workspace. The factories let tests and embedders swap
+    the provider or the tools; by default they come from the configuration."""
+
+    workspace: Workspace
+    cwd: Path | None = None
+    store: SessionStore | None = None
+    provider_factory: Callable[[str], LLMProvider] | None = None
+    tools_factory: Callable[[], ToolRegistry] = default_registry
+    manage_context: bool = True  # False: no context manager (and `fixed_prompt` as the prompt)
+    fixed_prompt: str = ""
+    extra_allow: list[str] = field(default_factory=list)
+    mcp: McpHost | None = None  # the MCP servers; their tools join every session built here
+
+    @property
+    def config(self) -> Config:
+        return self.workspace.config
+
+    def sessions(self) -> SessionStore:
+        if self.store is None:
+            from wyckoff_cli.session.store import build_session_store
+
+            self.store = build_session_store(self.config)
+        return self.store
+
+    def open_recorder(self, model: str, loaded: LoadedSession | None = None) -> SessionRecorder:
+        """A new session on disk, or `loaded` reopened (its repairs go through the
+        conversation, so the runtime sees them)."""
+        store = self.sessions()
+        return store.reopen(loaded) if loaded is not None else store.create(self.workspace.root, model=model)
+
+    def provider(self, model: str) -> LLMProvider:
+        if self.provider_factory is not None:
+            return self.provider_factory(model)
+        return build_model(model, self.config)
+
+    def build(
+        self,
+        *,
+        model: str,
+        mode: str,
+        recorder: SessionRecorder | None = None,
+        allow: Sequence[str] = (),
+        max_tool_rounds: int | None = None,
+        provider: LLMProvider | None = None,
+    ) -> Session:
+        """The parts of one session. `provider` when the host built it already (to fail
+        on a missing key before anything else is made)."""
+        config = self.config
+        policy = build_policy(config, mode, [*self.extra_allow, *allow])  # type: ignore[arg-type]
+        provider = provider or self.provider(model)
+        registry = self.tools_factory()
+        context = None
+        if self.manage_context:
+            context = build_context(
+                self.workspace,
+                provider,
+                cwd=self.cwd,
+                archive=recorder.archive_replaced if recorder is not None else None,
+                session_id=recorder.id if recorder is not None else None,
+            )
+            for tool in context.tools():
+                registry.add(tool)
+            set_prompt(context, self.workspace.root, registry)
+        if self.mcp is not None:
+            self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
+        runtime = AgentRuntime(
+            provider,
+            registry,
+            workspace=self.workspace.root,
+            policy=policy,
+            settings=RuntimeSettings(max_tool_rounds=max_tool_rounds or config.max_tool_rounds),
+            results_dir=recorder.results_dir if recorder is not None else None,
+            tool_env=child_environment(),
+            context=context,
+            redact=offload_redactor(config),
+        )
+        conversation = recorder.conversation if recorder is not None else Conversation()
+        return Session(
+            model, provider, registry, policy, runtime, conversation, context, recorder, self.fixed_prompt
+        )
+
+
+def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:
+    """The session's policy: config rules plus `--allow` rules; a malformed rule is a
+    configuration error naming it (never silently ignored)."""
+    from wyckoff_cli.tools.policy import invalid_rules
+
+    problems = invalid_rules([*config.permissions.allow, *config.permissions.deny, *extra_allow])
+    if problems:
+        raise ConfigError("; ".join(problems))
+    return ApprovalPolicy(
+        mode=mode,
+        allow=[*config.permissions.allow, *extra_allow],
+        deny=list(config.permissions.deny),
+    )
+
+
+def offload_redactor(config: Config) -> Callable[[str], str]:
+    """Removes every known key (environment, `api_key_env` variables, the credentials
+    file) and key-looking values from tool results written to disk."""
+    from wyckoff_cli.storage.paths import credentials_file
+    from wyckoff_cli.storage.redact import Redactor
+
+    names = [alias.api_key_env for alias in config.models.values() if alias.api_key_env]
+    return Redactor.from_environment(key_env_names=names, credentials_file=credentials_file()).secrets
+
+
+def build_context(
+    workspace: Workspace,
+    provider: LLMProvider,
+    *,
+    cwd: Path | None = None,
+    archive: ArchiveFn | None = None,
+    session_id: SessionId = None,
+) -> ContextManager:
+    """The session's context manager: the model's window and max output from the
+    model facts, `[context]` settings, AGENTS.md / WYCKOFF.md from the project root
+    down to `cwd` plus the user-level ones in the config dir, the memory database in
+    the data dir (when `context.memory` is on). `archive` is
+    `SessionRecorder.archive_replaced`. Reads files; opens nothing yet (the database
+    opens on use). Its system prompt is set by `set_prompt` once the tools are known."""
+    from wyckoff_cli.context.instructions import load_project_instructions
+    from wyckoff_cli.context.manager import ContextManager
+    from wyckoff_cli.context.memory import MemoryStore
+    from wyckoff_cli.models.facts import resolve_model_facts
+    from wyckoff_cli.storage.paths import config_dir, memory_db_path
+
+    config = workspace.config
+    root = workspace.root
+    here = (cwd or root).resolve()
+    facts = resolve_model_facts(provider.name, config.model_overrides)
+    user_dir = config_dir()
+    return ContextManager(
+        context_window=facts.context_window,
+        max_output=facts.max_output,
+        reserve_tokens=config.context.reserve_tokens,
+        reload_instructions=lambda: load_project_instructions(root, here, user_dir),
+        memory=MemoryStore(memory_db_path()) if config.context.memory else None,
+        project_root=root,
+        archive=archive,
+        session_id=session_id,
+    )
+
+
+def set_prompt(context: ContextManager, root: Path, registry: ToolRegistry) -> None:
+    """Give the context manager its system prompt, listing the registry's tools."""
+    from wyckoff_cli.context.prompt import Environment, SystemPromptBuilder
+
+    environment, names = Environment.detect(root), tuple(registry.names())
+    reload = context.reload_instructions
+    context.prompt = (
+        SystemPromptBuilder(environment, names, reload())
+        if reload
+        else SystemPromptBuilder(environment, names)
+    )

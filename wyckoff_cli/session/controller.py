@@ -1,0 +1,422 @@
+"""`ChatController`: one chat as any host drives it, without widgets.
+
+It owns the session's parts (built by the `SessionBuilder`), the conversation, the
+runtime and the recorder, and the figures the status bar shows. A host asks it for
+things — run a turn, change the mode or the model, compact, start or resume a
+session, a slash command — and gets events back; it never assigns into the runtime.
+Every event of a turn is recorded and counted here before the host sees it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.session.builder import Session, SessionBuilder
+from wyckoff_cli.session.models import check_model, model_id
+from wyckoff_cli.session.status import PriceFn, StatusModel
+from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
+
+if TYPE_CHECKING:
+    from wyckoff_cli.runtime.loop import AbortSignal
+    from wyckoff_cli.storage.recorder import SessionRecorder
+    from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
+
+log = logging.getLogger(__name__)
+
+INIT_PROMPT = (
+    "Write an AGENTS.md file at the root of this repository for coding assistants working here. "
+    "First look around: list the files, read the README and build files, find how to install, run the "
+    "tests and lint. Then write a concise AGENTS.md (under 150 lines) covering: what the project is, the "
+    "layout, how to set up, build, test and lint (exact commands), code style and conventions you "
+    "observed, and anything surprising. If an AGENTS.md exists, improve it instead of replacing it."
+)
+
+
+# (store, session id, "md" | "json") -> the exported text; the CLI's `sessions export`
+Exporter = Callable[["SessionStore", str, str], str]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """A command that becomes a turn: the text sent, what the transcript shows for it,
+    and the tools the turn must call."""
+
+    text: str
+    shown: str
+    required_tools: tuple[str, ...] = ()
+
+
+class ChatController:
+    def __init__(
+        self,
+        builder: SessionBuilder,
+        *,
+        model: str | None = None,
+        mode: str | None = None,
+        loaded: LoadedSession | None = None,
+        exporter: Exporter | None = None,
+        price: PriceFn | None = None,
+        context_window: Callable[[str], int] | None = None,
+    ) -> None:
+        """`price` and `context_window` replace the catalogue's figures (tests, custom
+        hosts); `exporter` writes `/export` (the CLI's `sessions export`)."""
+        self.builder = builder
+        self.exporter = exporter
+        self._price = price
+        self._context_window = context_window
+        config = builder.config
+        self.model = model or config.model
+        self.mode = mode or config.permission_mode
+        self.loaded = loaded
+        self.status = StatusModel(model=self.model, mode=self.mode, price=self.price)
+        self.always_allowed: list[str] = []  # "always" answers of this app run, kept across sessions
+        self._session: Session | None = None
+        self._recorder: SessionRecorder | None = None
+        self._empty = Conversation()
+        if loaded is not None:
+            self._recorder = builder.open_recorder(self.model, loaded)
+            self.status.restore(loaded.info.usage_by_model)
+
+    # ---------------------------------------------------------------- what there is
+
+    @property
+    def root(self) -> Path:
+        return self.builder.workspace.root
+
+    @property
+    def store(self) -> SessionStore:
+        return self.builder.sessions()
+
+    @property
+    def id(self) -> str | None:
+        return self._recorder.id if self._recorder is not None else None
+
+    @property
+    def conversation(self) -> Conversation:
+        return self._recorder.conversation if self._recorder is not None else self._empty
+
+    @property
+    def session(self) -> Session:
+        """The session's parts, built at first use (the session folder too)."""
+        if self._recorder is None:
+            self._recorder = self.builder.open_recorder(self.model)
+        if self._session is None:
+            self._session = self.builder.build(
+                model=self.model, mode=self.mode, recorder=self._recorder, allow=self.always_allowed
+            )
+        return self._session
+
+    @property
+    def started(self) -> bool:
+        return self._session is not None
+
+    @property
+    def system_prompt(self) -> str:
+        return self.session.system_prompt
+
+    @property
+    def models(self) -> list[str]:
+        """The ids and aliases `/model` offers."""
+        config = self.builder.config
+        return list(dict.fromkeys([config.model, *config.fallbacks, *config.models]))
+
+    @property
+    def input_history_file(self) -> Path:
+        from wyckoff_cli.storage import paths
+        from wyckoff_cli.storage.sessions import project_key
+
+        return paths.data_dir() / "input-history" / f"{project_key(self.root)}.jsonl"
+
+    def background_running(self) -> int:
+        return len(self._session.runtime.background.running()) if self._session is not None else 0
+
+    # ---------------------------------------------------------------- model facts
+
+    def context_window(self, name: str) -> int:
+        from wyckoff_cli.models.facts import resolve_model_facts
+
+        if self._context_window is not None:
+            return self._context_window(name)
+        config = self.builder.config
+        return resolve_model_facts(model_id(name, config), config.model_overrides).context_window
+
+    def price(self, name: str, usage: ev.UsageReported) -> tuple[float, float] | None:
+        """(cost, saved by the cache) of one call in USD; None when unpriced."""
+        from wyckoff_cli.models.costs import cost_of
+        from wyckoff_cli.models.facts import resolve_model_facts
+
+        if self._price is not None:
+            return self._price(name, usage)
+        config = self.builder.config
+        facts = resolve_model_facts(model_id(name, config), config.model_overrides)
+        cost = cost_of(usage.usage, facts.prices)
+        return None if cost is None else (cost.total, cost.saved)
+
+    def check_model(self, name: str) -> str | None:
+        return check_model(name, self.builder.config)
+
+    def have_key(self, provider: str) -> bool:
+        """A key for `provider` is set in the environment or was pasted before."""
+        import os
+
+        from wyckoff_cli.providers.credentials import KEY_VARIABLES
+        from wyckoff_cli.storage.credentials import load_credentials
+
+        return provider in load_credentials() or any(
+            os.environ.get(v) for v in KEY_VARIABLES.get(provider, ())
+        )
+
+    def save_key(self, provider: str, key: str) -> None:
+        """Store a pasted key (0600, in the config folder); it is used from now on."""
+        from wyckoff_cli.storage.credentials import save_credential
+
+        save_credential(provider, key)
+
+    # ---------------------------------------------------------------- turns
+
+    async def turn(
+        self, text: str, abort: AbortSignal, required_tools: Sequence[str] = ()
+    ) -> AsyncIterator[ev.RuntimeEvent]:
+        session = self.session
+        if self.builder.mcp is not None:
+            text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
+        try:
+            async for event in session.runtime.run_stream(
+                session.conversation,
+                text,
+                system_prompt=session.system_prompt,
+                abort=abort,
+                required_tools=required_tools,
+            ):
+                self._observe(event)
+                yield event
+        finally:
+            if session.recorder is not None:
+                session.recorder.flush()
+
+    def _observe(self, event: ev.RuntimeEvent) -> None:
+        if self._recorder is not None:
+            self._recorder.record(event)
+        self.status.observe(event)
+        if isinstance(event, ev.ApprovalDecided) and event.decision == "always" and event.rule:
+            self._save_rule(event.rule)
+
+    def _save_rule(self, rule: str) -> None:
+        from wyckoff_cli.storage.permissions import save_rule
+
+        if rule not in self.always_allowed:
+            self.always_allowed.append(rule)
+        try:
+            save_rule(rule, root=self.root)
+        except OSError as exc:  # the rule still holds for this run
+            log.warning("cannot save the rule %s: %s", rule, exc)
+
+    # ---------------------------------------------------------------- requests
+
+    def set_mode(self, mode: str) -> ev.RuntimeEvent:
+        if mode not in PERMISSION_MODES:
+            return ev.Notice("error", f"Unknown mode {mode!r}: use one of {', '.join(PERMISSION_MODES)}")
+        self.mode = mode
+        if self._session is not None:
+            self._session.policy.mode = mode
+        changed = ev.ModeChanged(mode)
+        self.status.observe(changed)
+        return changed
+
+    def next_mode(self) -> ev.RuntimeEvent:
+        return self.set_mode(next_permission_mode(self.mode))
+
+    async def set_model(self, model: str) -> ev.RuntimeEvent:
+        problem = self.check_model(model)
+        if problem:
+            return ev.Notice("error", problem)
+        self.model = model
+        await self._close_session()
+        changed = ev.ModelChanged(model, self.context_window(model))
+        self.status.observe(changed)
+        return changed
+
+    async def compact(self, focus: str | None = None) -> AsyncIterator[ev.RuntimeEvent]:
+        if not len(self.conversation):
+            yield ev.Notice("info", "Nothing to compact yet")
+            return
+        session = self.session
+        try:
+            event = await session.runtime.compact(session.conversation, session.system_prompt, focus)
+        except Exception as exc:
+            yield ev.Notice("error", f"Compaction failed: {getattr(exc, 'message', exc)}")
+            return
+        if event is None:
+            yield ev.Notice("info", "Nothing to compact yet")
+        for produced in (event, session.runtime.side_usage()):
+            if produced is not None:
+                self._observe(produced)
+                yield produced
+        if self._recorder is not None:
+            self._recorder.flush()
+
+    async def new_session(self) -> ev.RuntimeEvent:
+        await self._close_session(recorder=True)
+        self.loaded = None
+        self._empty = Conversation()
+        self.status.reset()
+        return ev.SessionChanged(None)
+
+    async def resume(self, session_id: str) -> ev.RuntimeEvent:
+        try:
+            loaded = self.store.load(session_id)
+        except Exception as exc:
+            return ev.Notice("error", getattr(exc, "message", str(exc)))
+        await self._close_session(recorder=True)
+        self.loaded = loaded
+        self._recorder = self.builder.open_recorder(self.model, loaded)
+        self.status.reset()
+        self.status.restore(loaded.info.usage_by_model)
+        return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))
+
+    async def _close_session(self, *, recorder: bool = False) -> None:
+        if self._session is not None:
+            await self._session.runtime.close()
+            self._session = None
+        if recorder and self._recorder is not None:
+            self._recorder.close()
+            self._recorder = None
+
+    async def aclose(self) -> None:
+        await self._close_session(recorder=True)
+
+    # ---------------------------------------------------------------- commands
+
+    def expand(self, name: str, argument: str) -> TurnRequest | None:
+        """A command that is a prompt for the model, as the turn to run; else None."""
+        if name == "init":
+            return TurnRequest(INIT_PROMPT, "/init", ("write_file",))
+        return None
+
+    async def command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
+        """Run a slash command; what it shows or changes comes back as events."""
+        if name == "model":
+            if not argument:
+                others = ", ".join(m for m in self.models if m != self.model) or "none configured"
+                yield ev.Notice("info", f"Model: {self.model}. Others: {others}. /model ID switches.")
+            else:
+                changed = await self.set_model(argument)
+                yield changed
+                if isinstance(changed, ev.ModelChanged):
+                    yield ev.Notice("info", f"Model switched to {argument}")
+        elif name == "mode":
+            if not argument:
+                modes = ", ".join(PERMISSION_MODES)
+                yield ev.Notice("info", f"Permission mode: {self.mode} (one of {modes}; Shift+Tab cycles)")
+            else:
+                changed = self.set_mode(argument)
+                yield changed
+                if isinstance(changed, ev.ModeChanged):
+                    yield ev.Notice("info", f"Permission mode: {argument}")
+        elif name == "compact":
+            async for event in self.compact(argument or None):
+                yield event
+        elif name == "clear":
+            yield await self.new_session()
+            yield ev.Notice("info", "New session")
+        elif name == "resume":
+            changed = await self.resume(argument)
+            yield changed
+            if isinstance(changed, ev.SessionChanged):
+                yield ev.Notice("info", f"Resumed session {changed.session_id}")
+        elif name == "cost":
+            yield self._cost()
+        elif name == "memory":
+            yield ev.CommandOutput("memory", text=self._memories(argument) or "No memories yet.")
+        elif name == "permissions":
+            yield self._permissions(argument)
+        elif name == "export":
+            yield self._export(argument)
+        elif name == "mcp" and self.builder.mcp is not None:
+            yield await self.builder.mcp.command(argument)
+        else:
+            yield ev.Notice("warning", f"/{name} is not a command here")
+
+    def _cost(self) -> ev.RuntimeEvent:
+        status = self.status
+        if not status.per_model:
+            return ev.Notice("info", "No model calls in this session yet")
+        columns = ["model", "calls", "input", "output", "cache read", "cache write", "cost", "cache saved"]
+        rows = [
+            [
+                model,
+                str(totals.calls),
+                f"{totals.input_tokens:,}",
+                f"{totals.output_tokens:,}",
+                f"{totals.cache_read_tokens:,}",
+                f"{totals.cache_write_tokens:,}",
+                f"${totals.cost:.4f}" if totals.priced else "unpriced",
+                f"${totals.saved:.4f}",
+            ]
+            for model, totals in status.per_model.items()
+        ]
+        rows.append(
+            [
+                "total",
+                "",
+                f"{status.input_tokens:,}",
+                f"{status.output_tokens:,}",
+                f"{status.cache_read_tokens:,}",
+                f"{status.cache_write_tokens:,}",
+                f"${status.cost:.4f}",
+                f"${status.saved:.4f}",
+            ]
+        )
+        return ev.CommandOutput("cost", title="This session", columns=columns, rows=rows)
+
+    def _memories(self, query: str) -> str:
+        from wyckoff_cli.context.memory import MemoryStore
+        from wyckoff_cli.storage.paths import memory_db_path
+
+        with MemoryStore(memory_db_path()) as memories:
+            if query:
+                found = [scored.memory for scored in memories.search(query, project=self.root)]
+            else:
+                found = memories.list_memories(project=self.root)
+        return "\n".join(f"#{m.id} [{m.scope}/{m.kind}] {m.text}" for m in found)
+
+    def _permissions(self, argument: str) -> ev.RuntimeEvent:
+        from wyckoff_cli.storage.permissions import list_rules, remove_rule
+
+        verb, _, rule = argument.partition(" ")
+        if verb == "remove" and rule.strip():
+            rule = rule.strip()
+            removed = remove_rule(rule, root=self.root)
+            if rule in self.always_allowed:
+                self.always_allowed.remove(rule)
+            if self._session is not None and rule in self._session.policy.session_allow:
+                self._session.policy.session_allow.remove(rule)
+            text = f"Removed {rule} from {len(removed)} list(s)" if removed else f"No saved rule {rule}"
+            return ev.Notice("info", text)
+        saved = "\n".join(f"{r.kind:<5} {r.rule}  ({r.scope}: {r.file})" for r in list_rules(self.root))
+        session = ", ".join(self._session.policy.session_allow) if self._session is not None else ""
+        return ev.CommandOutput(
+            "permissions",
+            text=f"{saved or 'No saved rules.'}\nAllowed for this session: {session or 'none'}\n"
+            "/permissions remove RULE removes a saved rule.",
+        )
+
+    def _export(self, argument: str) -> ev.RuntimeEvent:
+        from wyckoff_cli.storage.atomic import write_atomic
+
+        if self.id is None or self._recorder is None or self.exporter is None:
+            return ev.Notice("warning", "Nothing to export yet")
+        self._recorder.flush()
+        # a relative FILE is in the project folder
+        path = self.root / (Path(argument).expanduser() if argument else f"wyckoff-session-{self.id}.md")
+        try:
+            write_atomic(path, self.exporter(self.store, self.id, "json" if path.suffix == ".json" else "md"))
+        except Exception as exc:
+            return ev.Notice("error", f"Export failed: {getattr(exc, 'message', exc)}")
+        return ev.Notice("info", f"Exported to {path}")

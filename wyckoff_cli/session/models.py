@@ -1,0 +1,97 @@
+"""From a model name (an alias or `provider:model`) to a provider ready to call."""
+
+from __future__ import annotations
+
+from wyckoff_cli.core.errors import ProviderConfigError
+from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.providers.factory import build_fallback
+from wyckoff_cli.providers.spec import ModelSpec, parse_model_id
+from wyckoff_cli.storage.config import Config
+
+
+def resolve_model_spec(name: str, config: Config) -> ModelSpec:
+    """An alias from `[models]`, else `provider:model`."""
+    alias = config.models.get(name)
+    if alias is not None:
+        return ModelSpec(
+            provider=alias.provider,
+            model=alias.model,
+            base_url=alias.base_url,
+            api_key_env=alias.api_key_env,
+            thinking=alias.thinking,
+            thinking_budget=alias.thinking_budget,
+            reasoning_effort=alias.reasoning_effort,
+            max_tokens=alias.max_tokens,
+            temperature=alias.temperature,
+            top_p=alias.top_p,
+            stream_idle_timeout=config.stream_idle_timeout,
+            api_key=_stored_key(alias.provider, alias.api_key_env),
+        )
+    try:
+        provider, model = parse_model_id(name)
+    except ProviderConfigError as exc:
+        raise ProviderConfigError(exc.message + _known_models(name, config)) from None
+    return ModelSpec(
+        provider, model, stream_idle_timeout=config.stream_idle_timeout, api_key=_stored_key(provider, None)
+    )
+
+
+def _known_models(name: str, config: Config) -> str:
+    """Which ids exist: the configured aliases and the closest catalogue models."""
+    import difflib
+
+    from wyckoff_cli.models.catalogue import default_catalogue
+
+    catalogue = [f"{entry.provider}:{entry.name}" for entry in default_catalogue().entries]
+    close = difflib.get_close_matches(name, catalogue, n=3, cutoff=0.4)
+    close += [c for c in catalogue if name and name.split(":")[-1] in c and c not in close][:3]
+    text = ""
+    if config.models:
+        text += ". Your aliases: " + ", ".join(sorted(config.models))
+    if close:
+        text += ". Did you mean " + " or ".join(close[:3]) + "?"
+    return text
+
+
+def _stored_key(provider: str, api_key_env: str | None) -> str | None:
+    """A key pasted into the app's setup screen, used only when the environment has
+    none for this provider (environment variables win)."""
+    import os
+
+    from wyckoff_cli.providers.credentials import KEY_VARIABLES
+    from wyckoff_cli.storage.credentials import load_credentials
+
+    variables = (api_key_env,) if api_key_env else KEY_VARIABLES.get(provider, ())
+    if not variables or any(os.environ.get(v, "").strip() for v in variables):
+        return None
+    return load_credentials().get(provider)
+
+
+def build_model(name: str, config: Config) -> LLMProvider:
+    """`name` (or the configured default) followed by `config.fallbacks`, each guarded
+    by the stream watchdog; a failed model sits out `config.fallback_cooldown` seconds.
+    A missing key or unknown model of any of them fails here, before any request."""
+    names = [name, *(n for n in config.fallbacks if n != name)]
+    specs = [resolve_model_spec(n, config) for n in names]
+    return build_fallback(specs, cooldown=config.fallback_cooldown)
+
+
+def model_id(name: str, config: Config) -> str:
+    """The `provider:model` id a name stands for (the name itself when it names none)."""
+    try:
+        return resolve_model_spec(name, config).id
+    except ProviderConfigError:
+        return name
+
+
+def check_model(name: str, config: Config) -> str | None:
+    """Why `name` cannot be used (an unknown id, a missing key), or None."""
+    from wyckoff_cli.providers.credentials import resolve_api_key
+
+    try:
+        spec = resolve_model_spec(name, config)
+        if spec.provider != "scripted":
+            resolve_api_key(spec)
+    except ProviderConfigError as exc:
+        return exc.message
+    return None
