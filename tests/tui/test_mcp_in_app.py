@@ -21,6 +21,7 @@ from wyckoff_cli.tools.mcp.host import McpHost
 from wyckoff_cli.tools.mcp.manager import start_mcp
 from wyckoff_cli.tools.mcp.trust import TrustStore
 from wyckoff_cli.tui.app import WyckoffApp
+from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
 from wyckoff_cli.tui.widgets.entries import NoticeLine
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
 
@@ -97,7 +98,9 @@ async def test_project_servers_wait_for_trust_in_the_app(tmp_path: Path) -> None
     host = host_for(tmp_path, McpConfig(tuple(read_project_file(path)), path))
     app, _provider = app_with(tmp_path, [{"text": "hi"}], host)
     async with app.run_test(size=SIZE) as pilot:
-        screen = chat(app)
+        await pilot.pause(0.05)
+        screen = app.chat
+        assert screen is not None
         await wait(
             pilot,
             lambda: any("wants to start these MCP servers" in n.message for n in screen.query(NoticeLine)),
@@ -105,8 +108,33 @@ async def test_project_servers_wait_for_trust_in_the_app(tmp_path: Path) -> None
         text = next(n.message for n in screen.query(NoticeLine) if "wants to start" in n.message)
         assert f"proj: {sys.executable} {DEMO} stdio" in text and "/mcp trust" in text
         assert "MCP 0/1" in status_text(screen)
-        await send(pilot, "/mcp trust")
+        await wait(pilot, lambda: isinstance(app.screen, McpTrustScreen))
+        assert f"proj: {sys.executable} {DEMO} stdio" in app.screen.question
+        await pilot.pause(0.35)  # past the grace period
+        await pilot.press("y")
         await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+        assert not isinstance(app.screen, McpTrustScreen)
         await send(pilot, "/mcp restart proj")
         await wait(pilot, lambda: any("Restarting proj" in n.message for n in screen.query(NoticeLine)))
         await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+
+
+async def test_declining_leaves_project_servers_stopped(tmp_path: Path) -> None:
+    path = tmp_path / ".mcp.json"
+    entry = {"command": sys.executable, "args": [str(DEMO), "stdio"]}
+    path.write_text(json.dumps({"mcpServers": {"proj": entry}}))
+    host = host_for(tmp_path, McpConfig(tuple(read_project_file(path)), path))
+    app, _provider = app_with(tmp_path, [{"text": "hi"}], host)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.05)
+        screen = app.chat
+        assert screen is not None
+        await wait(pilot, lambda: isinstance(app.screen, McpTrustScreen))
+        await pilot.press("y")  # typed ahead, inside the grace period: ignored
+        assert isinstance(app.screen, McpTrustScreen)
+        await pilot.pause(0.35)
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        assert not isinstance(app.screen, McpTrustScreen)
+        assert "MCP 0/1" in status_text(screen)
+        assert host.manager is not None and host.manager.statuses()[0].state == "needs_trust"

@@ -48,7 +48,7 @@ class McpHost:
             self.manager = self._start(self._event)
             prompt = self.manager.trust_prompt()
             if prompt is not None:
-                self._notices.append(("warning", prompt + "\nType /mcp trust to trust it and start them."))
+                self._notices.append(("warning", prompt + "\n(/mcp trust trusts it and starts them.)"))
         return self.manager
 
     def _event(self, event: McpEvent) -> None:

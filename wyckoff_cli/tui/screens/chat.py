@@ -108,6 +108,7 @@ class ChatScreen(Screen[None]):
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
             self.controller.builder.mcp.start()
             self.set_interval(0.5, self._show_mcp)
+            self.call_after_refresh(self._ask_mcp_trust)
         if len(self.controller.conversation):
             self.render_history()
         else:
@@ -145,6 +146,21 @@ class ChatScreen(Screen[None]):
 
     def add_user(self, text: str) -> None:
         self._mount(UserMessage(text))
+
+    def _ask_mcp_trust(self) -> None:
+        """The project's `.mcp.json` names commands to run: ask once, before any starts."""
+        from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
+
+        mcp = self.controller.builder.mcp
+        question = mcp.trust_prompt() if mcp is not None else None
+        if mcp is None or question is None:
+            return
+
+        def answered(trusted: bool | None) -> None:
+            if trusted:
+                self.add_notice("info", mcp.trust())
+
+        self.app.push_screen(McpTrustScreen(question), answered)
 
     def _show_mcp(self) -> None:
         mcp = self.controller.builder.mcp
