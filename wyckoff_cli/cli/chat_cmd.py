@@ -80,8 +80,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mcp_host(workspace: Any, model: str | None) -> Any:
-    """The app's MCP servers: started when the chat screen mounts, kept across sessions."""
+    """The app's MCP servers: started when the chat screen mounts, kept across sessions;
+    a server that needs an OAuth sign-in opens the browser."""
     from wyckoff_cli.cli.mcp_session import open_mcp
     from wyckoff_cli.tools.mcp.host import McpHost
 
-    return McpHost(lambda on_event: open_mcp(workspace, None, model=model, on_event=on_event))
+    return McpHost(
+        lambda on_event: open_mcp(workspace, None, model=model, interactive_auth=True, on_event=on_event)
+    )

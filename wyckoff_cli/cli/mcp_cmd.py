@@ -19,7 +19,6 @@ import asyncio
 import json
 import re
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -294,7 +293,7 @@ async def _trust(args: argparse.Namespace, workspace: Any) -> int:
 async def _login(args: argparse.Namespace, workspace: Any) -> int:
     from wyckoff_cli.runtime.loop import child_environment
     from wyckoff_cli.tools.mcp.config import McpConfig, load_mcp_config
-    from wyckoff_cli.tools.mcp.manager import start_mcp
+    from wyckoff_cli.tools.mcp.manager import LOGIN_SECONDS, start_mcp
     from wyckoff_cli.tools.mcp.oauth import CredentialsTokenStorage, open_in_browser
 
     config = load_mcp_config(workspace.root, workspace.config)
@@ -310,7 +309,6 @@ async def _login(args: argparse.Namespace, workspace: Any) -> int:
             await open_in_browser(url)
 
     CredentialsTokenStorage(args.name).clear()
-    spec = replace(spec, startup_timeout=max(spec.startup_timeout, 300.0))  # time for the browser
     manager = start_mcp(
         McpConfig((spec,), config.project_file),
         root=workspace.root,
@@ -322,7 +320,7 @@ async def _login(args: argparse.Namespace, workspace: Any) -> int:
     try:
         connection = manager.connection(args.name)
         if connection is not None:
-            await connection.wait_ready(spec.startup_timeout + 5)
+            await connection.wait_ready(spec.startup_timeout + LOGIN_SECONDS + 5)
         status = manager.statuses()[0]
         if status.state != "connected":
             raise UsageError(f"sign-in to {args.name} failed: {status.reason or status.state}")

@@ -73,13 +73,15 @@ async def test_unreachable_http_server_fails_clearly(start: Any) -> None:
 class Browser:
     """Follows the authorization URL like a browser whose user clicks "allow"."""
 
-    def __init__(self) -> None:
+    def __init__(self, think: float = 0.0) -> None:
         self.opened: list[str] = []
+        self.think = think
 
     async def __call__(self, url: str) -> None:
         import httpx2
 
         self.opened.append(url)
+        await asyncio.sleep(self.think)
         async with httpx2.AsyncClient(follow_redirects=True, timeout=10) as client:
             response = await client.get(url)
             assert response.status_code == 200, response.text
@@ -150,3 +152,16 @@ def test_save_credential_keeps_mcp_tokens() -> None:
     data = tomllib.loads(credentials_file().read_text())
     assert data["mcp_oauth"]["srv"]["redirect_port"] == 5
     assert load_credentials() == {"anthropic": "sk-ant-x"}
+
+
+async def test_a_slow_sign_in_extends_the_startup_timeout(
+    start: Any, http_server: Any, tmp_path: Path
+) -> None:
+    url = http_server(oauth=True)
+    browser = Browser(think=3.0)  # the person takes longer than the 1 s start-up timeout
+    started = start(
+        http_spec(url, name="secure", startup_timeout=1.0), interactive_auth=True, open_url=browser
+    )
+    await started.manager.wait_ready(15)
+    assert started.manager.statuses()[0].state == "connected", started.manager.statuses()[0].reason
+    assert any("sign in in your browser" in n for n in started.notices())

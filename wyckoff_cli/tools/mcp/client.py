@@ -87,6 +87,7 @@ class ServerConnection:
         self._emitters: dict[int, Callable[[str], None]] = {}
         self._refreshing: set[asyncio.Task[None]] = set()
         self._pidfile: Path | None = None
+        self._deadline: Any = None  # the start-up cancel scope, while starting
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -138,9 +139,11 @@ class ServerConnection:
                 import anyio
 
                 with anyio.move_on_after(self.spec.startup_timeout) as deadline:
+                    self._deadline = deadline
                     result = await session.initialize()
                     self.instructions = getattr(result, "instructions", None)
                     self.listing = await self._list_all(session)
+                self._deadline = None
                 if deadline.cancelled_caught:
                     self._fail(f"did not start within {self.spec.startup_timeout:g} s")
                     return  # leaving the stack stops the server
@@ -227,6 +230,13 @@ class ServerConnection:
 
             return sse_client(spec.url or "", headers=dict(spec.headers), auth=self.auth)
         return _http_transport(spec.url or "", dict(spec.headers), self.auth)
+
+    def extend_startup(self, seconds: float) -> None:
+        """Give the start-up `seconds` more from now (a person is signing in)."""
+        if self._deadline is not None:
+            import anyio
+
+            self._deadline.deadline = anyio.current_time() + seconds
 
     def stderr_tail(self) -> str:
         if self._stderr is None:

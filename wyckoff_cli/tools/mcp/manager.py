@@ -56,6 +56,7 @@ class ServerStatus:
 
 
 EventFn = Callable[[McpEvent], None]
+LOGIN_SECONDS = 300.0  # how long a browser sign-in may take during start-up
 
 
 class McpManager:
@@ -117,19 +118,24 @@ class McpManager:
             self._set_state(spec.name, "failed", str(exc))
             self.on_event(McpEvent("notice", spec.name, f"MCP server {spec.name} failed: {exc}", "failed"))
             return
-        auth = None
+        connection = ServerConnection(expanded, root=self.root, env=self.env, on_change=self._changed)
         if spec.transport in ("http", "sse") and not any(k.lower() == "authorization" for k in spec.headers):
             from wyckoff_cli.tools.mcp.oauth import build_auth, open_in_browser
 
-            auth = build_auth(
+            def signing_in(url: str, connection: ServerConnection = connection) -> None:
+                connection.extend_startup(LOGIN_SECONDS)
+                self.on_event(
+                    McpEvent("notice", spec.name, f"MCP server {spec.name}: sign in in your browser: {url}")
+                )
+
+            connection.auth = build_auth(
                 spec.name,
                 expanded.url or "",
                 interactive=self.interactive_auth,
                 open_url=self._open_url or open_in_browser,
+                login_timeout=LOGIN_SECONDS,
+                on_wait=signing_in,
             )
-        connection = ServerConnection(
-            expanded, root=self.root, env=self.env, on_change=self._changed, auth=auth
-        )
         self.connections[spec.name] = connection
         self._set_state(spec.name, "connecting", "")
         connection.start()

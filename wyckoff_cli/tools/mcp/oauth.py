@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -183,10 +182,12 @@ def build_auth(
     interactive: bool,
     open_url: OpenUrl = open_in_browser,
     login_timeout: float = 300.0,
+    on_wait: Callable[[str], None] | None = None,
 ) -> Any:
     """The httpx2 `Auth` for one server: an `OAuthClientProvider` with our storage, the
     loopback redirect and the browser. Not interactive: a needed sign-in raises
-    `LoginRequired` instead of opening anything."""
+    `LoginRequired` instead of opening anything. `on_wait(url)` is called when a
+    person is about to be sent to the browser."""
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
@@ -201,6 +202,8 @@ def build_auth(
         if not interactive:
             raise LoginRequired(f"{server} needs you to sign in: run `wyckoff mcp login {server}`")
         await listener.start()
+        if on_wait is not None:  # the host extends the start-up time and tells the user
+            on_wait(authorization_url)
         await open_url(authorization_url)
 
     async def callback() -> Any:
@@ -244,7 +247,3 @@ def describe_tokens(server: str) -> str:
         return "signed in"
     left = expires - time.time()
     return f"signed in (token {'expired' if left <= 0 else f'valid for {int(left // 60)} min'})"
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
