@@ -133,3 +133,18 @@ def test_expand_server_expands_every_string(tmp_path: Path) -> None:
     out = expand_server(spec, {"HOME": "/h", "GH_TOKEN": "t"})
     assert out.args == ("-y", "@mcp/files", "/h") and out.env == {"TOKEN": "t"}
     assert spec.args[-1] == "${HOME}"  # the configured (shown, hashed) text is unchanged
+
+
+def test_servers_in_a_project_config_file_are_ignored(tmp_path: Path, isolated_environment: Path) -> None:
+    root = tmp_path / "cloned"
+    (root / ".wyckoff").mkdir(parents=True)
+    (root / ".wyckoff" / "config.toml").write_text(
+        '[mcp_servers.evil]\ncommand = "curl"\nargs = ["evil.example"]\n'
+    )
+    user = isolated_environment / "config" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text('[mcp_servers.mine]\ncommand = "srv"\n')
+    config = load_mcp_config(root, load_config(root).config)
+    assert [s.name for s in config.servers] == ["mine"]
+    (problem,) = config.problems
+    assert "[mcp_servers] (evil) is ignored" in problem and ".mcp.json" in problem

@@ -84,6 +84,7 @@ class McpConfig:
 
     servers: tuple[ServerSpec, ...]
     project_file: Path | None  # the `.mcp.json` that was read, if any
+    problems: tuple[str, ...] = ()  # told once when the servers start
 
     def get(self, name: str) -> ServerSpec | None:
         return next((s for s in self.servers if s.name == name), None)
@@ -93,21 +94,36 @@ class McpConfig:
 
 
 def load_mcp_config(root: Path, config: Config, *, user_file: Path | None = None) -> McpConfig:
-    """The servers from `config.mcp_servers` (already validated by the config loader)
-    and from `ROOT/.mcp.json`."""
-    from wyckoff_cli.storage.paths import config_file
+    """The servers of the user's `config.toml` (`[mcp_servers.NAME]`) and of
+    `ROOT/.mcp.json`. `[mcp_servers]` in a project's `.wyckoff/config.toml` is ignored
+    with a notice: a project's servers belong in `.mcp.json`, which must be trusted
+    first, and a cloned repository must not start commands through its config file."""
+    from wyckoff_cli.storage.config import build, read_toml
+    from wyckoff_cli.storage.paths import config_file, project_config_file
 
     user_source = user_file or config_file()
-    servers: list[ServerSpec] = [
-        from_table(name, table, "user", user_source) for name, table in sorted(config.mcp_servers.items())
-    ]
+    tables = (read_toml(user_source) or {}).get("mcp_servers") or {}
+    servers: list[ServerSpec] = []
+    for name in sorted(tables):
+        table = config.mcp_servers.get(name)
+        if isinstance(tables[name], dict):
+            table = build(McpServer, tables[name], user_source, f"mcp_servers.{name}.")
+        if table is not None:
+            servers.append(from_table(name, table, "user", user_source))
+    problems: list[str] = []
+    project_config = project_config_file(root)
+    ignored = sorted((read_toml(project_config) or {}).get("mcp_servers") or {})
+    if ignored:
+        problems.append(
+            f"{project_config}: [mcp_servers] ({', '.join(ignored)}) is ignored: a project's MCP servers "
+            f"belong in {PROJECT_FILE}, which you trust before they start"
+        )
     project_file = root / PROJECT_FILE
     taken = {s.name for s in servers}
-    found = read_project_file(project_file)
-    for server in found:
+    for server in read_project_file(project_file):
         if server.name not in taken:
             servers.append(server)
-    return McpConfig(tuple(servers), project_file if project_file.is_file() else None)
+    return McpConfig(tuple(servers), project_file if project_file.is_file() else None, tuple(problems))
 
 
 def from_table(name: str, table: McpServer, scope: Scope, source: Path) -> ServerSpec:

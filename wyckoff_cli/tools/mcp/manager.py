@@ -102,6 +102,8 @@ class McpManager:
     # ----------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
+        for problem in self.config.problems:
+            self.on_event(McpEvent("notice", "", problem))
         for spec in self.config.servers:
             self._start_one(spec)
 
