@@ -79,7 +79,7 @@ class Archive:
 def manager_for(history: list[Message], *, over_by: int, **kwargs: Any) -> ContextManager:
     """A manager whose threshold sits `over_by` tokens below the history's estimate."""
     probe = ContextManager(context_window=1_000_000)
-    estimate = probe.estimate(history, "", [])
+    estimate = probe.estimator.estimate_request("", [], history)
     threshold = estimate - over_by
     return ContextManager(context_window=threshold + 10_000, reserve_tokens=10_000, **kwargs)
 

@@ -138,13 +138,13 @@ async def test_manual_compact_of_a_single_exchange_does_nothing(workspace: Path)
 async def test_reported_input_tokens_calibrate_the_estimate(workspace: Path) -> None:
     manager = ContextManager(context_window=200_000)
     history = [Message.user("word " * 5_000)]
-    raw = manager.estimate(history, "", [])
+    raw = manager.estimator.estimate_request("", [], history)
     runtime, _ = make_runtime(
         [{"text": "ok", "usage": {"input_tokens": raw * 2}}], [], workspace, context=manager
     )
     await collect(runtime, "go on", history)
     assert manager.estimator.ratio > 1.4
-    assert manager.estimate(history, "", []) > 1.4 * raw
+    assert manager.estimator.estimate_request("", [], history) > 1.4 * raw
 
 
 async def test_the_model_can_remember_without_approval(workspace: Path, tmp_path: Path) -> None:

@@ -239,6 +239,12 @@ def _show_message(console: Console, message: Message, expand: bool) -> None:
         return
     if message.role == "tool":
         style = "red" if message.is_error else "dim"
+        edited = message.meta.get("edited")
+        if isinstance(edited, dict):
+            ran = json.dumps(edited.get("ran"), ensure_ascii=False)
+            console.print(
+                Text(shorten(f"  ✎ edited by you before it ran; ran with {ran}", 200), style="yellow")
+            )
         if expand:
             console.print(Text(f"  ↳ {message.tool_name}\n{message.text}", style=style))
         else:

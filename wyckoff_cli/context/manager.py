@@ -124,10 +124,6 @@ class ContextManager(ContextHooks):
         self.max_output = max_output
         self.estimator.ratio = 1.0
 
-    def estimate(self, history: Sequence[Message], system_prompt: str, tools: Sequence[ToolSpec]) -> int:
-        """Calibrated estimate of the next request's input tokens (for a status bar)."""
-        return self.estimator.estimate_request(system_prompt, tools, history)
-
     # ---------------------------------------------------------- system prompt
 
     @property

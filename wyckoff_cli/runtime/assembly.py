@@ -136,10 +136,6 @@ class ResponseAssembler:
                 pending.extra.update(chunk.extra)
 
     @property
-    def has_tool_calls(self) -> bool:
-        return bool(self._calls)
-
-    @property
     def thinking_text(self) -> str:
         return "".join("".join(s.texts) for s in self._slots if s.kind == "thinking")
 

@@ -9,7 +9,7 @@ Context management plugs in through `wyckoff_cli.context.hooks.ContextHooks`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wyckoff_cli.core.messages import Message, ToolCallPart, ToolSpec
@@ -27,9 +27,6 @@ class ModelRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...]
     round: int
-
-    def with_messages(self, messages: tuple[Message, ...]) -> ModelRequest:
-        return replace(self, messages=messages)
 
 
 class RuntimeHooks:

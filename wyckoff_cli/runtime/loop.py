@@ -151,7 +151,14 @@ class AgentRuntime:
         if compaction is None:
             return None
         conversation.replace_all(compaction.messages, archive_path=compaction.event.archive_path)
+        await self.announce(compaction.event)
         return compaction.event
+
+    async def announce(self, event: ev.RuntimeEvent) -> None:
+        """Tell the hooks about an event made outside a turn (a `/compact` and its
+        usage), as they are told about every event of a turn."""
+        for hook in self.hooks:
+            await hook.on_event(event)
 
     def side_usage(self) -> ev.UsageReported | None:
         """A `usage` event for the context manager's own model calls (compaction

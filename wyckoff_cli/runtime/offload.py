@@ -7,7 +7,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-OFFLOAD_THRESHOLD = 8_000  # characters of a result kept inline
 HEAD_CHARS = 3_000
 TAIL_CHARS = 1_500
 

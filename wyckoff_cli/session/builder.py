@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
@@ -89,6 +90,7 @@ class SessionBuilder:
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
     mcp: McpHost | None = None  # the MCP servers; their tools join every session built here
+    hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
 
     @property
     def config(self) -> Config:
@@ -152,6 +154,7 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
+            hooks=self.hooks,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         return Session(

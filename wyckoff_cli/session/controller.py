@@ -76,6 +76,7 @@ class ChatController:
         self.loaded = loaded
         self.status = StatusModel(model=self.model, mode=self.mode, price=self.price)
         self.always_allowed: list[str] = []  # "always" answers of this app run, kept across sessions
+        self.on_background: Callable[[], None] | None = None  # told when a background task starts or ends
         self._session: Session | None = None
         self._recorder: SessionRecorder | None = None
         self._empty = Conversation()
@@ -110,6 +111,7 @@ class ChatController:
             self._session = self.builder.build(
                 model=self.model, mode=self.mode, recorder=self._recorder, allow=self.always_allowed
             )
+            self._session.runtime.background.add_listener(self._background_changed)
         return self._session
 
     @property
@@ -135,6 +137,11 @@ class ChatController:
 
     def background_running(self) -> int:
         return len(self._session.runtime.background.running()) if self._session is not None else 0
+
+    def _background_changed(self, _task: object) -> None:
+        self.status.background_running = self.background_running()
+        if self.on_background is not None:
+            self.on_background()
 
     # ---------------------------------------------------------------- model facts
 
@@ -254,7 +261,10 @@ class ChatController:
             return
         if event is None:
             yield ev.Notice("info", "Nothing to compact yet")
-        for produced in (event, session.runtime.side_usage()):
+        side = session.runtime.side_usage()
+        if side is not None:
+            await session.runtime.announce(side)
+        for produced in (event, side):
             if produced is not None:
                 self._observe(produced)
                 yield produced

@@ -7,12 +7,11 @@ rewrites the rest, and shown as U+FFFD when read.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
+
+from wyckoff_cli.core import atomic
 
 BINARY_SNIFF = 8_192
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -81,26 +80,9 @@ def show(text: str) -> str:
 
 
 def write_atomic_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` through a temp file in the same folder and
-    `os.replace`, so readers see the old or the new file, never half of one. An
-    existing file keeps its permission bits; a new one gets 0o666 less the umask."""
-    existing: int | None = None
-    with contextlib.suppress(FileNotFoundError):
-        existing = path.stat().st_mode & 0o7777
-    tmp = path.parent / f".{path.name[:40]}.{secrets.token_hex(6)}.wyckoff-tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if existing is not None:
-            os.chmod(tmp, existing)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    """Replace `path` with `data` atomically; an existing file keeps its permission
+    bits, a new one gets 0o666 less the umask (it is the user's file)."""
+    atomic.write_atomic_bytes(path, data, mode=atomic.USER_FILE)
 
 
 def unified_diff(old: str, new: str, label: str) -> str:

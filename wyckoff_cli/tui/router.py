@@ -5,12 +5,14 @@
 The figures of the status bar come from the chat controller (which sees every event
 first); the router sets the display state and asks the bar to repaint.
 Deltas are coalesced: text goes to the answer widget (which renders at most once per
-frame itself); thinking and tool output are buffered and flushed by `flush()`, which
-the chat screen calls on a timer and at every non-delta event.
+frame itself); thinking and tool output are buffered and flushed by `flush()` at the
+next frame (the first buffered delta asks the screen for one flush) and at every
+non-delta event.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, assert_never
 
 from wyckoff_cli.core import events as ev
@@ -41,9 +43,13 @@ class TranscriptView(Protocol):
 
 
 class EventRouter:
-    def __init__(self, view: TranscriptView, status: StatusModel) -> None:
+    def __init__(
+        self, view: TranscriptView, status: StatusModel, schedule_flush: Callable[[], None] | None = None
+    ) -> None:
         self.view = view
         self.status = status
+        self.schedule_flush = schedule_flush  # asks for one `flush()` at the next frame
+        self._flush_pending = False
         self.answer: AnswerView | None = None
         self.answer_text = ""
         self.thinking: ThinkingPane | None = None
@@ -55,6 +61,7 @@ class EventRouter:
     # ------------------------------------------------------------------ coalescing
 
     def flush(self) -> None:
+        self._flush_pending = False
         if self._thinking_buffer:
             if self.thinking is None:
                 self.thinking = self.view.new_thinking()
@@ -66,6 +73,11 @@ class EventRouter:
                 view = self.tools.get(call_id)
                 if view is not None:
                     view.add_output(text)
+
+    def _want_flush(self) -> None:
+        if not self._flush_pending and self.schedule_flush is not None:
+            self._flush_pending = True
+            self.schedule_flush()
 
     def _close_answer(self) -> None:
         if self.answer is not None:
@@ -95,9 +107,11 @@ class EventRouter:
             case ev.ThinkingDelta(text=text):
                 self._thinking_buffer += text
                 self._set_state("thinking")
+                self._want_flush()
                 return
             case ev.ToolOutput(id=call_id, text=text):
                 self._output_buffers[call_id] = self._output_buffers.get(call_id, "") + text
+                self._want_flush()
                 return
             case ev.ModelStart():
                 self._close_answer()

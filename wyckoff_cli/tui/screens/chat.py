@@ -77,7 +77,7 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.controller = controller
         self.status = controller.status
-        self.router = EventRouter(self, self.status)
+        self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
         self.queued: list[str] = []
         self.abort: AbortSignal | None = None
         self.turn_worker: Worker[None] | None = None
@@ -100,14 +100,15 @@ class ChatScreen(Screen[None]):
         prompt.menu = self.query_one(CompletionMenu)
         prompt.pull_queued = self.pull_queued
         prompt.focus()
-        self.set_interval(FLUSH_SECONDS, self.router.flush)
-        self.set_interval(1.0, self._watch_background)
+        self.controller.on_background = self.status_changed
         # The context window is looked up after the first paint: it loads the model
         # catalogue, ~25 ms of start-up, and shows only once a call reports usage.
         self.call_after_refresh(self._look_up_context_window)
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
-            self.controller.builder.mcp.start()
-            self.set_interval(0.5, self._show_mcp)
+            mcp = self.controller.builder.mcp
+            mcp.on_change = self._mcp_changed  # no polling: the servers report changes
+            mcp.start()
+            self._show_mcp()
             self.call_after_refresh(self._ask_mcp_trust)
         if len(self.controller.conversation):
             self.render_history()
@@ -162,6 +163,9 @@ class ChatScreen(Screen[None]):
 
         self.app.push_screen(McpTrustScreen(question), answered)
 
+    def _mcp_changed(self) -> None:
+        self.call_later(self._show_mcp)
+
     def _show_mcp(self) -> None:
         mcp = self.controller.builder.mcp
         assert mcp is not None
@@ -195,16 +199,17 @@ class ChatScreen(Screen[None]):
 
         self.run_worker(swap(), group="session")
 
+    def _schedule_flush(self) -> None:
+        """Buffered thinking or tool output waits at most one frame, and no timer runs
+        while nothing streams."""
+        self.set_timer(FLUSH_SECONDS, self.router.flush)
+
     def _look_up_context_window(self) -> None:
         self.status.context_window = self.controller.context_window(self.status.model)
 
     def status_changed(self) -> None:
         self.status.background_running = self.controller.background_running()
         self.query_one(StatusBar).refresh_status()
-
-    def _watch_background(self) -> None:
-        if self.controller.background_running() != self.status.background_running:
-            self.status_changed()
 
     def resume(self, session_id: str) -> None:
         self._run_command("resume", session_id)

@@ -23,7 +23,7 @@ from textual.strip import Strip
 
 from wyckoff_cli.tui.markdown_blocks import BlockSplitter
 from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
-from wyckoff_cli.tui.widgets.transcript import BlockLinesView, _Block
+from wyckoff_cli.tui.widgets.transcript import Block, BlockLinesView
 
 __all__ = ["MarkdownStreamView", "render_markdown"]
 
@@ -98,13 +98,13 @@ class MarkdownStreamView(BlockLinesView):
         self._splitter = BlockSplitter()
         self._chunks: list[str] = []
         self._finished_blocks = 0  # blocks taken from the splitter
-        self._tail: _Block | None = None
+        self._tail: Block | None = None
         self._flush_pending = False
         self._last_flush = 0.0
         self._interval = 1.0 / self.FRAME_RATE
         self._dirty = False
         self._lazy = False  # text arrived before mount: estimate finished blocks' heights
-        self._provisional: _Block | None = None  # a tail showing a line not yet highlighted
+        self._provisional: Block | None = None  # a tail showing a line not yet highlighted
         self._code_head: tuple[str, int, list[Strip]] | None = None
         self.flushes = 0
         """How many flushes ran (for tests and benchmarks)."""
@@ -220,7 +220,7 @@ class MarkdownStreamView(BlockLinesView):
         tail = previous_tail = self._tail
         lazy, self._lazy = self._lazy, False
         for source in finished[self._finished_blocks :]:
-            block = _Block(source)
+            block = Block(source)
             if tail is not None and tail.source == source and tail is not self._provisional:
                 block = tail  # the growing block is final exactly as last rendered
                 tail = None
@@ -238,7 +238,7 @@ class MarkdownStreamView(BlockLinesView):
         if source:
             if tail is None or tail.source != source or width not in tail.strips:
                 tail_started = time.perf_counter()
-                tail = self._tail = _Block(source)
+                tail = self._tail = Block(source)
                 lines = len(self._render_at(tail, width))
                 tail_cost = time.perf_counter() - tail_started
                 if previous_tail is not None and first_changed == len(self._blocks):
@@ -266,7 +266,7 @@ class MarkdownStreamView(BlockLinesView):
         self._last_flush = time.perf_counter()
         self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
 
-    def _height_fits(self, block: _Block, lines: int) -> bool:
+    def _height_fits(self, block: Block, lines: int) -> bool:
         # The growing block may keep one spare line (see _flush).
         return block.height == lines or (block is self._tail and block.height == lines + 1)
 
@@ -276,7 +276,7 @@ class MarkdownStreamView(BlockLinesView):
         if previous == 0 and self._width and self._dirty and self.is_mounted:
             self.call_later(self._flush)
 
-    def _render_block(self, block: _Block, width: int) -> list[Strip]:
+    def _render_block(self, block: Block, width: int) -> list[Strip]:
         source = block.source or ""
         if block is self._provisional:
             self._provisional = None

@@ -16,6 +16,8 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from wyckoff_cli.tui.textual_compat import KeyFirstTextArea
+
 Completer = Callable[[str], list[tuple[str, str]]]  # word -> [(replacement, label)]
 
 
@@ -68,7 +70,7 @@ class CompletionMenu(OptionList):
     """
 
 
-class PromptInput(TextArea):
+class PromptInput(KeyFirstTextArea):
     """Multi-line prompt. Posts `PromptInput.Submitted` on Enter."""
 
     BINDINGS = [
@@ -95,39 +97,29 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def handle_key(self, event: events.Key) -> bool:
         if self._menu_visible and event.key in ("up", "down", "tab", "enter", "escape"):
-            event.stop()
-            event.prevent_default()
             self._menu_key(event.key)
-            return
+            return True
         if event.key == "enter":
-            event.stop()
-            event.prevent_default()
             self._submit()
-            return
+            return True
         if event.key == "up" and not self.text and self.pull_queued is not None:
             queued = self.pull_queued()
             if queued is not None:
-                event.stop()
-                event.prevent_default()
                 self._replace(queued)
-                return
+                return True
         if event.key == "up" and self.cursor_location[0] == 0:
             older = self.prompt_history.back(self.text)
             if older is not None:
-                event.stop()
-                event.prevent_default()
                 self._replace(older)
-                return
+                return True
         if event.key == "down" and self.cursor_location[0] == self.document.line_count - 1:
             newer = self.prompt_history.forward()
             if newer is not None:
-                event.stop()
-                event.prevent_default()
                 self._replace(newer)
-                return
-        await super()._on_key(event)
+                return True
+        return False
 
     def _submit(self) -> None:
         text = self.text

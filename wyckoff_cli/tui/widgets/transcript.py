@@ -35,6 +35,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from wyckoff_cli.tui.textual_compat import anchor_released, forget_line_cache, visible_widgets
+
 __all__ = ["BlockLinesView", "RenderableView", "Transcript", "render_renderable"]
 
 _WIDTHS_KEPT = 2  # strips kept per block: the current width and the one before
@@ -134,7 +136,7 @@ def _rewrapper(view: BlockLinesView) -> _Rewrapper:
     return rewrapper
 
 
-class _Block:
+class Block:
     """One block of a view: its source, strips per width, and its height in the layout."""
 
     __slots__ = ("height", "renderable", "source", "strips")
@@ -179,7 +181,7 @@ class BlockLinesView(Widget):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._blocks: list[_Block] = []
+        self._blocks: list[Block] = []
         self._width = 0
         self._starts: list[int] | None = None
         self._total = 0
@@ -196,10 +198,10 @@ class BlockLinesView(Widget):
 
     # -- rendering a block --------------------------------------------------
 
-    def _render_block(self, block: _Block, width: int) -> list[Strip]:
+    def _render_block(self, block: Block, width: int) -> list[Strip]:
         raise NotImplementedError
 
-    def _render_at(self, block: _Block, width: int) -> list[Strip]:
+    def _render_at(self, block: Block, width: int) -> list[Strip]:
         strips = block.strips.get(width)
         if strips is None:
             strips = self._render_block(block, width)
@@ -237,7 +239,7 @@ class BlockLinesView(Widget):
             return None  # the gap after a block
         return index, local
 
-    def _priority(self) -> list[_Block]:
+    def _priority(self) -> list[Block]:
         """Blocks not rendered at the current width, nearest the last painted line first."""
         width = self._width
         focus = self._locate(min(self._focus_line, max(0, self._total - 1)))
@@ -283,7 +285,7 @@ class BlockLinesView(Widget):
                 break
         return index == len(pending)
 
-    def _height_fits(self, block: _Block, lines: int) -> bool:
+    def _height_fits(self, block: Block, lines: int) -> bool:
         """Whether a block's layout height suits its `lines` rendered lines (subclasses
         may allow some slack, see MarkdownStreamView)."""
         return block.height == lines
@@ -436,7 +438,7 @@ class RenderableView(BlockLinesView):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._blocks = [_Block(renderable=renderable)]
+        self._blocks = [Block(renderable=renderable)]
 
     @property
     def renderable(self) -> RenderableType:
@@ -444,14 +446,14 @@ class RenderableView(BlockLinesView):
 
     def update(self, renderable: RenderableType) -> None:
         """Replace the content."""
-        self._blocks = [_Block(renderable=renderable)]
+        self._blocks = [Block(renderable=renderable)]
         self._starts = None
         width, self._width = self._width, 0
         if width:
             self._set_width(width)
         self.refresh(layout=True)
 
-    def _render_block(self, block: _Block, width: int) -> list[Strip]:
+    def _render_block(self, block: Block, width: int) -> list[Strip]:
         return render_renderable(block.renderable or "", width, self.app.console)
 
     def plain_text(self) -> str:
@@ -467,9 +469,7 @@ def _forget_painted_lines(entry: Widget) -> None:
     its rendered content."""
     if isinstance(entry, BlockLinesView):
         entry._painted.clear()
-    # Textual's per-widget line cache. refresh() would clear it too, but refreshing a
-    # widget off screen makes the compositor lay out every entry again.
-    entry._styles_cache.clear()
+    forget_line_cache(entry)
 
 
 class Transcript(VerticalScroll):
@@ -502,7 +502,7 @@ class Transcript(VerticalScroll):
     @property
     def following(self) -> bool:
         """True while the view is pinned to the end (the user has not scrolled up)."""
-        return self.is_anchored and not self._anchor_released
+        return self.is_anchored and not anchor_released(self)
 
     def follow(self) -> None:
         """Jump to the end and follow new content again."""
@@ -545,12 +545,10 @@ class Transcript(VerticalScroll):
                 _forget_painted_lines(entry)
 
     def _entries_on_screen(self) -> list[Widget]:
-        """The entries with a line on screen as last laid out. (The compositor's map of
-        visible widgets, as Textual's own scrolling code reads it: asking row by row
-        with `screen.get_widgets_at` costs ~0.3 ms, too much for every streamed line.)"""
+        """The entries with a line on screen as last laid out."""
         return [
             widget
-            for widget in self.screen._compositor.visible_widgets
+            for widget in visible_widgets(self.screen)
             if widget.parent is self and not isinstance(widget, ScrollBar | ScrollBarCorner)
         ]
 

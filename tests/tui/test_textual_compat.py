@@ -1,0 +1,50 @@
+"""The private Textual API Wyckoff uses is still there (all of it in tui/textual_compat.py)."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+from textual.app import App, ComposeResult
+from textual.containers import ScrollableContainer, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static, TextArea
+
+from wyckoff_cli.tui import textual_compat
+
+OWNERS = {
+    "Widget": Widget,
+    "Screen": Screen,
+    "ScrollableContainer": ScrollableContainer,
+    "TextArea": TextArea,
+}
+
+
+def test_textual_is_below_the_next_major() -> None:
+    assert int(version("textual").split(".")[0]) == 8, "textual_compat.py was written for Textual 8"
+
+
+async def test_every_private_attribute_used_exists_on_a_live_app() -> None:
+    class Probe(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield Static("x")
+            yield TextArea()
+
+    async with Probe().run_test() as pilot:
+        live = {
+            "Widget": pilot.app.query_one(Static),
+            "Screen": pilot.app.screen,
+            "ScrollableContainer": pilot.app.query_one(VerticalScroll),
+            "TextArea": pilot.app.query_one(TextArea),
+        }
+        missing = [
+            f"{owner}.{name}" for owner, name in textual_compat.PRIVATE_API if not hasattr(live[owner], name)
+        ]
+        assert missing == [], f"Textual changed its private API: {missing} (see tui/textual_compat.py)"
+        assert all(isinstance(live[owner], OWNERS[owner]) for owner, _ in textual_compat.PRIVATE_API)
+        # and the helpers work against it
+        static = live["Widget"]
+        textual_compat.forget_line_cache(static)
+        assert static in list(textual_compat.visible_widgets(pilot.app.screen))
+        assert textual_compat.anchor_released(live["ScrollableContainer"]) in (True, False)
