@@ -138,3 +138,26 @@ async def test_declining_leaves_project_servers_stopped(tmp_path: Path) -> None:
         assert not isinstance(app.screen, McpTrustScreen)
         assert "MCP 0/1" in status_text(screen)
         assert host.manager is not None and host.manager.statuses()[0].state == "needs_trust"
+
+
+async def test_tools_stay_after_a_model_switch_and_clear(tmp_path: Path) -> None:
+    host = host_for(tmp_path, McpConfig((stdio_spec(),), None))
+    app, provider = app_with(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "three"}], host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+        await send(pilot, "first")
+        await wait(pilot, lambda: len(provider.requests) == 1 and not screen.busy)
+        await send(pilot, "/model scripted:other")
+        await pilot.pause(0.2)
+        await send(pilot, "second")
+        await wait(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
+        await send(pilot, "/clear")
+        await pilot.pause(0.2)
+        await send(pilot, "third")
+        await wait(pilot, lambda: len(provider.requests) == 3 and not screen.busy)
+        for request in provider.requests:
+            assert "mcp__demo__echo" in [t.name for t in request.tools]
+        connection = host.manager.connection("demo") if host.manager else None
+        assert connection is not None and connection.state == "connected"  # one server all along
+
