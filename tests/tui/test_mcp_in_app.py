@@ -160,4 +160,3 @@ async def test_tools_stay_after_a_model_switch_and_clear(tmp_path: Path) -> None
             assert "mcp__demo__echo" in [t.name for t in request.tools]
         connection = host.manager.connection("demo") if host.manager else None
         assert connection is not None and connection.state == "connected"  # one server all along
-

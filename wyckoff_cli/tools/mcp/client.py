@@ -57,7 +57,11 @@ def failure_reason(exc: BaseException) -> str:
         return f"command not found: {exc.filename or exc}"
     text = str(exc).strip() or type(exc).__name__
     name = type(exc).__name__
-    return text if name in text or name in ("McpError", "MCPError", "LoginRequired") else f"{name}: {text}"
+    if name == "MCPError" and text == "Connection closed":
+        return "the server closed the connection (it exited or crashed)"
+    if name == "ConnectError":
+        return f"cannot connect: {text}"
+    return text if name in text or name in ("MCPError", "LoginRequired") else f"{name}: {text}"
 
 
 class ServerConnection:
