@@ -66,6 +66,12 @@ def build(auth: dict[str, Any] | None = None) -> MCPServer:
             raise
         return "woke up"
 
+    @server.tool(description="Exit the server process at once (a crash).")
+    def crash() -> str:
+        sys.stderr.write("fatal: the demo server crashed on purpose\n")
+        sys.stderr.flush()
+        os._exit(1)
+
     @server.tool(description="Start a long-running child process and return its pid.")
     def spawn() -> str:
         import subprocess

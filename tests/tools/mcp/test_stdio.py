@@ -247,3 +247,17 @@ async def test_restart(start: Any, tmp_path: Path) -> None:
     assert started.manager.connection("demo") is not first
     assert (await call(started, "mcp__demo__echo", {"text": "again"}, ctx(tmp_path))).text == "echo: again"
     assert started.registry.names().count("mcp__demo__echo") == 1
+
+
+async def test_a_server_that_dies_is_reported_and_its_tools_withdrawn(start: Any, tmp_path: Path) -> None:
+    started = start(stdio_spec())
+    await started.manager.wait_ready()
+    with pytest.raises(ToolError, match="closed the connection; its tools are withdrawn"):
+        await call(started, "mcp__demo__crash", {}, ctx(tmp_path))
+    (status,) = started.manager.statuses()
+    assert status.state == "failed" and "crashed on purpose" in status.reason
+    assert not any(n.startswith("mcp__demo__") for n in started.registry.names())
+    assert sum("failed" in n for n in started.notices()) == 1
+    await started.manager.restart("demo")
+    await started.manager.wait_ready()
+    assert (await call(started, "mcp__demo__echo", {"text": "back"}, ctx(tmp_path))).text == "echo: back"

@@ -195,6 +195,14 @@ class ServerConnection:
                 except (ProcessLookupError, PermissionError):
                     return
 
+    def _lost(self) -> None:
+        """The connection died after start-up (the server crashed or exited): report it
+        once and let the task wind the transport down."""
+        if self.state == "connected":
+            self._session = None
+            self._fail("the server closed the connection (it exited or crashed)")
+            self._stop.set()
+
     def _fail(self, reason: str) -> None:
         """Report the failure once, with the stderr tail; waiters are released at once."""
         self.state = "failed"
@@ -319,7 +327,7 @@ class ServerConnection:
 
     async def call_tool(self, tool: str, arguments: dict[str, Any], emit: Callable[[str], None]) -> Any:
         from mcp.shared.exceptions import MCPError
-        from mcp.types import REQUEST_TIMEOUT
+        from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         session = self._require()
 
@@ -334,6 +342,12 @@ class ServerConnection:
                 tool, arguments, read_timeout_seconds=self.spec.tool_timeout, progress_callback=progress
             )
         except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self._lost()
+                raise ToolError(
+                    f"{tool} on {self.spec.name}: the server closed the connection; "
+                    f"its tools are withdrawn (the user can restart it with /mcp restart {self.spec.name})"
+                ) from None
             if exc.code == REQUEST_TIMEOUT:
                 raise ToolError(
                     f"{tool} on {self.spec.name} did not finish within {self.spec.tool_timeout:g} s "
