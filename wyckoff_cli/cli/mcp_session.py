@@ -36,6 +36,20 @@ def session_vendors(workspace: Workspace, model: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(vendors)) or VENDORS
 
 
+def session_sees_images(workspace: Workspace, model: str | None) -> bool:
+    """Whether every model of the session (the default and the fallbacks) takes images,
+    by the model catalogue; an unknown model counts as not."""
+    from wyckoff_cli.models.facts import resolve_model_facts
+    from wyckoff_cli.session.models import model_id
+
+    config = workspace.config
+    for name in [model or config.model, *config.fallbacks]:
+        facts = resolve_model_facts(model_id(name, config), config.model_overrides)
+        if facts.entry is None or not facts.entry.images:
+            return False
+    return True
+
+
 def open_mcp(
     workspace: Workspace,
     registry: ToolRegistry | None,
@@ -62,6 +76,7 @@ def open_mcp(
         vendors=session_vendors(workspace, model),
         on_event=on_event,
         accept_changes=accept_changes,
+        send_images=session_sees_images(workspace, model),
     )
 
 

@@ -115,6 +115,11 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         }
         if message.is_error:
             block["is_error"] = True
+        if message.meta.get("images"):  # a tool's images (e.g. MCP) go beside its text
+            block["content"] = [
+                {"type": "text", "text": block["content"]},
+                *map(_image, message.meta["images"]),
+            ]
         return "user", [block]
     if message.role == "user":
         return "user", [
@@ -137,6 +142,13 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
                 {"type": "tool_use", "id": tool_id(part.id), "name": part.name, "input": part.arguments}
             )
     return "assistant", blocks
+
+
+def _image(image: dict[str, str]) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": image["mime_type"], "data": image["data"]},
+    }
 
 
 def _pair_tool_results(out: list[dict[str, Any]]) -> None:

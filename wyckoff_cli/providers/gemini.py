@@ -83,6 +83,10 @@ def convert_messages(messages: Sequence[Message], *, placeholder_signatures: boo
             if call is not None and call.extra.get(NATIVE_ID_KEY):
                 response["id"] = call.id
             parts = [{"function_response": response}]
+            for image in message.meta.get("images", ()):  # a tool's images (e.g. MCP) beside it
+                parts.append(
+                    {"inline_data": {"mime_type": image["mime_type"], "data": _decode(image["data"])}}
+                )
         else:
             role = "model"
             for part in message.parts:

@@ -48,13 +48,15 @@ class CallResult:
     elapsed_ms: int = 0
     completes_run: bool = False
     proposed_args: dict[str, Any] | None = None  # set when a person edited the call before it ran
+    images: tuple[dict[str, str], ...] = ()  # ToolOutcome.images: sent to the model beside the text
 
     @property
     def meta(self) -> dict[str, Any]:
         """What the tool message records beside the text."""
+        meta: dict[str, Any] = {"images": list(self.images)} if self.images else {}
         if self.proposed_args is None:
-            return {}
-        return {"edited": {"proposed": self.proposed_args, "ran": self.call.arguments}}
+            return meta
+        return {**meta, "edited": {"proposed": self.proposed_args, "ran": self.call.arguments}}
 
 
 @dataclass
@@ -327,8 +329,17 @@ class ToolCallRunner:
         offloaded = None
         if len(text) > self.offload_threshold:
             text, offloaded = offload_result(text, self.results_dir(), call.id, call.name, self.redact)
+        images = outcome.images if isinstance(outcome, ToolOutcome) else ()
         return CallResult(
-            call, text, False, display, offloaded, _ms(started), tool.completes_run, item.proposed_args
+            call,
+            text,
+            False,
+            display,
+            offloaded,
+            _ms(started),
+            tool.completes_run,
+            item.proposed_args,
+            images,
         )
 
 

@@ -69,6 +69,28 @@ async def test_text_structured_image_results(start: Any, tmp_path: Path) -> None
     assert image.display is not None
     saved = Path(image.display["media"][0]["path"])
     assert saved.read_bytes().startswith(b"\x89PNG")
+    assert image.images == ()  # this session's models were not said to take images
+
+
+async def test_images_go_to_models_that_take_them(start: Any, tmp_path: Path) -> None:
+    import base64
+
+    from tests.tools.mcp.demo_server import PNG
+
+    started = start(stdio_spec(), send_images=True)
+    await started.manager.wait_ready()
+    image = await call(started, "mcp__demo__image", {}, ctx(tmp_path))
+    assert image.images == ({"mime_type": "image/png", "data": base64.b64encode(PNG).decode()},)
+
+
+def test_which_sessions_see_images(workspace: Path) -> None:
+    from wyckoff_cli.cli.mcp_session import session_sees_images
+    from wyckoff_cli.session.builder import open_workspace
+
+    opened = open_workspace(workspace)
+    assert session_sees_images(opened, "anthropic:claude-sonnet-4-5")
+    assert not session_sees_images(opened, "openai:some-unknown-local-model")
+    assert not session_sees_images(opened, "scripted:demo.json")
 
 
 async def test_is_error_becomes_a_tool_error(start: Any, tmp_path: Path) -> None:

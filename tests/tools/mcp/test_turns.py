@@ -99,6 +99,46 @@ def test_model_calls_an_mcp_tool_and_sees_the_result(server: FakeServer, tmp_pat
     assert results and results[0]["name"] == "mcp__demo__add"
 
 
+@pytest.mark.parametrize("case", CASES, ids=[c[3] for c in CASES])
+def test_an_image_result_reaches_a_model_that_takes_images(
+    server: FakeServer, tmp_path: Path, case: Any
+) -> None:
+    import base64
+
+    from tests.tools.mcp.demo_server import PNG
+
+    vendor = case[3]
+    root = project(tmp_path)
+    server.script({"tool_calls": [{"name": "mcp__demo__image", "args": {}}]}, {"text": "A tiny image."})
+    result = wyckoff_run(root, server, case, "--trust-mcp", "--allow", "mcp__demo__*", "Show me the image")
+    assert result.returncode == 0, result.stderr
+    second = server.requests[1].body
+    text = json.dumps(second)
+    data = base64.b64encode(PNG).decode()
+    assert data in text and "image/png" in text
+    assert "[image image/png, 67 bytes, saved to " in text  # the description is there too
+    if vendor == "anthropic":
+        (block,) = [
+            b
+            for m in second["messages"]
+            for b in m["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]
+        assert block["content"][1] == {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": data},
+        }
+    elif vendor == "openai":
+        assert second["messages"][-1]["role"] == "user"
+        assert second["messages"][-1]["content"][1]["image_url"]["url"] == f"data:image/png;base64,{data}"
+        assert second["messages"][-2]["role"] == "tool"
+    else:
+        parts = second["contents"][-1]["parts"]
+        assert "functionResponse" in parts[0], parts
+        blob = parts[1]["inlineData"]  # protobuf JSON: either spelling of the field name
+        assert (blob.get("mimeType") or blob.get("mime_type"), blob["data"]) == ("image/png", data)
+
+
 @pytest.mark.parametrize("case", CASES[:1], ids=["anthropic"])
 def test_without_a_rule_headless_refuses_and_read_only_runs(
     server: FakeServer, tmp_path: Path, case: Any

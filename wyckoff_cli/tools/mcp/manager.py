@@ -75,8 +75,10 @@ class McpManager:
         expand_env: Mapping[str, str] | None = None,
         open_url: Any = None,
         accept_changes: bool | frozenset[str] | None = None,
+        send_images: bool = False,
     ) -> None:
         self.config = config
+        self.send_images = send_images  # the session's models accept images
         self.root = root
         self.env = dict(env)
         self.trust = trust or TrustStore()
@@ -313,7 +315,7 @@ class McpManager:
                         )
                     )
                 continue
-            tools.append(proxy_tool(connection, mcp_tool, names[mcp_tool.name]))
+            tools.append(proxy_tool(connection, mcp_tool, names[mcp_tool.name], send_images=self.send_images))
         before = [t.name for t in self._tools.get(name, [])]
         self._withdraw(name, announce=False)
         self._tools[name] = tools
@@ -370,6 +372,7 @@ def start_mcp(
     open_url: Any = None,
     expand_env: Mapping[str, str] | None = None,
     accept_changes: bool | frozenset[str] | None = None,
+    send_images: bool = False,
 ) -> McpManager:
     """Start the session's MCP servers in the background (call inside the running event
     loop); the returned manager appends their tools to `registry` as they become ready.
@@ -388,6 +391,7 @@ def start_mcp(
         open_url=open_url,
         expand_env=expand_env,
         accept_changes=accept_changes,
+        send_images=send_images,
     )
     manager.start()
     return manager

@@ -41,7 +41,7 @@ def tool_definition(mcp_tool: Any) -> dict[str, Any]:
     }
 
 
-def proxy_tool(connection: ServerConnection, mcp_tool: Any, name: str) -> Tool:
+def proxy_tool(connection: ServerConnection, mcp_tool: Any, name: str, *, send_images: bool = False) -> Tool:
     server = connection.spec.name
     original = mcp_tool.name
     read_only = is_read_only(mcp_tool)
@@ -52,7 +52,7 @@ def proxy_tool(connection: ServerConnection, mcp_tool: Any, name: str) -> Tool:
 
     async def run(args: dict[str, Any], ctx: ToolContext) -> str | ToolOutcome:
         result = await connection.call_tool(original, args, ctx.emit_output)
-        return convert_result(result, tool=name, results_dir=ctx.results_dir)
+        return convert_result(result, tool=name, results_dir=ctx.results_dir, send_images=send_images)
 
     return Tool(
         name=name,

@@ -2,8 +2,8 @@
 
 Text blocks are joined; structured content is given as JSON when there is no text (a
 server that returns both already put the JSON in the text); images and audio are saved
-to the session's results folder and described by type, size and path (the conversation
-model has no image parts yet, so no model receives the pixels); embedded resources are
+to the session's results folder and described by type, size and path, and images also go
+to the model when the session's models accept images; embedded resources are
 included with their URI; resource links are named. `isError` becomes a tool error.
 Large text is offloaded by the runtime, as for every tool.
 """
@@ -22,8 +22,11 @@ from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolOutcome
 
 
-def convert_result(result: Any, *, tool: str, results_dir: Path | None) -> ToolOutcome:
-    """`result` is an `mcp.types.CallToolResult`."""
+def convert_result(
+    result: Any, *, tool: str, results_dir: Path | None, send_images: bool = False
+) -> ToolOutcome:
+    """`result` is an `mcp.types.CallToolResult`. With `send_images` (the session's
+    models accept images) the images also go to the model, beside their description."""
     texts, media = convert_content(list(result.content or []), results_dir)
     structured = getattr(result, "structured_content", None)
     if structured is not None and not any(t.strip() for t in texts):
@@ -36,7 +39,12 @@ def convert_result(result: Any, *, tool: str, results_dir: Path | None) -> ToolO
         display["media"] = media
     if structured is not None:
         display["structured"] = structured
-    return ToolOutcome(text or "(no output)", display)
+    images = tuple(
+        {"mime_type": block.mime_type, "data": block.data}
+        for block in result.content or ()
+        if getattr(block, "type", None) == "image"
+    )
+    return ToolOutcome(text or "(no output)", display, images if send_images else ())
 
 
 def convert_content(blocks: list[Any], results_dir: Path | None) -> tuple[list[str], list[dict[str, Any]]]:
