@@ -136,3 +136,70 @@ def test_a_megabyte_is_estimated_quickly() -> None:
     started = time.perf_counter()
     estimate_text(text)
     assert time.perf_counter() - started < 2.0
+
+
+# --------------------------------------------------------------------------- incremental counts
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> list[Message]:
+    import wyckoff_cli.context.tokens as tokens
+
+    seen: list[Message] = []
+    real = tokens.estimate_message
+
+    def spy(message: Message) -> int:
+        seen.append(message)
+        return real(message)
+
+    monkeypatch.setattr(tokens, "estimate_message", spy)
+    return seen
+
+
+def test_a_growing_history_is_never_recounted(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = counting(monkeypatch)
+    estimator = TokenEstimator()
+    history: list[Message] = []
+    for n in range(20_000):  # longer than any cache size the old estimator had
+        history.append(Message.user(f"message number {n}"))
+        total = estimator.messages(history)
+    assert len(seen) == 20_000  # each message estimated exactly once
+    assert total == sum(estimate_message(m) for m in history)
+    assert estimator.messages(tuple(history)) == total  # a tuple of the same messages hits too
+    assert len(seen) == 20_000
+
+
+def test_a_replaced_message_is_counted_from_there_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = counting(monkeypatch)
+    estimator = TokenEstimator()
+    history = [Message.user(f"text {n} " * n) for n in range(50)]
+    estimator.messages(history)
+    seen.clear()
+    history[10] = Message.user("a compacted summary")  # in place, same length
+    assert estimator.messages(history) == sum(estimate_message(m) for m in history)
+    assert seen[0] is history[10] and history[9] not in seen[:1]
+    shorter = history[:5] + [Message.user("tail")]
+    assert estimator.messages(shorter) == sum(estimate_message(m) for m in shorter)
+
+
+def test_equal_copies_count_the_same_and_take_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    estimator = TokenEstimator()
+    history = [Message.user(f"text {n}") for n in range(100)]
+    total = estimator.messages(history)
+    copies = [Message.from_dict(m.to_dict()) for m in history]  # as read back from a chat log
+    assert estimator.messages(copies) == total
+    seen = counting(monkeypatch)
+    copies.append(Message.user("new"))
+    estimator.messages(copies)
+    assert seen == [copies[-1]]
+
+
+def test_the_per_message_cache_forgets_freed_messages() -> None:
+    import gc
+
+    estimator = TokenEstimator()
+    message = Message.user("short-lived " * 50)
+    count = estimator.message(message)
+    assert len(estimator._messages) == 1 and count > 0
+    del message
+    gc.collect()
+    assert estimator._messages == {}  # nothing left that a reused id() could hit

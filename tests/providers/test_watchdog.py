@@ -107,3 +107,29 @@ async def test_closing_a_stream_early_closes_the_http_response(server: FakeServe
         await asyncio.sleep(0.02)
     assert server.disconnects == 1
     assert server.completed == 0
+
+
+async def test_the_scripted_providers_request_log_is_bounded() -> None:
+    from wyckoff_cli.core.messages import Message
+    from wyckoff_cli.providers.scripted import ScriptedProvider
+
+    provider = ScriptedProvider([{"text": str(n)} for n in range(250)], keep_requests=100)
+    history: list[Message] = []
+    for n in range(250):
+        history.append(Message.user(f"q{n}"))
+        async for _ in provider.chat_stream(history, [], ""):
+            pass
+    assert provider.request_count == 250
+    assert len(provider.requests) == 100
+    assert (
+        provider.requests[0].messages[-1].text == "q150" and provider.requests[-1].messages[-1].text == "q249"
+    )
+    unbounded = ScriptedProvider([{"text": "a"}, {"text": "b"}], keep_requests=None)
+    for _ in range(2):
+        async for _ in unbounded.chat_stream([], [], ""):
+            pass
+    assert len(unbounded.requests) == 2
+    silent = ScriptedProvider([{"text": "a"}], keep_requests=0)
+    async for _ in silent.chat_stream([], [], ""):
+        pass
+    assert silent.requests == [] and silent.request_count == 1

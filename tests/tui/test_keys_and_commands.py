@@ -174,3 +174,41 @@ async def test_compact_memory_permissions_and_init(tmp_path: Path) -> None:
         assert sent.role == "user" and sent.text == INIT_PROMPT
         assert [w.text for w in screen.query(UserMessage)][-1] == "/init"
         assert screen.router.last_done is not None and screen.router.last_done.text == "I wrote AGENTS.md."
+
+
+async def test_resume_refuses_a_session_another_process_writes(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    app, _ = make_app(tmp_path, [{"text": "one"}, {"text": "two"}], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "first session")
+        await settle(pilot, screen)
+        first_id = screen.controller.id
+        assert first_id is not None
+        directory = screen.controller.store.find(first_id).directory
+        await send(pilot, "/clear")
+        await pilot.pause(0.1)
+        hold = (
+            "import sys, time\nfrom pathlib import Path\n"
+            "from wyckoff_cli.storage.session_lock import SessionLock\n"
+            "lock = SessionLock.acquire(Path(sys.argv[1]), 'x', command='wyckoff run --continue go')\n"
+            "print('held', flush=True)\ntime.sleep(60)\n"
+        )
+        holder = subprocess.Popen(
+            [sys.executable, "-c", hold, str(directory)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            await send(pilot, f"/resume {first_id}")
+            await pilot.pause(0.2)
+            assert screen.controller.id != first_id  # not resumed
+            assert any(
+                f"is in use by another Wyckoff process (pid {holder.pid}: wyckoff run --continue go" in n
+                for n in notices(screen)
+            )
+            assert app.is_running
+        finally:
+            holder.kill()
+            holder.communicate(timeout=30)

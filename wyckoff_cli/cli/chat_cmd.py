@@ -56,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
     os.chdir(start)
     workspace = open_workspace(start)
     resolve_model_spec(args.model or workspace.config.model, workspace.config)  # an unknown id fails here
+    from wyckoff_cli.storage.paths import StorageError, data_dir, writable_problem
+
+    problem = writable_problem(data_dir())  # the app saves sessions and prompt history there
+    if problem is not None:
+        raise StorageError(f"{problem}; the app needs it for sessions (`wyckoff run --no-session` does not)")
     builder = SessionBuilder(workspace, cwd=start)
     builder.mcp = _mcp_host(workspace, args.model)
     store = builder.sessions()
@@ -70,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
         loaded = store.load(args.resume)
     elif args.resume == "":
         pick = True
+    busy = store.in_use(loaded) if loaded is not None else None
+    if busy is not None:  # another process writes it: refuse before the app starts
+        raise UsageError(busy)
     controller = ChatController(
         builder, model=args.model, mode=args.permission_mode, loaded=loaded, exporter=export_text
     )
@@ -82,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 def _mcp_host(workspace: Any, model: str | None) -> Any:
     """The app's MCP servers: started when the chat screen mounts, kept across sessions;
     a server that needs an OAuth sign-in opens the browser."""
-    from wyckoff_cli.cli.mcp_session import open_mcp
+    from wyckoff_cli.session.mcp import open_mcp
     from wyckoff_cli.tools.mcp.host import McpHost
 
     return McpHost(

@@ -39,8 +39,12 @@ class RedactingFilter(logging.Filter):
 
 def setup_logging() -> None:
     root = logging.getLogger()
-    if any(h.get_name() == HANDLER_NAME for h in root.handlers):
-        return
+    target = str(paths.log_file())
+    for existing in [h for h in root.handlers if h.get_name() == HANDLER_NAME]:
+        if getattr(existing, "baseFilename", None) == target:
+            return
+        root.removeHandler(existing)  # the folders moved (WYCKOFF_HOME changed in this process)
+        existing.close()
     level = os.environ.get("WYCKOFF_LOG_LEVEL", "INFO").upper()
     handler: logging.Handler
     try:
@@ -51,7 +55,7 @@ def setup_logging() -> None:
         handler = logging.handlers.RotatingFileHandler(
             path, maxBytes=MAX_BYTES, backupCount=2, encoding="utf-8"
         )
-    except OSError:
+    except OSError:  # also StorageError: an unusable folder means no log file, not a crash
         handler = logging.NullHandler()
     handler.set_name(HANDLER_NAME)
     handler.addFilter(RedactingFilter())

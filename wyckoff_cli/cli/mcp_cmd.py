@@ -186,7 +186,7 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 async def _connected(args: argparse.Namespace, workspace: Any) -> int:
-    from wyckoff_cli.cli.mcp_session import open_mcp
+    from wyckoff_cli.session.mcp import open_mcp
 
     action = args.action
     if action == "trust":
@@ -264,7 +264,7 @@ def _print_get(manager: Any, name: str) -> int:
 
 
 async def _trust(args: argparse.Namespace, workspace: Any) -> int:
-    from wyckoff_cli.cli.mcp_session import open_mcp
+    from wyckoff_cli.session.mcp import open_mcp
     from wyckoff_cli.tools.mcp.config import load_mcp_config
 
     config = load_mcp_config(workspace.root, workspace.config)

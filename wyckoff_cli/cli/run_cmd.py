@@ -2,11 +2,17 @@
 
 Exit status: 0 completed (or completed by a tool), 1 the turn failed or did not
 finish (error, stopped, tool-round limit, unreliable), 2 usage or configuration
-error, 130 interrupted.
+error (also: Wyckoff's folders are unusable, or the session is in use by another
+process), 3 the turn completed but its session could not be saved (disk full),
+130 interrupted.
 
 Every run is saved as a session (docs/SESSIONS.md) unless `--no-session` is given;
-`--continue` and `--resume ID` add the turn to an earlier session. In text mode the
-session id is printed to stderr; the `json` output carries it as `session_id`.
+`--continue` and `--resume ID` add the turn to an earlier session (`--fork`: to a new
+session starting from its history, e.g. while another process is writing it). In
+text mode the session id is printed to stderr; the `json` output carries it as
+`session_id`. At the end a one-line summary goes to stderr (cli/run_summary.py).
+`--no-session` works without a writable Wyckoff folder: memory is then off, with a
+notice.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ EXIT_FOR_REASON = {
     "completed_by_tool": 0,
     "aborted": 130,
 }
+EXIT_NOT_SAVED = 3
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -71,6 +78,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--resume", metavar="ID", help="add this turn to session ID (a unique prefix will do)"
     )
     resume.add_argument("--no-session", action="store_true", help="do not save this run as a session")
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --continue/--resume: continue in a new session that starts from that session's history",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -84,17 +96,23 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    from wyckoff_cli.runtime.assembly import clean_text
+
+    prompt = clean_text(sys.stdin.read() if args.prompt == "-" else args.prompt)  # no lone surrogates
     if not prompt.strip():
         raise UsageError("the prompt is empty")
+    if args.fork and not (args.continue_session or args.resume):
+        raise UsageError("--fork needs --continue or --resume ID (the session to fork)")
     return asyncio.run(_run(args, prompt))
 
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
+    from wyckoff_cli.cli.run_summary import RunSummary
     from wyckoff_cli.core import events as ev
     from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
     from wyckoff_cli.runtime.loop import AbortSignal
     from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
+    from wyckoff_cli.session.store import call_coster
 
     cwd = (args.cwd or Path.cwd()).resolve()
     builder = SessionBuilder(open_workspace(cwd), cwd=cwd)
@@ -105,6 +123,13 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     provider = builder.provider(model)
     build_policy(config, mode, args.allow)
     recorder = _open_session(args, builder, provider.name)
+    if recorder is None and config.context.memory:
+        from wyckoff_cli.storage.paths import data_dir, writable_problem
+
+        problem = writable_problem(data_dir())
+        if problem is not None:  # --no-session must work without a writable home
+            print(f"wyckoff: {problem}; memory is off for this run", file=sys.stderr)
+            config.context.memory = False
     session = builder.build(
         model=model,
         mode=mode,
@@ -115,6 +140,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     )
     runtime = session.runtime
     mcp = await _start_mcp(args, builder.workspace, runtime)
+    summary = RunSummary(builder.workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -130,6 +156,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
+            summary.record(event)
             if args.output_format == "stream-json":
                 out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
                 out.flush()
@@ -165,19 +192,33 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             "error": failure.to_dict() if failure else None,
             "events": collected,
             "session_id": recorder.id if recorder is not None else None,
+            "summary": summary.to_dict(),
+            "session_error": _session_error(recorder),
         }
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     elif args.output_format == "text" and done.text and not done.text.endswith("\n"):
         out.write("\n")
+    out.flush()
+    print(summary.line(), file=sys.stderr)
     if failure is not None and failure.kind == "configuration":
         return 2
-    return EXIT_FOR_REASON.get(done.reason, 1)
+    code = EXIT_FOR_REASON.get(done.reason, 1)
+    if code == 0 and _session_error(recorder) is not None:
+        return EXIT_NOT_SAVED
+    return code
+
+
+def _session_error(recorder: SessionRecorder | None) -> str | None:
+    if recorder is None or recorder.write_error is None:
+        return None
+    exc = recorder.write_error
+    return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
 
 
 async def _start_mcp(args: argparse.Namespace, workspace: Any, runtime: Any) -> Any:
     """The workspace's MCP servers, waited for (each up to its startup timeout) so their
     tools are in the first request; problems are reported on stderr."""
-    from wyckoff_cli.cli.mcp_session import open_mcp, print_notices, untrusted_notice
+    from wyckoff_cli.session.mcp import open_mcp, print_notices, untrusted_notice
 
     def write(text: str) -> None:
         print(text, file=sys.stderr)
@@ -200,10 +241,15 @@ def _open_session(args: argparse.Namespace, builder: SessionBuilder, model: str)
     """A new session, or the one `--continue` / `--resume` names, reopened."""
     if args.no_session:
         return None
+    from wyckoff_cli.storage.paths import StorageError
+
     store = builder.sessions()
     project_root = builder.workspace.root
     if not (args.continue_session or args.resume):
-        return builder.open_recorder(model)
+        try:
+            return builder.open_recorder(model)
+        except StorageError as exc:
+            raise StorageError(f"{exc.message}; or run with --no-session") from None
     if args.resume:
         loaded = store.load(args.resume)
     else:
@@ -223,7 +269,14 @@ def _open_session(args: argparse.Namespace, builder: SessionBuilder, model: str)
             f"this run's workspace is {project_root}",
             file=sys.stderr,
         )
-    return builder.open_recorder(model, loaded)
+    if args.fork:
+        recorder = store.fork(loaded, project_root, model=model)
+        print(f"wyckoff: forked session {loaded.id} into {recorder.id}", file=sys.stderr)
+        return recorder
+    recorder = builder.open_recorder(model, loaded)  # SessionLocked (exit 2) when another process writes it
+    if recorder.lock is not None and recorder.lock.taken_over:
+        print(f"wyckoff: {recorder.lock.taken_over}", file=sys.stderr)
+    return recorder
 
 
 def _report_session(recorder: SessionRecorder, output_format: str) -> None:

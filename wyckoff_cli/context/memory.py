@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from wyckoff_cli.core.errors import WyckoffError
+from wyckoff_cli.storage.paths import create_private_file, ensure_private_dir, make_private
 
 KINDS = ("preference", "fact", "decision", "other")
 SCOPES = ("user", "project")
@@ -177,7 +178,8 @@ class MemoryStore:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            ensure_private_dir(self.path.parent)
+            create_private_file(self.path)  # SQLite gives -wal and -shm the database's mode
             conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False, isolation_level=None)
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
@@ -186,6 +188,8 @@ class MemoryStore:
             conn.executescript(_SCHEMA)
             if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            for suffix in ("-wal", "-shm"):  # files left by an older version may be wider
+                make_private(self.path.with_name(self.path.name + suffix))
             self._conn = conn
         return self._conn
 

@@ -54,7 +54,7 @@ def new_message_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)  # weak refs: context/tokens.py caches counts
 class Message:
     """One message. Tool results are messages of role `tool` answering `tool_call_id`.
 

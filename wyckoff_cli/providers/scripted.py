@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,13 +61,25 @@ class RecordedRequest:
 
 @dataclass
 class ScriptedProvider(StreamingProvider):
-    """Plays `rounds` in order; `requests` records every call."""
+    """Plays `rounds` in order. `requests` holds the last `keep_requests` requests
+    (None keeps every one), `request_count` counts them all: a long benchmark or soak
+    run would otherwise keep every request's history alive (quadratic memory)."""
 
     rounds: list[Any]
     model: str = "scripted:test"
-    requests: list[RecordedRequest] = field(default_factory=list)
+    keep_requests: int | None = 100
     closed_streams: int = 0
+    request_count: int = 0
     _next: int = 0
+    _log: deque[RecordedRequest] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._log = deque(maxlen=self.keep_requests)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """The recorded requests, oldest first (at most `keep_requests`)."""
+        return list(self._log)
 
     @property
     def name(self) -> str:
@@ -83,7 +96,8 @@ class ScriptedProvider(StreamingProvider):
         rounds = data.get("rounds") if isinstance(data, dict) else data
         if not isinstance(rounds, list):
             raise ProviderConfigError(f'{path}: expected a list of rounds or {{"rounds": [...]}}')
-        return cls(rounds, model=model or f"scripted:{path.name}")
+        # `wyckoff run --model scripted:FILE` never reads the log: keep none.
+        return cls(rounds, model=model or f"scripted:{path.name}", keep_requests=0)
 
     @property
     def remaining(self) -> int:
@@ -92,7 +106,9 @@ class ScriptedProvider(StreamingProvider):
     def chat_stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
     ) -> AsyncIterator[Chunk]:
-        self.requests.append(RecordedRequest(tuple(messages), tuple(tools), system_prompt))
+        self.request_count += 1
+        if self.keep_requests != 0:
+            self._log.append(RecordedRequest(tuple(messages), tuple(tools), system_prompt))
         if self._next >= len(self.rounds):
             raise ProviderConfigError(
                 f"the scripted provider has no round {self._next + 1} (the script has {len(self.rounds)})"

@@ -3,6 +3,17 @@
 Text, thinking and tool calls keep the order in which they began; tool-call fragments
 are joined per index (they may interleave across calls), and arguments are parsed
 leniently. Used by the runtime for every model round.
+
+This is where a model's output enters the runtime, so bad input stops here:
+- `clean_chunk` replaces lone UTF-16 surrogates (which no file, terminal or JSON
+  encoder accepts) with U+FFFD in text, thinking and tool-call fragments, before they
+  become events or messages; JSON `\\ud800` escapes in arguments are cleaned after
+  parsing.
+- Two calls of one response with the same id: the later ones get a unique id
+  (`<id>_2`, …), the vendor's id is kept in `extra["vendor_call_id"]`. The unique id
+  is used everywhere, on the wire too, so every result answers exactly one call.
+- Arguments nested too deep or with an integer too long to convert are an
+  `ArgumentsError` (a tool error the model sees), never a crash.
 """
 
 from __future__ import annotations
@@ -15,7 +26,57 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wyckoff_cli.core.messages import Part, TextPart, ThinkingPart, ToolCallPart
-from wyckoff_cli.providers.base import TextChunk, ThinkingChunk, ToolCallChunk
+from wyckoff_cli.providers.base import Chunk, FallbackChunk, TextChunk, ThinkingChunk, ToolCallChunk
+
+REPLACEMENT = "\ufffd"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+VENDOR_ID_KEY = "vendor_call_id"
+
+
+def clean_text(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD (a valid pair is joined)."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def clean_chunk(chunk: Chunk) -> Chunk:
+    """The chunk with lone surrogates replaced in every text it carries (the same
+    object when there were none, which is nearly always)."""
+    if isinstance(chunk, TextChunk):
+        text = clean_text(chunk.text)
+        return chunk if text is chunk.text else TextChunk(text)
+    if isinstance(chunk, ThinkingChunk):
+        if not _SURROGATE.search(chunk.text) and not (chunk.signature and _SURROGATE.search(chunk.signature)):
+            return chunk
+        signature = clean_text(chunk.signature) if chunk.signature else chunk.signature
+        return ThinkingChunk(clean_text(chunk.text), signature, chunk.redacted_data)
+    if isinstance(chunk, ToolCallChunk):
+        fields = (chunk.id or "", chunk.name or "", chunk.arguments)
+        if not any(_SURROGATE.search(f) for f in fields):
+            return chunk
+        return ToolCallChunk(
+            chunk.index,
+            clean_text(chunk.id) if chunk.id else chunk.id,
+            clean_text(chunk.name) if chunk.name else chunk.name,
+            clean_text(chunk.arguments),
+            chunk.extra,
+        )
+    if isinstance(chunk, FallbackChunk) and _SURROGATE.search(chunk.error):
+        return FallbackChunk(chunk.from_model, chunk.to_model, clean_text(chunk.error))
+    return chunk
+
+
+def _clean_value(value: Any) -> Any:
+    """Parsed JSON with lone surrogates (from `\\ud800` escapes) replaced; depth is
+    bounded by `MAX_DEPTH` before this runs."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(k): _clean_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_value(v) for v in value]
+    return value
 
 
 class ArgumentsError(ValueError):
@@ -37,18 +98,97 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     if fenced:
         text = fenced.group(1)
     try:
-        value = json.loads(text)
+        value = _loads(text)
     except json.JSONDecodeError as first:
         value = _repair(text, first)
     if isinstance(value, str):
         # Some models double-encode: "{\"path\": ...}".
-        with contextlib.suppress(json.JSONDecodeError):
-            value = json.loads(value)
+        with contextlib.suppress(json.JSONDecodeError, ArgumentsError):
+            value = _loads(value)
     if not isinstance(value, dict):
         raise ArgumentsError(
-            f"tool arguments must be a JSON object, got {type(value).__name__}: {_clip(raw)}"
+            f"tool arguments must be a JSON object, got {_json_type(value)}: {_clip(raw)}. "
+            'Send one object with a key per argument, e.g. {"path": "a.py"}.'
         )
+    problem = shape_problem(value)
+    if problem:
+        raise ArgumentsError(problem)
+    if "\\u" in text or "\\U" in text:  # an escaped lone surrogate is possible
+        value = dict(_clean_value(value))
     return value
+
+
+MAX_DEPTH = 64  # nesting of objects and arrays in one call's arguments
+MAX_INT_DIGITS = 4_000  # Python refuses to convert longer integers (sys.get_int_max_str_digits)
+
+
+def _loads(text: str) -> Any:
+    """`json.loads` with the limits of a tool call: too deep or too long an integer is
+    an `ArgumentsError` saying so, not a RecursionError or a ValueError."""
+    depth = _max_depth(text)
+    if depth > MAX_DEPTH:
+        raise ArgumentsError(
+            f"tool arguments are nested {depth} levels deep; the limit is {MAX_DEPTH}. "
+            "Send flatter arguments."
+        )
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise ArgumentsError(
+            f"tool arguments could not be read: {_clip(str(exc), 160)}. "
+            f"Numbers may have at most {MAX_INT_DIGITS} digits; send a long number as a string."
+        ) from None
+
+
+def _max_depth(text: str) -> int:
+    """The deepest bracket nesting outside strings, counted without recursion."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return 0  # cannot be deeper than the limit: skip the scan
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def shape_problem(value: Any) -> str | None:
+    """Why parsed arguments cannot be used (too deep, an integer too long to print),
+    or None. Iterative, so no input can exhaust the stack."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return f"tool arguments are nested more than {MAX_DEPTH} levels deep. Send flatter arguments."
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+        elif isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > 13_000:
+            return (
+                f"an integer in the tool arguments is longer than {MAX_INT_DIGITS} digits. "
+                "Send a long number as a string."
+            )
+    return None
+
+
+def _json_type(value: Any) -> str:
+    names = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def _repair(text: str, error: json.JSONDecodeError) -> Any:
@@ -57,7 +197,7 @@ def _repair(text: str, error: json.JSONDecodeError) -> Any:
     if opened > 0:
         candidate += "}" * opened
     try:
-        return json.loads(candidate)
+        return _loads(candidate)
     except json.JSONDecodeError:
         raise ArgumentsError(
             f"tool arguments are not valid JSON ({error.msg} at line {error.lineno}, "
@@ -143,6 +283,7 @@ class ResponseAssembler:
         """The assembled parts. A call whose arguments do not parse keeps them in
         `raw_arguments` with empty `arguments`; the runtime reports the error."""
         parts: list[Part] = []
+        ids: set[str] = set()
         for slot in self._slots:
             if slot.kind == "text":
                 parts.append(TextPart("".join(slot.texts)))
@@ -162,13 +303,26 @@ class ResponseAssembler:
                     args, raw_kept = parse_arguments(raw), None
                 except ArgumentsError:
                     args, raw_kept = {}, raw
+                call_id = slot.call.id or f"call_{uuid.uuid4().hex[:16]}"
+                extra = dict(slot.call.extra)
+                if call_id in ids:  # the vendor sent one id twice: make each call's id unique
+                    extra[VENDOR_ID_KEY] = call_id
+                    call_id = _unique(call_id, ids)
+                ids.add(call_id)
                 parts.append(
                     ToolCallPart(
-                        id=slot.call.id or f"call_{uuid.uuid4().hex[:16]}",
+                        id=call_id,
                         name=slot.call.name or "",
                         arguments=args,
                         raw_arguments=raw_kept,
-                        extra=dict(slot.call.extra),
+                        extra=extra,
                     )
                 )
         return parts
+
+
+def _unique(call_id: str, taken: set[str]) -> str:
+    number = 2
+    while f"{call_id}_{number}" in taken:
+        number += 1
+    return f"{call_id}_{number}"

@@ -4,7 +4,10 @@ Signals:
 - a slash command that declares required tools (passed in by the host);
 - `@path` mentions of files in the workspace: that file must be read;
 - a final answer claiming a file was changed, or a command was run, when no tool of
-  that kind succeeded this turn.
+  that kind succeeded this turn (the wording detectors are in `runtime/claims.py`);
+- what the turn's calls did: when it attempted edits or commands and none of that kind
+  succeeded (refused, denied, failed), `unmet_attempts` names them, and the loop guard
+  wants an answer that says so.
 """
 
 from __future__ import annotations
@@ -15,20 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wyckoff_cli.core.messages import ToolCallPart
+from wyckoff_cli.runtime.claims import claims_edit, claims_run
 
 _MENTION = re.compile(r"(?<![\w/.@])@((?:[\w.\-]+/)*[\w.\-]+)")
-_EDIT_CLAIM = re.compile(
-    r"\b(?:I(?:'ve| have)?|I've now)\s+(?:now\s+|also\s+)?"
-    r"(?:updated|edited|modified|changed|created|written|wrote|rewrote|fixed|added|"
-    r"removed|deleted|renamed|refactored)\b[^.\n]{0,80}?"
-    r"(?:`[^`]+`|\b[\w\-/]+\.[A-Za-z0-9]{1,6}\b|\bfiles?\b)",
-    re.IGNORECASE,
-)
-_RUN_CLAIM = re.compile(
-    r"\bI(?:'ve| have)?\s+(?:now\s+|also\s+)?(?:ran|run|executed|re-ran|rerun)\b[^.\n]{0,60}?"
-    r"(?:`[^`]+`|\btests?\b|\bcommand\b|\bpytest\b|\bbuild\b|\bscript\b)",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,16 +65,41 @@ class TurnExpectation:
     kind_of: Callable[[str], str] = lambda _name: "other"
     available_kinds: frozenset[str] = frozenset()
 
-    def missing(self, succeeded: Iterable[ToolCallPart], final_text: str) -> list[Requirement]:
+    def missing(
+        self,
+        succeeded: Iterable[ToolCallPart],
+        final_text: str,
+        failed: Iterable[tuple[ToolCallPart, str]] = (),
+    ) -> list[Requirement]:
+        """Requirements no successful call met. A claim about a kind of tool whose calls
+        all failed this turn is left to `unmet_attempts` (asking again to call a tool
+        that was refused would not help)."""
         calls = list(succeeded)
+        tried = {self.kind_of(call.name) for call, _ in failed}
         wanted = list(self.required)
-        if "edit" in self.available_kinds and _EDIT_CLAIM.search(final_text):
+        if "edit" in self.available_kinds and "edit" not in tried and claims_edit(final_text):
             wanted.append(Requirement(kind="edit", reason="your answer says files were changed"))
-        if "execute" in self.available_kinds and _RUN_CLAIM.search(final_text):
+        if "execute" in self.available_kinds and "execute" not in tried and claims_run(final_text):
             wanted.append(Requirement(kind="execute", reason="your answer says a command was run"))
         return [
             req for req in wanted if not any(req.satisfied_by(c, self.kind_of, self.workspace) for c in calls)
         ]
+
+    def unmet_attempts(
+        self, succeeded: Iterable[ToolCallPart], failed: Iterable[tuple[ToolCallPart, str]]
+    ) -> list[tuple[ToolCallPart, str]]:
+        """The failed calls (with their error) of each kind in `CHANGING_KINDS` that was
+        attempted this turn without a single success of that kind."""
+        done = {self.kind_of(call.name) for call in succeeded}
+        return [
+            (call, error)
+            for call, error in failed
+            if self.kind_of(call.name) in CHANGING_KINDS and self.kind_of(call.name) not in done
+        ]
+
+
+CHANGING_KINDS = ("edit", "execute")
+"""Tool kinds whose success an answer may take for granted: files changed, commands run."""
 
 
 def resolve_turn_expectation(

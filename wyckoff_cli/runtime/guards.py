@@ -4,7 +4,10 @@
 - `DoomLoopGuard`: the same call (tool + canonical arguments) 3 times within the last
   6 calls is refused and the rest of the batch is aborted.
 - `LoopGuard`: a final answer that skipped required tools gets a retry message, at
-  most `max_retries` times; then the turn ends as unreliable.
+  most `max_retries` times; then the turn ends as unreliable. When the turn attempted
+  edits or commands and none of that kind succeeded, and the answer does not say so,
+  it asks once for a truthful answer naming the failed calls; an answer that still
+  does not admit it ends the turn as unreliable.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wyckoff_cli.core.messages import ToolCallPart
+from wyckoff_cli.runtime.claims import admits_failure
 from wyckoff_cli.runtime.expectation import Requirement, TurnExpectation
 
 
@@ -25,6 +29,14 @@ class TurnState:
     tool_rounds: int = 0
     retries: int = 0
     succeeded: list[ToolCallPart] = field(default_factory=list)
+    failed: list[tuple[ToolCallPart, str]] = field(default_factory=list)  # (call, error text)
+
+    def record_result(self, call: ToolCallPart, text: str, is_error: bool) -> None:
+        """Note one answered call (the loop calls this for every tool result)."""
+        if is_error:
+            self.failed.append((call, text))
+        else:
+            self.succeeded.append(call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +56,7 @@ class FinalVerdict:
     retry_message: str | None = None
     missing: tuple[Requirement, ...] = ()
     unreliable: bool = False
+    warning: str | None = None  # the notice for an unreliable end, when not the default one
 
 
 class Guard:
@@ -102,9 +115,13 @@ class LoopGuard(Guard):
     def __init__(self, expectation: TurnExpectation, max_retries: int = 2) -> None:
         self.expectation = expectation
         self.max_retries = max_retries
+        self.asked_for_truth = False
 
     def check_final(self, state: TurnState, text: str) -> FinalVerdict | None:
-        missing = self.expectation.missing(state.succeeded, text)
+        unmet = self.expectation.unmet_attempts(state.succeeded, state.failed)
+        if unmet and not admits_failure(text):
+            return self._untruthful(state, unmet)
+        missing = self.expectation.missing(state.succeeded, text, state.failed)
         if not missing:
             return None
         if state.retries >= self.max_retries:
@@ -117,6 +134,48 @@ class LoopGuard(Guard):
             "you have not seen."
         )
         return FinalVerdict(retry_message=message, missing=tuple(missing))
+
+    def _untruthful(self, state: TurnState, unmet: list[tuple[ToolCallPart, str]]) -> FinalVerdict:
+        kinds = dict.fromkeys(self.expectation.kind_of(call.name) for call, _ in unmet)
+        missing = tuple(
+            Requirement(kind=kind, reason="every such call this turn was refused or failed") for kind in kinds
+        )
+        names = ", ".join(dict.fromkeys(call.name for call, _ in unmet))
+        if self.asked_for_truth or state.retries >= self.max_retries:
+            return FinalVerdict(
+                missing=missing,
+                unreliable=True,
+                warning=(
+                    f"This answer may be unreliable: no {names} call succeeded this turn "
+                    "(refused or failed), and the answer does not say so. Nothing was changed "
+                    "by those calls."
+                ),
+            )
+        self.asked_for_truth = True
+        lines = "\n".join(f"- {describe_call(call)}: {_first_line(error)}" for call, error in unmet)
+        message = (
+            "None of your attempts this turn to change files or run commands succeeded:\n"
+            f"{lines}\n"
+            "So nothing was changed by them. Answer again, truthfully: say what you could not "
+            "do and why, and what the user can do instead (for example approve the call, or "
+            "apply the change themselves). Do not say it was done."
+        )
+        return FinalVerdict(retry_message=message, missing=missing)
+
+
+def describe_call(call: ToolCallPart) -> str:
+    """`edit_file(path=calc.py)`: a call in a few words, for messages to the model."""
+    shown = []
+    for key, value in list(call.arguments.items())[:2]:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        shown.append(f"{key}={text}")
+    return f"{call.name}({', '.join(shown)})"
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "(no message)"
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 class GuardPipeline:

@@ -39,7 +39,7 @@ from wyckoff_cli.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
-from wyckoff_cli.runtime.assembly import ResponseAssembler
+from wyckoff_cli.runtime.assembly import ResponseAssembler, clean_chunk
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
     DoomLoopGuard,
@@ -51,6 +51,7 @@ from wyckoff_cli.runtime.guards import (
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -116,6 +117,8 @@ class AgentRuntime:
         results_dir: Path | None = None,
         tool_env: Mapping[str, str] | None = None,
         redact: Callable[[str], str] | None = None,
+        host_files: HostFiles | None = None,
+        host_terminal: HostTerminal | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -128,6 +131,8 @@ class AgentRuntime:
         self._results_dir = results_dir
         self.tool_env = dict(tool_env) if tool_env is not None else None
         self.redact = redact  # removes secrets from what is written to disk (offloaded results)
+        self.host_files = host_files  # an editor's files and terminal, when the host offers them
+        self.host_terminal = host_terminal
 
     @property
     def results_dir(self) -> Path:
@@ -202,6 +207,8 @@ class AgentRuntime:
             max_parallel=self.settings.max_parallel_tools,
             offload_threshold=self.settings.offload_threshold,
             redact=self.redact,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         turn = _Turn(conversation, queue, TurnState(), runner)
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
@@ -335,7 +342,8 @@ class AgentRuntime:
                         turn,
                         ev.Notice(
                             "warning",
-                            "This answer may be unreliable: the model did not call the tools it "
+                            verdict.warning
+                            or "This answer may be unreliable: the model did not call the tools it "
                             f"needed after {turn.state.retries} reminders ({names}).",
                         ),
                     )
@@ -364,8 +372,7 @@ class AgentRuntime:
                         result.call.id, result.call.name, result.text, is_error=result.is_error, **result.meta
                     ),
                 )
-                if not result.is_error:
-                    turn.state.succeeded.append(result.call)
+                turn.state.record_result(result.call, result.text, result.is_error)
             turn.pending_calls = ()
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:
@@ -380,7 +387,8 @@ class AgentRuntime:
         thinking_ms = 0
         stream = self.provider.chat_stream(request.messages, request.tools, request.system_prompt)
         try:
-            async for chunk in stream:
+            async for received in stream:
+                chunk = clean_chunk(received)  # lone surrogates → U+FFFD, before any event
                 if isinstance(chunk, TextChunk):
                     if thinking_started is not None:
                         thinking_ms += _ms_since(thinking_started)

@@ -22,12 +22,13 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolCallPart
-from wyckoff_cli.runtime.assembly import ArgumentsError, parse_arguments
+from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.offload import offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -87,6 +88,8 @@ class ToolCallRunner:
     max_parallel: int = 5
     offload_threshold: int = 8_000
     redact: Callable[[str], str] | None = None  # for what is written to disk
+    host_files: HostFiles | None = None
+    host_terminal: HostTerminal | None = None
     answered: dict[str, CallResult] = field(default_factory=dict)
 
     async def run_batch(
@@ -123,6 +126,7 @@ class ToolCallRunner:
                 result.text = changed
         if result.proposed_args is not None:
             result.text = edited_note(call.arguments) + result.text
+        result.text = clean_text(result.text)  # e.g. a file name that is not UTF-8 (assembly.py)
         self.answered[call.id] = result
         if result.is_error:
             await emit(ev.ToolFailed(call.id, call.name, result.text, result.elapsed_ms))
@@ -249,6 +253,8 @@ class ToolCallRunner:
             background=self.background,
             env=self.tool_env,
             approved_outside_paths=outside,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         ctx.results_dir = self.results_dir()
         if self.redact is not None:

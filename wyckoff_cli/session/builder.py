@@ -21,6 +21,7 @@ from wyckoff_cli.session.models import build_model
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
 from wyckoff_cli.storage.paths import find_project_root
 from wyckoff_cli.tools.builtin import default_registry
+from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -91,6 +92,8 @@ class SessionBuilder:
     extra_allow: list[str] = field(default_factory=list)
     mcp: McpHost | None = None  # the MCP servers; their tools join every session built here
     hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
+    host_files: HostFiles | None = None  # an editor's files and terminal (ACP), when offered
+    host_terminal: HostTerminal | None = None
 
     @property
     def config(self) -> Config:
@@ -155,6 +158,8 @@ class SessionBuilder:
             context=context,
             redact=offload_redactor(config),
             hooks=self.hooks,
+            host_files=self.host_files,
+            host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         return Session(

@@ -214,6 +214,17 @@ class ChatController:
         if isinstance(event, ev.ApprovalDecided) and event.decision == "always" and event.rule:
             self._save_rule(event.rule)
 
+    def save_deny_rule(self, rule: str) -> None:
+        """ "Always reject" (an ACP client's answer): deny calls like it from now on."""
+        from wyckoff_cli.storage.permissions import save_rule
+
+        if self._session is not None and rule not in self._session.policy.deny:
+            self._session.policy.deny.append(rule)
+        try:
+            save_rule(rule, root=self.root, kind="deny")
+        except OSError as exc:
+            log.warning("cannot save the rule %s: %s", rule, exc)
+
     def _save_rule(self, rule: str) -> None:
         from wyckoff_cli.storage.permissions import save_rule
 
@@ -283,6 +294,9 @@ class ChatController:
             loaded = self.store.load(session_id)
         except Exception as exc:
             return ev.Notice("error", getattr(exc, "message", str(exc)))
+        busy = self.store.in_use(loaded)  # another process writes it (storage/session_lock.py)
+        if busy is not None:
+            return ev.Notice("error", busy)
         await self._close_session(recorder=True)
         self.loaded = loaded
         self._recorder = self.builder.open_recorder(self.model, loaded)

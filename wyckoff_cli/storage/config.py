@@ -13,6 +13,7 @@ it can be found) and the key, with the expected type.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import tomllib
 import types
@@ -26,8 +27,45 @@ from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 
 
-def _doc(text: str, **kwargs: Any) -> Any:
-    return field(metadata={"doc": text}, **kwargs)
+@dataclass(frozen=True)
+class Range:
+    """The values a number may take: finite, from `low` to `high` (None: no bound);
+    `low_open` excludes `low` itself."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+
+    def allows(self, value: float) -> bool:
+        if not math.isfinite(value):
+            return False
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        return self.high is None or value <= self.high
+
+    def describe(self, integer: bool) -> str:
+        what = "an integer" if integer else "a finite number"
+        bounds = []
+        if self.low is not None:
+            bounds.append(f"{'greater than' if self.low_open else 'at least'} {_number(self.low)}")
+        if self.high is not None:
+            bounds.append(f"at most {_number(self.high)}")
+        return what + (" " + " and ".join(bounds) if bounds else "")
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else str(value)
+
+
+POSITIVE = Range(1)
+NON_NEGATIVE = Range(0)
+
+
+def _doc(text: str, *, range: Range | None = None, **kwargs: Any) -> Any:
+    metadata: dict[str, Any] = {"doc": text}
+    if range is not None:
+        metadata["range"] = range
+    return field(metadata=metadata, **kwargs)
 
 
 @dataclass
@@ -44,30 +82,48 @@ class ModelAlias:
         "Anthropic/Gemini extended thinking: `off`, `budget` (uses `thinking_budget`) or `adaptive`.",
         default=None,
     )
-    thinking_budget: int | None = _doc('Token budget for thinking when `thinking = "budget"`.', default=None)
+    thinking_budget: int | None = _doc(
+        'Token budget for thinking when `thinking = "budget"`.', default=None, range=POSITIVE
+    )
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = _doc(
         "OpenAI-style reasoning effort.", default=None
     )
     max_tokens: int | None = _doc(
-        "Maximum output tokens per call (default: from the catalogue).", default=None
+        "Maximum output tokens per call (default: from the catalogue).", default=None, range=POSITIVE
     )
-    temperature: float | None = _doc("Sampling temperature, where the endpoint accepts it.", default=None)
-    top_p: float | None = _doc("Nucleus sampling, where the endpoint accepts it.", default=None)
+    temperature: float | None = _doc(
+        "Sampling temperature, where the endpoint accepts it.", default=None, range=Range(0, 2)
+    )
+    top_p: float | None = _doc(
+        "Nucleus sampling, where the endpoint accepts it.", default=None, range=Range(0, 1)
+    )
 
     @property
     def model_id(self) -> str:
         return f"{self.provider}:{self.model}"
 
 
+MIN_CONTEXT_WINDOW = 1  # `wyckoff model cost --context-window` takes any positive integer
+MAX_CONTEXT_WINDOW = 100_000_000
+
+
 @dataclass
 class ModelOverride:
     """`[model_overrides."PROVIDER:MODEL"]`: figures saved by `wyckoff model cost`."""
 
-    context_window: int | None = _doc("Context window in tokens.", default=None)
-    input: float | None = _doc("USD per million input tokens (not read from cache).", default=None)
-    output: float | None = _doc("USD per million output tokens.", default=None)
-    cache_read: float | None = _doc("USD per million tokens read from the prompt cache.", default=None)
-    cache_write: float | None = _doc("USD per million tokens written to the prompt cache.", default=None)
+    context_window: int | None = _doc(
+        "Context window in tokens.", default=None, range=Range(MIN_CONTEXT_WINDOW, MAX_CONTEXT_WINDOW)
+    )
+    input: float | None = _doc(
+        "USD per million input tokens (not read from cache).", default=None, range=NON_NEGATIVE
+    )
+    output: float | None = _doc("USD per million output tokens.", default=None, range=NON_NEGATIVE)
+    cache_read: float | None = _doc(
+        "USD per million tokens read from the prompt cache.", default=None, range=NON_NEGATIVE
+    )
+    cache_write: float | None = _doc(
+        "USD per million tokens written to the prompt cache.", default=None, range=NON_NEGATIVE
+    )
 
 
 @dataclass
@@ -91,6 +147,7 @@ class ContextConfig:
         "Tokens kept free for the answer; compaction starts above window - reserve "
         "(default: the model's max output, and at least 15% of the window).",
         default=None,
+        range=NON_NEGATIVE,
     )
     memory: bool = _doc("Recall and save memories.", default=True)
 
@@ -130,12 +187,16 @@ class Config:
     permission_mode: Literal["default", "plan", "auto-edit", "yolo"] = _doc(
         "Start-up permission mode: `default`, `plan`, `auto-edit` or `yolo`.", default="default"
     )
-    max_tool_rounds: int = _doc("Tool rounds per turn before the turn stops.", default=15)
+    max_tool_rounds: int = _doc(
+        "Tool rounds per turn before the turn stops.", default=15, range=Range(1, 10_000)
+    )
     stream_idle_timeout: float = _doc(
-        "Seconds without a streamed chunk before a model call times out.", default=60.0
+        "Seconds without a streamed chunk before a model call times out.",
+        default=60.0,
+        range=Range(0, 86_400, low_open=True),
     )
     fallback_cooldown: float = _doc(
-        "Seconds a failed model is skipped before it is tried again.", default=120.0
+        "Seconds a failed model is skipped before it is tried again.", default=120.0, range=Range(0, 86_400)
     )
     models: dict[str, ModelAlias] = _doc("Model aliases, `[models.NAME]`.", default_factory=dict)
     model_overrides: dict[str, ModelOverride] = _doc(
@@ -176,15 +237,77 @@ def load_config(project_root: Path | None = None) -> LoadedConfig:
 def read_toml(path: Path) -> dict[str, Any] | None:
     """The parsed file, or None when it does not exist."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
+        data = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # no such file (NotADirectory: a parent is a file, so it cannot exist)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise ConfigError(
+            f"{path}: the file starts with a byte-order mark (BOM), which TOML does not allow; "
+            "save it as UTF-8 without BOM"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}, line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "TOML files must be UTF-8"
+        ) from None
+    depth = _nesting(text)
+    if depth > MAX_NESTING:
+        raise ConfigError(
+            f"{path}: arrays or inline tables nested {depth} levels deep; the limit is {MAX_NESTING}"
+        )
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: values nested too deeply to read") from None
+
+
+MAX_NESTING = 32  # no setting needs more than a few levels; tomllib recurses per level
+
+
+def _nesting(text: str) -> int:
+    """The deepest `[`/`{` nesting of values outside strings and comments (a cheap
+    scan, so a 3,000-deep array is refused before tomllib recurses into it)."""
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return 0
+    depth = deepest = 0
+    quote = ""
+    escaped = comment = False
+    line_start = True
+    for ch in text:
+        if comment:
+            if ch == "\n":
+                comment, line_start = False, True
+            continue
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch == "#":
+            comment = True
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "\n":
+            line_start = True
+            continue
+        elif ch in "[{" and not (line_start and depth == 0):  # `[table]` headers are not nesting
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}" and depth > 0:
+            depth -= 1
+        if not ch.isspace():
+            line_start = False
+    return deepest
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -215,6 +338,7 @@ def build(cls: type, data: dict[str, Any], source: Path | None, prefix: str = ""
             choices = ", ".join(sorted(known))
             raise ConfigError(f"{_where(source, dotted)}unknown key {dotted!r} (known keys here: {choices})")
         values[key] = _convert(hints[key], value, source, dotted)
+        _check_range(known[key], values[key], source, dotted)
     missing = [
         name
         for name, f in known.items()
@@ -272,6 +396,15 @@ def _convert(hint: Any, value: Any, source: Path | None, key: str) -> Any:
     return value
 
 
+def _check_range(spec: dataclasses.Field[Any], value: Any, source: Path | None, key: str) -> None:
+    allowed = spec.metadata.get("range")
+    if allowed is None or value is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return
+    if not allowed.allows(value):
+        expected = allowed.describe(isinstance(value, int))
+        raise ConfigError(f"{_where(source, key)}{key} must be {expected}, got {value!r}")
+
+
 def _type_error(source: Path | None, key: str, expected: str, value: Any) -> ConfigError:
     return ConfigError(f"{_where(source, key)}{key} must be {expected}, got {_toml_type(value)} {value!r}")
 
@@ -325,7 +458,7 @@ def save_user_config(data: dict[str, Any], path: Path | None = None) -> Path:
     import tomli_w
 
     target = path or paths.config_file()
-    build(Config, data, None)
+    build(Config, data, target)
     paths.ensure_private_dir(target.parent)
     write_atomic(target, tomli_w.dumps(_drop_none(data)))
     return target

@@ -17,7 +17,7 @@ def _read_all() -> dict[str, Any]:
     path = paths.credentials_file()
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read it ({exc})") from None

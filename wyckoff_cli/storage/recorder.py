@@ -46,6 +46,7 @@ from wyckoff_cli.storage.chatlog import (
 from wyckoff_cli.storage.redact import Redactor
 from wyckoff_cli.storage.scratchpad import Scratchpad
 from wyckoff_cli.storage.session_info import ARCHIVE_DIR, RESULTS_DIR, CallCost, SessionInfo
+from wyckoff_cli.storage.session_lock import SessionLock
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ class SessionRecorder(ConversationObserver):
         # the one owner of the messages: pass it to run_stream
         self.conversation = Conversation(history)
         self.conversation.subscribe(self)
+        self.lock: SessionLock | None = None  # the session's writer lock (storage/session_lock.py)
 
     # ---------------------------------------------------------------- where things are
 
@@ -215,6 +217,8 @@ class SessionRecorder(ConversationObserver):
         self.flush()
         self.chat.close()
         self.scratchpad.file.close()
+        if self.lock is not None:
+            self.lock.release()
 
     def __enter__(self) -> SessionRecorder:
         return self

@@ -54,6 +54,7 @@ from wyckoff_cli.storage.session_info import (
     SessionInfo,
     parse_time,
 )
+from wyckoff_cli.storage.session_lock import SessionLock, SessionLocked, busy_message, holder_of
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -183,6 +184,15 @@ def answer_dangling_calls(history: Sequence[Message]) -> list[Message]:
     ]
 
 
+def finished_turns(history: list[Message]) -> list[Message]:
+    """`history` without its last turn (from the last message a person typed on)."""
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if message.role == "user" and not message.meta.get("synthetic"):
+            return history[:index]
+    return list(history)
+
+
 # --------------------------------------------------------------------------- the store
 
 
@@ -208,7 +218,18 @@ class SessionStore:
     # ---------------------------------------------------------------- writing
 
     def create(self, project_root: Path, *, model: str) -> SessionRecorder:
-        """A new, empty session for `project_root`, ready to record events."""
+        """A new, empty session for `project_root`, ready to record events. Raises
+        `StorageError` (one line: which folder, why) when it cannot be written."""
+        try:
+            return self._create(project_root, model=model)
+        except paths.StorageError:
+            raise
+        except OSError as exc:
+            raise paths.StorageError(
+                f"cannot create a session under {self.root}: {exc.strerror or exc}{paths.home_hint()}"
+            ) from None
+
+    def _create(self, project_root: Path, *, model: str) -> SessionRecorder:
         from wyckoff_cli.storage.recorder import SessionRecorder
 
         project_root = project_root.resolve()
@@ -223,6 +244,7 @@ class SessionStore:
                 break
             except FileExistsError:
                 continue
+        lock = SessionLock.acquire(directory, session_id)  # nobody else can know it yet
         (directory / RESULTS_DIR).mkdir(mode=0o700)
         created = now.astimezone(UTC).isoformat(timespec="milliseconds")
         chat = JsonlFile.create(directory / CHAT_FILE, chat_header(session_id, project_root, created, model))
@@ -237,12 +259,37 @@ class SessionStore:
             directory=directory,
         )
         info.save()
-        return SessionRecorder(info, chat, pad, self.redactor, [], call_cost=self.call_cost)
+        recorder = SessionRecorder(info, chat, pad, self.redactor, [], call_cost=self.call_cost)
+        recorder.lock = lock
+        return recorder
 
     def reopen(self, loaded: LoadedSession) -> SessionRecorder:
         """Continue a loaded session: append to its logs. A torn last line is cut off
         the files, and tool calls a crash left unanswered get an error result (written
-        to the log through `recorder.conversation`, so the runtime sees them too)."""
+        to the log through `recorder.conversation`, so the runtime sees them too). Raises
+        `StorageError` when the session's files cannot be written, `SessionLocked` when
+        another process writes the session."""
+        try:
+            return self._reopen(loaded)
+        except paths.StorageError:
+            raise
+        except OSError as exc:
+            raise paths.StorageError(
+                f"cannot continue session {loaded.id} in {loaded.directory}: {exc.strerror or exc}"
+            ) from None
+
+    def _reopen(self, loaded: LoadedSession) -> SessionRecorder:
+        directory = loaded.directory
+        lock = SessionLock.acquire(directory, loaded.id)  # SessionLocked when another process writes it
+        try:
+            recorder = self._append_to(loaded)
+        except BaseException:
+            lock.release()
+            raise
+        recorder.lock = lock
+        return recorder
+
+    def _append_to(self, loaded: LoadedSession) -> SessionRecorder:
         from wyckoff_cli.storage.recorder import SessionRecorder
 
         directory = loaded.directory
@@ -270,6 +317,35 @@ class SessionStore:
         )
         recorder.flush()
         return recorder
+
+    def fork(self, loaded: LoadedSession, project_root: Path, *, model: str) -> SessionRecorder:
+        """A new session whose chat log starts with `loaded`'s history, for continuing a
+        session another process is writing. A turn still in progress there (no
+        `turn_end` yet) is left out: the fork starts from the last finished turn."""
+        recorder = self.create(project_root, model=model)
+        try:
+            history = finished_turns(loaded.history) if loaded.interrupted else list(loaded.history)
+            for message in [*history, *answer_dangling_calls(history)]:
+                recorder.conversation.append(message)
+            recorder.scratchpad.write(
+                "forked",
+                {
+                    "from_session": loaded.id,
+                    "history_messages": len(history),
+                    "left_out_in_progress": len(loaded.history) - len(history),
+                },
+            )
+            recorder.flush()
+        except OSError as exc:
+            recorder.close()
+            raise paths.StorageError(f"cannot fork session {loaded.id}: {exc.strerror or exc}") from None
+        return recorder
+
+    def in_use(self, loaded: LoadedSession, *, fork_hint: bool = False) -> str | None:
+        """Why `loaded` cannot be continued right now (another process writes it), or
+        None; this process's own lock does not count (it is closed before a resume)."""
+        holder = _other_holder(loaded.directory)
+        return None if holder is None else busy_message(loaded.id, holder, fork_hint=fork_hint)
 
     # ---------------------------------------------------------------- reading
 
@@ -337,19 +413,26 @@ class SessionStore:
     # ---------------------------------------------------------------- removing
 
     def delete(self, id_or_prefix: str) -> SessionInfo:
+        """Remove a session; one another process is writing is refused (`SessionLocked`)."""
         info = self.find(id_or_prefix)
+        holder = _other_holder(info.directory)
+        if holder is not None:
+            message = busy_message(info.id, holder, fork_hint=False).replace("; wait", "; not deleted; wait")
+            raise SessionLocked(message, holder)
         self._remove(info.directory)
         return info
 
     def prune(
         self, older_than: timedelta, *, project_root: Path | None = None, dry_run: bool = False
     ) -> builtins.list[SessionInfo]:
-        """Delete sessions last used more than `older_than` ago; returns them."""
+        """Delete sessions last used more than `older_than` ago; returns them. Sessions
+        another process is writing are left alone."""
         cutoff = self.clock() - older_than
         old = [
             info
             for info in self.list(project_root)
             if (parse_time(info.updated) or parse_time(info.created) or cutoff) < cutoff
+            and _other_holder(info.directory) is None
         ]
         if not dry_run:
             for info in old:
@@ -364,3 +447,9 @@ class SessionStore:
         shutil.rmtree(target)
         with contextlib.suppress(OSError):
             target.parent.rmdir()  # the project folder, when it was the last session
+
+
+def _other_holder(directory: Path) -> dict[str, Any] | None:
+    """Who (another process) holds the session's writer lock, or None."""
+    holder = holder_of(directory)
+    return None if holder is None or holder.get("pid") == os.getpid() else holder

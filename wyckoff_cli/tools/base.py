@@ -19,6 +19,7 @@ from wyckoff_cli.core.messages import ToolSpec
 
 if TYPE_CHECKING:
     from wyckoff_cli.tools.background import BackgroundTaskManager
+    from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolOutcome", "ToolRun", "PreviewFn"]
 
@@ -54,6 +55,8 @@ class ToolContext:
     env: Mapping[str, str] | None = None  # environment for child processes (keys removed)
     approved_outside_paths: frozenset[Path] = frozenset()
     redact: Callable[[str], str] = _unchanged  # applied to what tools write to disk (offloaded output)
+    host_files: HostFiles | None = None  # read and write files through the host (an editor)
+    host_terminal: HostTerminal | None = None  # run commands in the host's terminal
 
 
 ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable["str | ToolOutcome"]]
@@ -97,8 +100,10 @@ class Tool:
 
     def check_arguments(self, args: dict[str, Any]) -> None:
         """Raise `ToolError` when `args` do not satisfy the schema."""
+        from wyckoff_cli.tools.limits import path_problems
         from wyckoff_cli.tools.schema import validate
 
         problems = validate(args, self.parameters)
+        problems += path_problems(self.path_args, args)  # lengths the OS would refuse
         if problems:
             raise ToolError(f"invalid arguments for {self.name}: " + "; ".join(problems) + ".")

@@ -178,18 +178,25 @@ def _apply(text: str, edit: dict[str, Any], shown: str, label: str) -> tuple[str
     return text[: found[0]] + new + text[found[0] + len(old) :], 1, first
 
 
+def _missing(shown: str) -> ToolError:
+    return ToolError(
+        f"{shown} does not exist: edit_file changes existing files; use write_file to create it."
+    )
+
+
 def _plan(path: Path, shown: str, edits: list[dict[str, Any]]) -> _Planned:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ToolError(
-            f"{shown} does not exist: edit_file changes existing files; use write_file to create it."
-        ) from None
+        raise _missing(shown) from None
     except OSError as exc:
         raise ToolError(describe_os_error(exc, shown)) from None
     if looks_binary(data[:8_192]):
         raise ToolError(f"{shown} is a binary file: edit_file changes text files only.")
-    file = decode_file(data)
+    return _plan_text(decode_file(data), shown, edits)
+
+
+def _plan_text(file: TextFile, shown: str, edits: list[dict[str, Any]]) -> _Planned:
     text = file.text
     total = 0
     first_line = 0
@@ -227,6 +234,10 @@ def _edit(path: Path, shown: str, edits: list[dict[str, Any]]) -> ToolOutcome:
         write_atomic_bytes(path, planned.file.encode(planned.after))
     except OSError as exc:
         raise ToolError(describe_os_error(exc, shown)) from None
+    return _edited(shown, planned)
+
+
+def _edited(shown: str, planned: _Planned) -> ToolOutcome:
     diff = unified_diff(planned.before, planned.after, shown)
     added, removed = count_changes(diff)
     plural = "s" if planned.replacements != 1 else ""
@@ -241,6 +252,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     edits = _edits_of(args)
     path = resolve_for_tool(ctx, args["path"], reading=False)
     shown = display_path(path, ctx.workspace)
+    if ctx.host_files is not None:
+        ensure_not_git_internal(path, shown)
+        text = await ctx.host_files.read_text(path)
+        if text is None:
+            raise _missing(shown)
+        planned = _plan_text(decode_file(text.encode("utf-8", "surrogateescape")), shown, edits)
+        await ctx.host_files.write_text(path, planned.after)
+        return _edited(shown, planned)
     return await asyncio.to_thread(_edit, path, shown, edits)
 
 

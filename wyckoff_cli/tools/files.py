@@ -186,6 +186,11 @@ async def _read_run(args: dict[str, Any], ctx: ToolContext) -> str:
     shown = display_path(path, ctx.workspace)
     offset = int(args.get("offset") or 1)
     limit = int(args.get("limit") or DEFAULT_LINES)
+    if ctx.host_files is not None:
+        text = await ctx.host_files.read_text(path)
+        if text is None:
+            raise ToolError(_missing_message(path, shown))
+        return _page_from_lines(text.split("\n"), shown, offset, limit, True)
     return await asyncio.to_thread(_read_page, path, shown, offset, limit)
 
 
@@ -256,6 +261,10 @@ def _write(path: Path, shown: str, content: str) -> ToolOutcome:
         raise ToolError(f"cannot create {shown}: a part of its folder path is a file.") from None
     except OSError as exc:
         raise ToolError(describe_os_error(exc, shown)) from None
+    return _written(shown, content, diff, new)
+
+
+def _written(shown: str, content: str, diff: str, new: bool) -> ToolOutcome:
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     if new:
         text = f"Created {shown} ({lines:,} lines)."
@@ -272,6 +281,12 @@ def _write(path: Path, shown: str, content: str) -> ToolOutcome:
 async def _write_run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     path = resolve_for_tool(ctx, args["path"], reading=False)
     shown = display_path(path, ctx.workspace)
+    if ctx.host_files is not None:
+        ensure_not_git_internal(path, shown)
+        before = await ctx.host_files.read_text(path)
+        content = str(args["content"])
+        await ctx.host_files.write_text(path, content)
+        return _written(shown, content, unified_diff(before or "", content, shown), before is None)
     return await asyncio.to_thread(_write, path, shown, args["content"])
 
 

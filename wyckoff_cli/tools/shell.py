@@ -85,6 +85,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     if args.get("background"):
         return _start_background(command, folder, shown_cwd, args, ctx)
     timeout = _timeout(args, DEFAULT_TIMEOUT)
+    if ctx.host_terminal is not None:
+        return await _run_in_host_terminal(ctx, command, Path(folder), shown_cwd, timeout)
     capture = OutputCapture(
         ctx.results_dir, f"run_shell-{ctx.call_id or int(time.time() * 1000)}", ctx.redact
     )
@@ -99,6 +101,25 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     if result.saved_to is not None:
         display["full_output"] = str(result.saved_to)
     return ToolOutcome(text, display)
+
+
+async def _run_in_host_terminal(
+    ctx: ToolContext, command: str, folder: Path, shown_cwd: str, timeout: float | None
+) -> ToolOutcome:
+    assert ctx.host_terminal is not None
+    limit = DEFAULT_TIMEOUT if timeout is None else timeout
+    result = await ctx.host_terminal.run(ctx.call_id, command, folder, limit)
+    body = result.output if result.output.strip() else "(no output)"
+    if result.timed_out:
+        status = f"[timed out after {limit:g} s: the command was stopped in the editor's terminal]"
+    elif result.exit_code is None:
+        status = "[killed by a signal]"
+    else:
+        status = f"[exit code {result.exit_code}]"
+    display: dict[str, Any] = {"exit_code": result.exit_code, "cwd": shown_cwd, "host_terminal": True}
+    if result.truncated:
+        body = "[… the start of the output was cut by the terminal]\n" + body
+    return ToolOutcome(f"{body.rstrip()}\n{status}", display)
 
 
 def _start_background(

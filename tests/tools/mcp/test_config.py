@@ -148,3 +148,31 @@ def test_servers_in_a_project_config_file_are_ignored(tmp_path: Path, isolated_e
     assert [s.name for s in config.servers] == ["mine"]
     (problem,) = config.problems
     assert "[mcp_servers] (evil) is ignored" in problem and ".mcp.json" in problem
+
+
+def test_servers_from_an_acp_client() -> None:
+    from acp import schema
+
+    from wyckoff_cli.session.mcp import client_servers
+
+    specs, problems = client_servers(
+        [
+            schema.McpServerStdio(
+                name="a", command="srv", args=["-v"], env=[schema.EnvVariable(name="K", value="v")]
+            ),
+            schema.HttpMcpServer(
+                type="http",
+                name="b",
+                url="http://127.0.0.1:1/mcp",
+                headers=[schema.HttpHeader(name="X", value="1")],
+            ),
+            schema.SseMcpServer(type="sse", name="c", url="http://127.0.0.1:1/sse", headers=[]),
+        ]
+    )
+    assert [(s.name, s.transport, s.scope) for s in specs] == [
+        ("a", "stdio", "user"),
+        ("b", "http", "user"),
+        ("c", "sse", "user"),
+    ]
+    assert specs[0].args == ("-v",) and specs[0].env == {"K": "v"} and specs[1].headers == {"X": "1"}
+    assert problems == []

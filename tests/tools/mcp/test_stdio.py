@@ -84,8 +84,8 @@ async def test_images_go_to_models_that_take_them(start: Any, tmp_path: Path) ->
 
 
 def test_which_sessions_see_images(workspace: Path) -> None:
-    from wyckoff_cli.cli.mcp_session import session_sees_images
     from wyckoff_cli.session.builder import open_workspace
+    from wyckoff_cli.session.mcp import session_sees_images
 
     opened = open_workspace(workspace)
     assert session_sees_images(opened, "anthropic:claude-sonnet-4-5")

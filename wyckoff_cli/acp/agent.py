@@ -1,0 +1,386 @@
+"""`WyckoffAgent`: the ACP agent side, over the same chat controller as the app.
+
+Each ACP session is one Wyckoff session (its id is the session id, so `session/load`
+finds it again) with its own `ChatController`. A prompt runs one turn; its events are
+translated into `session/update` notifications; approvals become
+`session/request_permission`; `session/cancel` aborts the turn, which still ends with
+every tool call answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, schema
+
+from wyckoff_cli import __version__
+from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
+from wyckoff_cli.acp.prompt import prompt_text
+from wyckoff_cli.acp.updates import UpdateTranslator, replay, stop_reason
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session.builder import SessionBuilder, open_workspace
+from wyckoff_cli.session.commands import COMMANDS, parse_command
+from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.session.mcp import start_session_mcp
+from wyckoff_cli.tools.policy import PERMISSION_MODES
+
+log = logging.getLogger(__name__)
+
+MODE_DESCRIPTIONS = {
+    "default": "Ask before edits and commands",
+    "plan": "Read and plan only; nothing is changed",
+    "auto-edit": "Edit files without asking; ask before commands",
+    "yolo": "Run everything without asking (destructive commands still ask)",
+}
+PERMISSION_OPTIONS = [
+    schema.PermissionOption(option_id="allow", name="Allow once", kind="allow_once"),
+    schema.PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
+    schema.PermissionOption(option_id="deny", name="Reject", kind="reject_once"),
+    schema.PermissionOption(option_id="never", name="Always reject", kind="reject_always"),
+]
+UI_ONLY_COMMANDS = ("quit", "resume", "clear")  # the client owns sessions and its own window
+
+
+@dataclass
+class AcpSession:
+    controller: ChatController
+    translator: UpdateTranslator
+    abort: AbortSignal | None = None
+    turn: asyncio.Task[Any] | None = None
+    pending: list[asyncio.Task[Any]] = field(default_factory=list)
+
+
+class WyckoffAgent:
+    """Implements the ACP `Agent` protocol (the package's `run_agent` drives it)."""
+
+    def __init__(self, *, model: str | None = None, mode: str | None = None) -> None:
+        self.model = model
+        self.mode = mode
+        self.client: Any = None
+        self.capabilities: schema.ClientCapabilities | None = None
+        self.sessions: dict[str, AcpSession] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    # ------------------------------------------------------------------ set-up
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: schema.ClientCapabilities | None = None,
+        client_info: schema.Implementation | None = None,
+        **kwargs: Any,
+    ) -> schema.InitializeResponse:
+        self.capabilities = client_capabilities
+        return schema.InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=schema.AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=schema.PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=schema.McpCapabilities(http=False, sse=False),
+            ),
+            agent_info=schema.Implementation(name="wyckoff", title="Wyckoff", version=__version__),
+            auth_methods=auth_methods(),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> schema.AuthenticateResponse:
+        variables = dict(_auth_variables()).get(method_id)
+        if variables is None:
+            raise RequestError.invalid_params({"message": f"unknown authentication method {method_id!r}"})
+        if not any(os.environ.get(v) for v in variables):
+            raise RequestError.auth_required(
+                {"message": f"set {' or '.join(variables)} in the environment Wyckoff is started with"}
+            )
+        return schema.AuthenticateResponse()
+
+    def _controller(self, cwd: str, loaded: Any = None) -> ChatController:
+        folder = Path(cwd).expanduser().resolve()
+        if not folder.is_dir():
+            raise RequestError.invalid_params({"message": f"{folder} is not a folder"})
+        builder = SessionBuilder(open_workspace(folder), cwd=folder)
+        controller = ChatController(builder, model=self.model, mode=self.mode, loaded=loaded)
+        problem = controller.check_model(controller.model)
+        if problem:
+            raise RequestError.auth_required({"message": problem})
+        return controller
+
+    def _register(self, controller: ChatController) -> tuple[str, AcpSession]:
+        """Give the session the client's files and terminal (when offered), build it —
+        which creates the session folder, whose id is the ACP session id — and keep it."""
+        builder = controller.builder
+        fs = self.capabilities.fs if self.capabilities is not None else None
+        files = (
+            ClientFiles(self.client) if fs is not None and fs.read_text_file and fs.write_text_file else None
+        )
+        terminal = None
+        if self.capabilities is not None and self.capabilities.terminal:
+            terminal = ClientTerminal(self.client, self._on_terminal)
+        builder.host_files, builder.host_terminal = files, terminal
+        session = controller.session
+        session_id = str(session.id)
+        for io in (files, terminal):
+            if io is not None:
+                io.session_id = session_id
+        state = AcpSession(controller, UpdateTranslator(controller.root, session.registry))
+        self.sessions[session_id] = state
+        return session_id, state
+
+    async def _on_terminal(self, session_id: str, call_id: str, terminal_id: str) -> None:
+        state = self.sessions.get(session_id)
+        if state is not None:
+            await self._send(session_id, state.translator.terminal(call_id, terminal_id))
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> schema.NewSessionResponse:
+        controller = self._controller(cwd)
+        await start_session_mcp(controller, mcp_servers)  # waited for: tools in the first request
+        session_id, state = self._register(controller)
+        self._later(state, self._send(session_id, available_commands()))
+        return schema.NewSessionResponse(
+            session_id=session_id, modes=modes(state.controller.mode), config_options=model_options(state)
+        )
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> schema.LoadSessionResponse:
+        builder = SessionBuilder(open_workspace(Path(cwd).expanduser().resolve()), cwd=Path(cwd))
+        try:
+            loaded = builder.sessions().load(session_id)
+        except Exception as exc:
+            raise RequestError.invalid_params({"message": getattr(exc, "message", str(exc))}) from None
+        controller = self._controller(cwd, loaded)
+        await start_session_mcp(controller, mcp_servers)
+        loaded_id, state = self._register(controller)
+        for update in replay(controller.conversation.messages, state.translator):
+            await self._send(loaded_id, update)
+        self._later(state, self._send(loaded_id, available_commands()))
+        return schema.LoadSessionResponse(modes=modes(controller.mode), config_options=model_options(state))
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> Any:
+        folder = Path(cwd or os.getcwd()).expanduser().resolve()
+        store = SessionBuilder(open_workspace(folder), cwd=folder).sessions()
+        rows = [
+            schema.SessionInfo(
+                session_id=info.id, cwd=info.project_root, title=info.title or None, updated_at=info.updated
+            )
+            for info in store.list(folder)
+        ]
+        return schema.ListSessionsResponse(sessions=rows)
+
+    # ------------------------------------------------------------------ changes
+
+    def _state(self, session_id: str) -> AcpSession:
+        state = self.sessions.get(session_id)
+        if state is None:
+            raise RequestError.invalid_params({"message": f"no session {session_id!r} in this connection"})
+        return state
+
+    async def set_session_mode(
+        self, mode_id: str, session_id: str, **kwargs: Any
+    ) -> schema.SetSessionModeResponse:
+        state = self._state(session_id)
+        changed = state.controller.set_mode(mode_id)
+        if not isinstance(changed, ev.ModeChanged):
+            raise RequestError.invalid_params({"message": getattr(changed, "message", "unknown mode")})
+        await self._send(
+            session_id,
+            schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id),
+        )
+        return schema.SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> schema.SetSessionConfigOptionResponse:
+        state = self._state(session_id)
+        if config_id != "model" or not isinstance(value, str):
+            raise RequestError.invalid_params({"message": f"unknown option {config_id!r}"})
+        changed = await state.controller.set_model(value)
+        if not isinstance(changed, ev.ModelChanged):
+            raise RequestError.invalid_params(
+                {"message": getattr(changed, "message", "cannot use that model")}
+            )
+        return schema.SetSessionConfigOptionResponse(config_options=model_options(state))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        state = self.sessions.get(session_id)
+        if state is not None and state.abort is not None:
+            state.abort.abort()
+
+    # ------------------------------------------------------------------ turns
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> schema.PromptResponse:
+        state = self._state(session_id)
+        text = prompt_text(prompt, state.controller.root)
+        command = parse_command(text.strip())
+        if command is not None and command[0].name not in UI_ONLY_COMMANDS:
+            name, argument = command[0].name, command[1]
+            request = state.controller.expand(name, argument)
+            if request is None:
+                async for event in state.controller.command(name, argument):
+                    await self._forward(session_id, state, event)
+                return schema.PromptResponse(stop_reason="end_turn")
+            text = request.text
+        state.abort = AbortSignal()
+        done: ev.TurnDone | None = None
+        try:
+            async for event in state.controller.turn(text, state.abort):
+                await self._forward(session_id, state, event)
+                if isinstance(event, ev.TurnDone):
+                    done = event
+        finally:
+            state.abort = None
+        return schema.PromptResponse(
+            stop_reason=stop_reason(done.reason if done else "aborted"), usage=_usage(done)
+        )
+
+    async def _forward(self, session_id: str, state: AcpSession, event: ev.RuntimeEvent) -> None:
+        if isinstance(event, ev.ApprovalRequested):
+            await self._ask(session_id, state, event)
+            return
+        for update in state.translator.translate(event):
+            await self._send(session_id, update)
+        if isinstance(event, ev.UsageReported):
+            status = state.controller.status
+            cost = schema.Cost(amount=round(status.cost, 6), currency="USD") if status.all_priced else None
+            await self._send(
+                session_id,
+                schema.UsageUpdate(
+                    session_update="usage_update",
+                    used=status.context_tokens,
+                    size=status.context_window,
+                    cost=cost,
+                ),
+            )
+
+    async def _ask(self, session_id: str, state: AcpSession, request: ev.ApprovalRequested) -> None:
+        """`session/request_permission`; the answer goes back through the request."""
+        try:
+            response = await self.client.request_permission(
+                session_id=session_id,
+                tool_call=state.translator.permission_call(request),
+                options=PERMISSION_OPTIONS,
+            )
+        except Exception as exc:  # the client failed to answer: nothing runs
+            log.warning("permission request failed: %s", exc)
+            request.respond(ApprovalDecision.deny("The editor did not answer the permission request."))
+            return
+        outcome = response.outcome
+        choice = (
+            getattr(outcome, "option_id", None) if getattr(outcome, "outcome", "") == "selected" else None
+        )
+        if choice == "allow":
+            request.respond(ApprovalDecision.allow())
+        elif choice == "always":
+            request.respond(ApprovalDecision.always())
+        elif choice == "never":
+            if request.rule:
+                state.controller.save_deny_rule(request.rule)
+            request.respond(
+                ApprovalDecision.deny("The user rejected this, and every call like it from now on.")
+            )
+        else:
+            request.respond(ApprovalDecision.deny(None))
+
+    async def _send(self, session_id: str, update: Any) -> None:
+        await self.client.session_update(session_id=session_id, update=update)
+
+    def _later(self, state: AcpSession, work: Any) -> None:
+        """Send after the current response (a client learns the session id from it)."""
+
+        async def soon() -> None:
+            await asyncio.sleep(0)
+            await work
+
+        task = asyncio.get_running_loop().create_task(soon())
+        state.pending.append(task)
+        task.add_done_callback(state.pending.remove)
+
+
+# ---------------------------------------------------------------------- what we offer
+
+
+def _auth_variables() -> list[tuple[str, tuple[str, ...]]]:
+    from wyckoff_cli.providers.credentials import KEY_VARIABLES
+
+    return [(provider, tuple(variables)) for provider, variables in KEY_VARIABLES.items() if variables]
+
+
+def auth_methods() -> list[schema.EnvVarAuthMethod | schema.TerminalAuthMethod | schema.AuthMethodAgent]:
+    return [
+        schema.EnvVarAuthMethod(
+            type="env_var",
+            id=provider,
+            name=f"{provider} API key",
+            description=f"Set {' or '.join(variables)} in the environment the editor starts Wyckoff with.",
+            vars=[schema.AuthEnvVar(name=name) for name in variables],
+        )
+        for provider, variables in _auth_variables()
+    ]
+
+
+def modes(current: str) -> schema.SessionModeState:
+    return schema.SessionModeState(
+        current_mode_id=current,
+        available_modes=[
+            schema.SessionMode(id=mode, name=mode, description=MODE_DESCRIPTIONS.get(mode))
+            for mode in PERMISSION_MODES
+        ],
+    )
+
+
+def model_options(state: AcpSession) -> list[Any]:
+    controller = state.controller
+    names = list(dict.fromkeys([controller.model, *controller.models]))
+    return [
+        schema.SessionConfigOptionSelect(
+            type="select",
+            id="model",
+            name="Model",
+            category="model",
+            current_value=controller.model,
+            options=[schema.SessionConfigSelectOption(value=name, name=name) for name in names],
+        )
+    ]
+
+
+def available_commands() -> schema.AvailableCommandsUpdate:
+    commands = [
+        schema.AvailableCommand(
+            name=command.name,
+            description=command.description,
+            input=schema.AvailableCommandInput(root=schema.UnstructuredCommandInput(hint=command.argument))
+            if command.argument
+            else None,
+        )
+        for command in COMMANDS
+        if command.name not in UI_ONLY_COMMANDS
+    ]
+    return schema.AvailableCommandsUpdate(
+        session_update="available_commands_update", available_commands=commands
+    )
+
+
+def _usage(done: ev.TurnDone | None) -> schema.Usage | None:
+    if done is None or not done.usage:
+        return None
+    usage = done.usage
+    total = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
+    return schema.Usage(
+        total_tokens=total,
+        input_tokens=int(usage.get("input_tokens", 0)),
+        output_tokens=int(usage.get("output_tokens", 0)),
+        thought_tokens=int(usage.get("reasoning_tokens", 0)) or None,
+        cached_read_tokens=int(usage.get("cache_read_tokens", 0)) or None,
+        cached_write_tokens=int(usage.get("cache_write_tokens", 0)) or None,
+    )

@@ -1,0 +1,240 @@
+"""Runtime events as ACP `session/update` notifications.
+
+One `UpdateTranslator` per session keeps what the protocol needs across events: each
+call's name and arguments (for titles, kinds, locations and diffs), its streamed
+output, and the terminal it ran in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from acp import schema
+from acp.helpers import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    tool_terminal_ref,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_tool_call,
+)
+
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import Message
+from wyckoff_cli.tools.registry import ToolRegistry
+
+Update = Any  # one of the schema's session update models
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+OUTPUT_SHOWN = 20_000  # characters of a call's streamed output kept in its update
+
+KIND_BY_NAME: dict[str, ToolKind] = {
+    "read_file": "read",
+    "list_dir": "read",
+    "glob": "search",
+    "grep": "search",
+    "edit_file": "edit",
+    "write_file": "edit",
+    "run_shell": "execute",
+    "task_output": "read",
+    "task_stop": "execute",
+    "todo_write": "think",
+    "remember": "think",
+    "web_fetch": "fetch",
+    "web_search": "fetch",
+}
+KIND_BY_TOOL_KIND: dict[str, ToolKind] = {"read": "read", "edit": "edit", "execute": "execute"}
+
+STOP_REASONS: dict[str, Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]] = {
+    "completed": "end_turn",
+    "completed_by_tool": "end_turn",
+    "unreliable": "end_turn",
+    "stopped": "end_turn",
+    "error": "end_turn",
+    "max_tool_rounds": "max_turn_requests",
+    "budget": "max_turn_requests",
+    "max_tokens": "max_tokens",
+    "refusal": "refusal",
+    "aborted": "cancelled",
+}
+
+
+def stop_reason(
+    reason: str,
+) -> Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]:
+    return STOP_REASONS.get(reason, "end_turn")
+
+
+class UpdateTranslator:
+    def __init__(self, workspace: Path, registry: ToolRegistry | None = None) -> None:
+        self.workspace = workspace
+        self.registry = registry
+        self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.output: dict[str, str] = {}
+        self.terminals: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ tool calls
+
+    def kind(self, name: str) -> ToolKind:
+        if name in KIND_BY_NAME:
+            return KIND_BY_NAME[name]
+        tool = self.registry.get(name) if self.registry is not None else None
+        return KIND_BY_TOOL_KIND.get(tool.kind, "other") if tool is not None else "other"
+
+    def title(self, name: str, args: dict[str, Any]) -> str:
+        for key in ("command", "path", "pattern", "url", "query", "task_id"):
+            value = args.get(key)
+            if isinstance(value, str) and value:
+                return f"{name}: {value[:120]}"
+        return name
+
+    def locations(self, args: dict[str, Any]) -> list[schema.ToolCallLocation] | None:
+        path = args.get("path")
+        if not isinstance(path, str) or not path:
+            return None
+        absolute = (self.workspace / path).resolve() if not Path(path).is_absolute() else Path(path)
+        return [schema.ToolCallLocation(path=str(absolute))]
+
+    def start(self, call_id: str, name: str, args: dict[str, Any]) -> Update:
+        self.calls[call_id] = (name, args)
+        return start_tool_call(
+            call_id,
+            self.title(name, args),
+            kind=self.kind(name),
+            status="pending",
+            locations=self.locations(args),
+            raw_input=args,
+        )
+
+    def permission_call(self, request: ev.ApprovalRequested) -> schema.ToolCallUpdate:
+        return schema.ToolCallUpdate(
+            tool_call_id=request.id,
+            title=self.title(request.name, request.args),
+            kind=self.kind(request.name),
+            status="pending",
+            raw_input=request.args,
+            locations=self.locations(request.args),
+        )
+
+    def terminal(self, call_id: str, terminal_id: str) -> Update:
+        self.terminals[call_id] = terminal_id
+        return update_tool_call(call_id, status="in_progress", content=[tool_terminal_ref(terminal_id)])
+
+    def _result_content(self, call_id: str, text: str, display: dict[str, Any] | None) -> list[Any]:
+        if call_id in self.terminals:
+            return [tool_terminal_ref(self.terminals[call_id])]
+        name, args = self.calls.get(call_id, ("", {}))
+        if display and isinstance(display.get("diff"), str) and isinstance(args.get("path"), str):
+            path = str((self.workspace / args["path"]).resolve())
+            if name == "write_file":
+                return [tool_diff_content(path, str(args.get("content", "")), None)]
+            if name == "edit_file" and isinstance(args.get("new"), str):
+                return [tool_diff_content(path, args["new"], args.get("old"))]
+            return [tool_content(text_block(display["diff"]))]
+        return [tool_content(text_block(text))]
+
+    # ------------------------------------------------------------------ events
+
+    def translate(self, event: ev.RuntimeEvent) -> list[Update]:
+        """The updates one event becomes (often none)."""
+        match event:
+            case ev.TextDelta(text=text):
+                return [update_agent_message_text(text)]
+            case ev.ThinkingDelta(text=text):
+                return [update_agent_thought_text(text)]
+            case ev.ToolCallsReceived(calls=calls):
+                return [self.start(c["id"], c["name"], dict(c.get("args") or {})) for c in calls]
+            case ev.ToolStarted(id=call_id, name=name, args=args):
+                if call_id not in self.calls:
+                    return [self.start(call_id, name, args), update_tool_call(call_id, status="in_progress")]
+                self.calls[call_id] = (name, args)  # the arguments that run (edited ones too)
+                return [update_tool_call(call_id, status="in_progress", raw_input=args)]
+            case ev.ToolOutput(id=call_id, text=text):
+                if call_id in self.terminals:
+                    return []  # the client shows its own terminal
+                shown = (self.output.get(call_id, "") + text)[-OUTPUT_SHOWN:]
+                self.output[call_id] = shown
+                return [update_tool_call(call_id, content=[tool_content(text_block(shown))])]
+            case ev.ToolSucceeded(id=call_id, name=name, result=result, display=display):
+                updates: list[Update] = [
+                    update_tool_call(
+                        call_id,
+                        status="completed",
+                        content=self._result_content(call_id, result, display),
+                        raw_output=result,
+                    )
+                ]
+                if name == "todo_write" and display and isinstance(display.get("todos"), list):
+                    updates.append(plan(display["todos"]))
+                return updates
+            case ev.ToolFailed(id=call_id, error=error):
+                return [update_tool_call(call_id, status="failed", content=[tool_content(text_block(error))])]
+            case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
+                return [update_agent_thought_text(f"\n[{old} failed ({error}); continuing with {new}]\n")]
+            case ev.Compacted(before_messages=before, after_messages=after):
+                return [update_agent_thought_text(f"\n[context summarised: {before} → {after} messages]\n")]
+            case ev.Notice(level=level, message=message) if level != "info":
+                return [update_agent_message_text(f"\n\n> {level}: {message}\n")]
+            case ev.TurnFailed(kind=kind, message=message):
+                return [update_agent_message_text(f"\n\n> error ({kind}): {message}\n")]
+            case ev.CommandOutput(title=title, text=text, columns=columns, rows=rows):
+                return [update_agent_message_text(command_markdown(title, text, columns, rows))]
+            case _:
+                return []
+
+
+def plan(todos: Sequence[dict[str, Any]]) -> schema.AgentPlanUpdate:
+    entries = []
+    for item in todos:
+        status = str(item.get("status", "pending"))
+        entries.append(
+            schema.PlanEntry(
+                content=str(item.get("content", "")),
+                priority="medium",
+                status=status if status in ("pending", "in_progress", "completed") else "pending",  # type: ignore[arg-type]
+            )
+        )
+    return schema.AgentPlanUpdate(session_update="plan", entries=entries)
+
+
+def command_markdown(title: str, text: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A command's output as Markdown (a table when it has one)."""
+    lines = [f"**{title}**", ""] if title else []
+    if columns:
+        lines.append("| " + " | ".join(columns) + " |")
+        lines.append("|" + "---|" * len(columns))
+        lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    if text:
+        lines.append(text)
+    return "\n".join(lines) + "\n"
+
+
+def replay(messages: Sequence[Message], translator: UpdateTranslator) -> list[Update]:
+    """A saved conversation as the updates a client shows (`session/load`)."""
+    from acp.helpers import update_user_message_text
+
+    updates: list[Update] = []
+    results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+    for message in messages:
+        if message.role == "user":
+            if not message.meta.get("synthetic"):
+                updates.append(update_user_message_text(message.text))
+        elif message.role == "assistant":
+            for thinking in message.thinking:
+                updates.append(update_agent_thought_text(thinking.text))
+            if message.text:
+                updates.append(update_agent_message_text(message.text))
+            for call in message.tool_calls:
+                updates.append(translator.start(call.id, call.name, call.arguments))
+                result = results.get(call.id)
+                if result is not None:
+                    status: Literal["completed", "failed"] = "failed" if result.is_error else "completed"
+                    updates.append(
+                        update_tool_call(
+                            call.id, status=status, content=[tool_content(text_block(result.text))]
+                        )
+                    )
+    return updates
