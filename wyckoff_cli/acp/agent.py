@@ -87,7 +87,7 @@ class WyckoffAgent:
                 prompt_capabilities=schema.PromptCapabilities(
                     image=False, audio=False, embedded_context=True
                 ),
-                mcp_capabilities=schema.McpCapabilities(http=False, sse=False),
+                mcp_capabilities=schema.McpCapabilities(http=True, sse=True),  # see docs/MCP.md
             ),
             agent_info=schema.Implementation(name="wyckoff", title="Wyckoff", version=__version__),
             auth_methods=auth_methods(),
