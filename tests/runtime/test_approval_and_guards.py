@@ -17,6 +17,7 @@ from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.subject import command_subject
 
 SCHEMA = {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
 
@@ -39,7 +40,15 @@ def shell_tool(ran: list[str]) -> Any:
     def preview(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         return {"kind": "command", "command": args["command"], "cwd": str(ctx.workspace)}
 
-    return make_tool("shell", run, schema=SCHEMA, requires_approval=True, kind="execute", preview=preview)
+    return make_tool(
+        "shell",
+        run,
+        schema=SCHEMA,
+        requires_approval=True,
+        kind="execute",
+        preview=preview,
+        subject_of=command_subject(),
+    )
 
 
 def calls(*commands: str) -> dict[str, Any]:

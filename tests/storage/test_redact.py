@@ -154,3 +154,76 @@ def test_nothing_written_to_a_session_holds_a_key(
     for fragment in (DEEPSEEK[:10], DEEPSEEK[10:]):  # a key split across deltas is folded first
         assert fragment not in everything
     assert everything.count(REDACTED) > 10
+
+
+# Secrets the model may read from files (issue 22): redacted at rest, the name kept.
+AT_REST = [
+    (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+    (
+        '"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ"',
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ",
+    ),
+    ("DATABASE_URL=postgres://admin:hunter2pass@db.example.com:5432/app", "hunter2pass"),
+    ("mysql://root:Tr0ub4dor&3@localhost/db", "Tr0ub4dor&3"),
+    ("redis://:p4ssw0rd-only@cache:6379/0", "p4ssw0rd-only"),
+    (
+        "token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
+    ("machine api.example.com login me password s3cr3t-netrc", "s3cr3t-netrc"),
+    ("machine a.example.com\n  login me\n  password multi-line-netrc", "multi-line-netrc"),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7Vw\nabc+/=\n-----END RSA PRIVATE KEY-----",
+        "MIIEowIBAAKCAQEA7Vw",
+    ),
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAA",
+    ),
+    (
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----",
+        "MIIEvQIBADANBgkqhkiG9w0B",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), AT_REST)
+def test_secrets_read_from_files_are_redacted_at_rest(text: str, secret: str) -> None:
+    redacted = Redactor().text(text)
+    assert secret not in redacted
+    assert REDACTED in redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["see https://example.com/a:b@c", "user@example.com", "the password is short", "eyJ is a prefix",
+     "-----BEGIN PUBLIC KEY-----\nMFkwEwYH\n-----END PUBLIC KEY-----", "http://localhost:8080/x"],
+)  # fmt: skip
+def test_lookalikes_stay(text: str) -> None:
+    assert Redactor().text(text) == text
+
+
+def test_secrets_at_rest_never_reach_the_session_files(tmp_path: Path, workspace: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", redactor=Redactor())
+    recorder = store.create(workspace, model="anthropic:claude")
+    texts = [text for text, _ in AT_REST]
+    result = "\n".join(texts)
+    message = Message.tool_result("c1", "read_file", result)
+    recorder.conversation.append(message)
+    recorder.record(ev.MessageCommitted(message.to_dict()))
+    recorder.record(ev.ToolSucceeded("c1", "read_file", result))
+    old, new = [Message.user(result)], [Message.user("summary")]
+    recorder.conversation.append(old[0])
+    recorder.conversation.replace_all(new, archive_path=str(recorder.archive_replaced(old, new)))
+    recorder.close()
+    files = {p.name for p in recorder.directory.rglob("*") if p.is_file()}
+    assert {"chat.jsonl", "scratchpad.jsonl", "session.json"} <= files and any(
+        f.endswith(".jsonl") for f in files
+    )
+    everything = b"".join(p.read_bytes() for p in recorder.directory.rglob("*") if p.is_file()).decode()
+    for _, secret in AT_REST:
+        assert secret not in everything, secret

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from wyckoff_cli.tools.destructive import find_danger
 from wyckoff_cli.tools.rules import RuleError, command_matches, command_prefix, parse_rule
-from wyckoff_cli.tools.shellparse import normalize, split_command
+from wyckoff_cli.tools.shellparse import normalize, parse_command
 
 
 @pytest.mark.parametrize(
@@ -39,39 +39,38 @@ def test_parse_rule_rejects(text: str) -> None:
         ("git status", ["git status"], True),
         ("a && b || c; d | e & f", ["a", "b", "c", "d", "e", "f"], True),
         ("a\nb", ["a", "b"], True),
-        ('echo "a; b && c" && ls', ['echo "a; b && c"', "ls"], True),
-        ("echo 'a | b'", ["echo 'a | b'"], True),
-        ("echo a\\;b", ["echo a\\;b"], True),
-        ("echo $(rm -rf x)", ["rm -rf x", "echo $(rm -rf x)"], True),
-        ('echo "$(whoami)"', ["whoami", 'echo "$(whoami)"'], True),
-        ("echo `date`", ["date", "echo `date`"], True),
-        ("diff <(ls a) <(ls b)", ["ls a", "ls b", "diff <(ls a) <(ls b)"], True),
+        ('echo "a; b && c" && ls', ["echo a; b && c", "ls"], True),
+        ("echo 'a | b'", ["echo a | b"], True),
+        ("echo a\\;b", ["echo a;b"], True),
+        ("echo $(rm -rf x)", ["echo $(rm -rf x)", "rm -rf x"], True),
+        ('echo "$(whoami)"', ['echo "$(whoami)"', "whoami"], True),
+        ("echo `date`", ["echo `date`", "date"], True),
+        ("diff <(ls a) <(ls b)", ["diff <(ls a) <(ls b)", "ls a", "ls b"], True),
         ("(cd src && make)", ["cd src", "make"], True),
         ("{ a; b; }", ["a", "b"], True),
-        ("cmd 2>&1 | tee log", ["cmd 2>&1", "tee log"], True),
-        ("cmd &> out", ["cmd &> out"], True),
-        ("x   =  1", ["x = 1"], True),
+        ("cmd 2>&1 | tee log", ["cmd", "tee log"], True),
+        ("cmd &> out", ["cmd"], True),
         ("if true; then ls; fi", ["true", "ls"], True),
         ("echo $((1 + 2))", ["echo $((1 + 2))"], True),
         ("ls # rm -rf /", ["ls"], True),
-        ("echo 'open", ["echo 'open"], False),
-        ('echo "open', ['echo "open'], False),
-        ("echo $(ls", ["ls", "echo $(ls"], False),
-        ("f() { ls; }", None, False),
-        ("a )", ["a )"], False),
+        ("f() { ls; }", ["ls"], True),
+        ("echo 'open", None, False),
+        ('echo "open', None, False),
+        ("echo $(ls", None, False),
+        ("a )", None, False),
     ],
 )
-def test_split_command(command: str, parts: list[str] | None, complete: bool) -> None:
-    split = split_command(command)
+def test_parse_command_parts(command: str, parts: list[str] | None, complete: bool) -> None:
+    parsed = parse_command(command)
     if parts is not None:
-        assert list(split.parts) == parts
-    assert split.complete is complete
+        assert list(parsed.parts) == parts
+    assert parsed.complete is complete
 
 
 @given(st.text(max_size=80))
-def test_split_and_normalize_never_fail(text: str) -> None:
-    split = split_command(text)
-    assert all(part == part.strip() and part for part in split.parts)
+def test_parse_and_normalize_never_fail(text: str) -> None:
+    parsed = parse_command(text)
+    assert all(isinstance(part, str) for part in parsed.parts)
     once = normalize(text)
     assert normalize(once) == once
 
@@ -113,15 +112,18 @@ def test_command_matches(pattern: str, command: str, expected: bool) -> None:
         ("pytest -q", "pytest"),
         ("cat README.md", "cat"),
         ("python script.py", "python script.py"),
-        ("bash -c 'ls'", "bash -c 'ls'"),
+        ("bash -c 'ls'", "ls"),
         ("rm -f a.o", "rm -f a.o"),
         ("./run.sh x", "./run.sh x"),
-        ("FOO=1 pytest", "FOO=1 pytest"),
+        ("FOO=1 pytest", "pytest"),
         ("find . -name x", "find . -name x"),
+        ("python3 -c 'print(1)'", "python3 -c 'print(1)'"),
+        ("rm *.o", "rm \\*.o"),
     ],
 )
 def test_command_prefix(part: str, prefix: str) -> None:
-    assert command_prefix(part) == prefix
+    (command,) = parse_command(part).commands
+    assert command_prefix(command) == prefix
 
 
 @pytest.mark.parametrize(
@@ -139,6 +141,8 @@ def test_command_prefix(part: str, prefix: str) -> None:
         "env X=1 nice -n 5 rm -rf ~/",
         "git push --force origin main",
         "git push -f origin master",
+        "git push -f origin feature/login",
+        "git push --force-with-lease origin my-branch",
         "git push --force-with-lease origin release/2.0",
         "git push origin +main",
         "git push origin +feature:main",
@@ -178,9 +182,8 @@ def test_destructive(command: str) -> None:
         "rm ~/notes.txt",
         "rm -rf /tmp/wyckoff-test",
         "git push origin main",
-        "git push -f origin feature/login",
-        "git push --force-with-lease origin my-branch",
         "git push -u origin topic",
+        "git push origin --delete feature/old",
         "dd if=/dev/zero of=disk.img bs=1M count=1",
         "echo hi > /dev/null",
         "chmod -R u+w build",

@@ -154,3 +154,37 @@ async def test_background_shell_through_the_runtime(root: Path) -> None:
     ]
     task = runtime.background.get("bg-1")
     assert task is not None and task.text_since(0)[0] == "from-bg\n"
+
+
+async def test_a_read_deny_hides_the_file_from_grep_glob_and_list_dir(tmp_path: Path) -> None:
+    """After `read_file(.env)` is denied, `grep(pattern=".")` must not show its lines,
+    and the walking tools leave it out (issue 22: path denies covered only read_file)."""
+    from tests.runtime.support import collect, make_runtime, of_type
+    from wyckoff_cli.tools.builtin import default_registry
+
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / ".env").write_text("SECRET_VALUE=hunter2-in-dotenv\n")
+    (root / "src" / "a.py").write_text("visible = 1\n")
+    calls = [
+        {"name": "grep", "args": {"pattern": "."}},
+        {"name": "grep", "args": {"pattern": "hunter2", "output": "files"}},
+        {"name": "glob", "args": {"pattern": "**/*"}},
+        {"name": "list_dir", "args": {"path": "."}},
+        {"name": "read_file", "args": {"path": ".env"}},
+    ]
+    tools = list(default_registry())
+    runtime, _ = make_runtime(
+        [{"tool_calls": calls}, {"text": "done"}],
+        tools,
+        root,
+        policy=ApprovalPolicy(mode="yolo", deny=["read_file(.env)"]),
+    )
+    events, _ = await collect(runtime)
+    results = [e.result for e in of_type(events, ev.ToolSucceeded)]
+    errors = [e.error for e in of_type(events, ev.ToolFailed)]
+    assert len(results) == 4 and len(errors) == 1
+    assert "visible = 1" in results[0]
+    assert all("SECRET_VALUE" not in r and ".env" not in r for r in results), results
+    assert "No matches" in results[1]
+    assert "deny rule read_file(.env)" in errors[0]

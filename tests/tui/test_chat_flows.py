@@ -13,6 +13,7 @@ from tests.tui.support import make_app
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage.permissions import list_rules
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.subject import command_subject
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
@@ -35,7 +36,14 @@ def shell_tool(ran: list[dict[str, Any]]) -> Tool:
 
     schema = {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
     return Tool(
-        "run_shell", "Run a command.", schema, run, requires_approval=True, kind="execute", preview=preview
+        "run_shell",
+        "Run a command.",
+        schema,
+        run,
+        requires_approval=True,
+        kind="execute",
+        preview=preview,
+        subject_of=command_subject(),
     )
 
 

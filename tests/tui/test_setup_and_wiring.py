@@ -56,3 +56,24 @@ async def test_chat_deps_from_config_run_a_turn_and_save_the_session(
     assert [m.text for m in loaded.history][-1] == "hello from the app"
     history_file = controller.input_history_file
     assert history_file is not None and json.loads(history_file.read_text().splitlines()[-1]) == "hi there"
+
+
+async def test_the_app_says_when_the_shell_sandbox_is_off(tmp_path: Path) -> None:
+    from wyckoff_cli.providers.scripted import ScriptedProvider
+    from wyckoff_cli.session.builder import SessionBuilder, open_workspace
+    from wyckoff_cli.session.controller import ChatController
+    from wyckoff_cli.storage.sessions import SessionStore
+    from wyckoff_cli.tui.app import WyckoffApp
+    from wyckoff_cli.tui.widgets.entries import NoticeLine
+
+    workspace = open_workspace(tmp_path)
+    workspace.sandbox = "off"
+    provider = ScriptedProvider([{"text": "hi"}], model="scripted:test")
+    builder = SessionBuilder(
+        workspace, provider_factory=lambda _m: provider, manage_context=False, store=SessionStore()
+    )
+    app = WyckoffApp(ChatController(builder, model="scripted:test", mode="default"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause(0.2)
+        notices = [str(n.render()) for n in app.screen.query(NoticeLine)]
+        assert any("shell sandbox off" in n and "credentials" in n for n in notices), notices

@@ -42,6 +42,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=("default", "plan", "auto-edit", "yolo"),
         help="start in this permission mode (Shift+Tab cycles them)",
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="how shell commands run (default: [shell] sandbox, workspace-write where it can start)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{start} is not a folder")
     os.chdir(start)
     workspace = open_workspace(start)
+    workspace.sandbox = args.sandbox
     resolve_model_spec(args.model or workspace.config.model, workspace.config)  # an unknown id fails here
     from wyckoff_cli.storage.paths import StorageError, data_dir, writable_problem
 

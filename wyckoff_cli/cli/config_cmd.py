@@ -42,6 +42,11 @@ def run(args: argparse.Namespace) -> int:
         import tomli_w
 
         print(tomli_w.dumps(cfg.to_plain(loaded.config)), end="")
+        from wyckoff_cli.tools.process import removed_variables
+
+        shell = loaded.config.shell
+        removed = removed_variables(keep=shell.env_keep, remove=shell.env_remove)
+        print("\n# removed from shell commands' environment: " + (", ".join(removed) or "nothing"))
         return 0
     if args.action == "get":
         try:

@@ -60,6 +60,14 @@ def run(args: argparse.Namespace) -> int:
     except RuleError as exc:
         raise UsageError(str(exc)) from None
     if args.action == "add":
+        from wyckoff_cli.session.shell import session_tool_names
+        from wyckoff_cli.tools.policy import known_tool_hint, unknown_tool_rules
+
+        known = session_tool_names()
+        if unknown_tool_rules([rule], known):
+            raise UsageError(
+                f"the rule {rule!r} names a tool that does not exist. Known tools: {known_tool_hint(known)}"
+            )
         kind: store.RuleKind = "deny" if args.deny else "allow"
         target = store.save_rule(rule, root=root, kind=kind, scope="user" if args.user else "project")
         print(f"saved {kind} rule {rule} in {target}")

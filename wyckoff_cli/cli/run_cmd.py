@@ -62,6 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="allow calls matching RULE, e.g. 'run_shell(pytest*)' (repeatable)",
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        help="how shell commands run (default: [shell] sandbox, workspace-write where it can start)",
+    )
     parser.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current)")
     parser.add_argument(
         "--trust-mcp", action="store_true", help="start the project's .mcp.json servers (and trust the file)"
@@ -115,7 +120,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.session.store import call_coster
 
     cwd = (args.cwd or Path.cwd()).resolve()
-    builder = SessionBuilder(open_workspace(cwd), cwd=cwd)
+    workspace = open_workspace(cwd)
+    workspace.sandbox = args.sandbox
+    builder = SessionBuilder(workspace, cwd=cwd)
     config = builder.config
     model = args.model or config.model
     mode = args.permission_mode or config.permission_mode
@@ -141,6 +148,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     runtime = session.runtime
     mcp = await _start_mcp(args, builder.workspace, runtime)
     summary = RunSummary(builder.workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
+    if session.shell_notice:
+        print(f"wyckoff: {session.shell_notice}", file=sys.stderr)
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):

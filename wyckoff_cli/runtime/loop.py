@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -463,15 +462,7 @@ def _ms_since(started: float) -> int:
 
 
 def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for tool child processes: the current one without API keys."""
-    env = dict(os.environ if base is None else base)
-    for key in list(env):
-        upper = key.upper()
-        if upper.endswith(("_API_KEY", "_AUTH_TOKEN", "_ACCESS_TOKEN")) or upper in {
-            "ANTHROPIC_API_KEY",
-            "OPENAI_API_KEY",
-            "GEMINI_API_KEY",
-            "GOOGLE_API_KEY",
-        }:
-            del env[key]
-    return env
+    """The environment for tool child processes: secrets removed (tools/process.py)."""
+    from wyckoff_cli.tools.process import child_env
+
+    return child_env(base)

@@ -181,7 +181,7 @@ class ToolCallRunner:
         self, call: ToolCallPart, tool: Tool, args: dict[str, Any], emit: Emit
     ) -> _Prepared | None:
         ctx = self._context(call.id)
-        verdict = self.policy.evaluate(tool, args, ctx)
+        verdict = await self.policy.decide(tool, args, ctx)  # off the event loop for long commands
         if verdict.action == "allow":
             if tool.requires_approval:
                 await emit(
@@ -232,7 +232,7 @@ class ToolCallRunner:
                     emit,
                 )
                 return None
-            again = self.policy.evaluate(tool, args, ctx)
+            again = await self.policy.decide(tool, args, ctx)
             if again.action == "deny":
                 await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=again.reason))
                 await self._answer(CallResult(call, f"Not run: {again.reason}", True), emit)
@@ -255,6 +255,7 @@ class ToolCallRunner:
             approved_outside_paths=outside,
             host_files=self.host_files,
             host_terminal=self.host_terminal,
+            read_denied=lambda path: self.policy.read_denied(path, self.workspace),
         )
         ctx.results_dir = self.results_dir()
         if self.redact is not None:

@@ -18,12 +18,20 @@ from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
+from wyckoff_cli.session.shell import (
+    check_rule_tools,
+    protected_roots,
+    session_tool_names,
+    shell_notice,
+    shell_settings,
+)
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
 from wyckoff_cli.storage.paths import find_project_root
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
 from wyckoff_cli.tools.registry import ToolRegistry
+from wyckoff_cli.tools.sandbox import ShellSettings
 
 if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
@@ -37,6 +45,7 @@ if TYPE_CHECKING:
 class Workspace:
     root: Path
     loaded: LoadedConfig
+    sandbox: str | None = None  # `--sandbox MODE`, overriding `[shell] sandbox`
 
     @property
     def config(self) -> Config:
@@ -67,6 +76,11 @@ class Session:
         return self.recorder.id if self.recorder is not None else None
 
     @property
+    def shell_notice(self) -> str:
+        """The one-line start-up notice about the shell sandbox ("" when it is on)."""
+        return shell_notice(self.registry)
+
+    @property
     def system_prompt(self) -> str:
         """Stable across rounds (the prompt cache depends on it)."""
         return self.context.system_prompt if self.context is not None else self.fixed_prompt
@@ -86,7 +100,7 @@ class SessionBuilder:
     cwd: Path | None = None
     store: SessionStore | None = None
     provider_factory: Callable[[str], LLMProvider] | None = None
-    tools_factory: Callable[[], ToolRegistry] = default_registry
+    tools_factory: Callable[[], ToolRegistry] | None = None  # default: built-ins, shell from [shell]
     manage_context: bool = True  # False: no context manager (and `fixed_prompt` as the prompt)
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
@@ -112,6 +126,21 @@ class SessionBuilder:
         store = self.sessions()
         return store.reopen(loaded) if loaded is not None else store.create(self.workspace.root, model=model)
 
+    def shell(self) -> ShellSettings:
+        """How this workspace's shell commands run (`[shell]`, `--sandbox`); the
+        sandbox probe runs once per process."""
+        return shell_settings(self.config, self.workspace.root, self.workspace.sandbox)
+
+    def shell_notice(self) -> str:
+        """The one-line start-up notice about the shell sandbox ("" when it is on, or
+        when the session's tools are not the built-ins); hosts show it when they start,
+        before any session is built."""
+        return self.shell().notice if self.tools_factory is None else ""
+
+    def default_tools(self) -> ToolRegistry:
+        """The built-in tools, the shell sandboxed and scrubbed as `[shell]` says."""
+        return default_registry(shell=self.shell())
+
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
             return self.provider_factory(model)
@@ -132,7 +161,7 @@ class SessionBuilder:
         config = self.config
         policy = build_policy(config, mode, [*self.extra_allow, *allow])  # type: ignore[arg-type]
         provider = provider or self.provider(model)
-        registry = self.tools_factory()
+        registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
         context = None
         if self.manage_context:
             context = build_context(
@@ -145,6 +174,9 @@ class SessionBuilder:
             for tool in context.tools():
                 registry.add(tool)
             set_prompt(context, self.workspace.root, registry)
+        known = [*session_tool_names(), *registry.names()]  # rules may name tools this session lacks
+        check_rule_tools(self.workspace.loaded.files, [*policy.allow, *policy.deny], known)
+        policy.protected_roots = protected_roots
         if self.mcp is not None:
             self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
         runtime = AgentRuntime(

@@ -174,6 +174,28 @@ class McpServer:
 
 
 @dataclass
+class ShellConfig:
+    """`[shell]`: how commands run (docs/TOOLS.md, "Safety model")."""
+
+    sandbox: Literal["workspace-write", "read-only", "off"] = _doc(
+        "`workspace-write` (the workspace and temp folder writable, no network), `read-only` or `off`. "
+        "Where the sandbox cannot start, commands run unsandboxed with a start-up notice saying why.",
+        default="workspace-write",
+    )
+    network: bool = _doc("Let sandboxed commands reach the network.", default=False)
+    writable_roots: list[str] = _doc(
+        "More folders sandboxed commands may write (e.g. `~/.cache/pip`).", default_factory=list
+    )
+    env_keep: list[str] = _doc(
+        "Variables (globs) kept in commands' environment although they look like secrets.",
+        default_factory=list,
+    )
+    env_remove: list[str] = _doc(
+        "More variables (globs) removed from commands' environment.", default_factory=list
+    )
+
+
+@dataclass
 class Config:
     """The whole configuration."""
 
@@ -205,6 +227,7 @@ class Config:
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
     mcp_servers: dict[str, McpServer] = _doc("MCP servers, `[mcp_servers.NAME]`.", default_factory=dict)
+    shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
 
 
 # --------------------------------------------------------------------------- loading

@@ -4,7 +4,10 @@ Three layers, applied to every string of a record:
 1. exact values of known secrets (API keys from the environment and from the
    config's `api_key_env` variables, keys pasted into `credentials.toml`);
 2. patterns of key-looking values (`sk-…`, `sk-ant-…`, `AIza…`, GitHub, AWS and Slack
-   tokens, `Authorization:` headers, `Bearer` tokens, `api_key=…`-style assignments);
+   tokens, `Authorization:` headers, `Bearer` tokens, `api_key=…`-style assignments),
+   AWS secret access keys (`aws_secret_access_key = …`), passwords in URLs
+   (`postgres://user:PASSWORD@host`), JSON Web Tokens, `.netrc` passwords, private key
+   blocks (`-----BEGIN … PRIVATE KEY-----` … `-----END … PRIVATE KEY-----`);
 3. values stored under secret-looking keys (`authorization`, `api_key`, `password`, …).
 
 Strings longer than `MAX_STRING_CHARS` are cut, with a marker saying how much was cut.
@@ -76,6 +79,23 @@ _PATTERN_SOURCES: tuple[tuple[str, str], ...] = (
     (r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}", REDACTED),
     (r"\bAKIA[0-9A-Z]{16}\b", REDACTED),
     (r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", REDACTED),
+    # private key blocks (PEM, OpenSSH): the whole block
+    (
+        r"-----BEGIN ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY-----[A-Za-z0-9+/=\s:,\-.]{0,20000}?"
+        r"-----END \1PRIVATE KEY-----",
+        REDACTED,
+    ),
+    # JSON Web Tokens: header.payload.signature
+    (r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", REDACTED),
+    # passwords in URLs: scheme://user:PASSWORD@host
+    (r"\b([A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@]{0,200}:)[^\s@/]{1,200}(@)", r"\1" + REDACTED + r"\2"),
+    # AWS secret access keys in credentials files and environment listings
+    (
+        r"(?i)((?:aws_)?secret[_-]?access[_-]?key['\"]?\s*[:=]\s*['\"]?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])",
+        r"\1" + REDACTED,
+    ),
+    # .netrc: machine HOST login USER password SECRET
+    (r"(?i)\b((?:machine|login|default)\s+\S+\s+(?:login\s+\S+\s+)?password\s+)\S+", r"\1" + REDACTED),
     # api_key = "value", SECRET_KEY: value, password=value (a value that looks generated:
     # 12+ token characters with a digit, not a call or an index expression)
     (

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolSpec
+from wyckoff_cli.tools.subject import Access, Subject, SubjectFn, ToolKind, default_subject
 
 if TYPE_CHECKING:
     from wyckoff_cli.tools.background import BackgroundTaskManager
     from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 
-__all__ = ["Tool", "ToolContext", "ToolError", "ToolOutcome", "ToolRun", "PreviewFn"]
+__all__ = ["Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutcome", "ToolRun", "PreviewFn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,13 @@ class ToolContext:
     redact: Callable[[str], str] = _unchanged  # applied to what tools write to disk (offloaded output)
     host_files: HostFiles | None = None  # read and write files through the host (an editor)
     host_terminal: HostTerminal | None = None  # run commands in the host's terminal
+    # Paths a deny rule refuses to read: tools that walk folders (grep, glob, list_dir)
+    # leave them out. Set by the runtime from the policy (`ApprovalPolicy.read_denied`).
+    read_denied: Callable[[Path], bool] | None = None
+
+    def hidden(self, path: Path) -> bool:
+        """Whether `path` must be left out of what a walking tool reports."""
+        return self.read_denied is not None and self.read_denied(path)
 
 
 ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable["str | ToolOutcome"]]
@@ -76,6 +84,11 @@ class Tool:
       "completed_by_tool"`), used by headless runs.
     - `path_args`: names of arguments holding paths, checked against the workspace.
     - `kind`: `read`, `edit`, `execute` or `other`, which permission modes act on.
+    - `url_args`: names of arguments holding URLs (rules match them, `domain:HOST`).
+    - `path_access`: what the tool does with its paths (default: `read` for read
+      tools, `write` for edit tools); `read-write` for tools that read then write.
+    - `subject_of`: the tool's own permission subject (the shell's parsed command);
+      without it, `subject()` uses the path, URL and summary arguments.
     - `editable_fields`: the arguments the approval dialog offers to edit on their own
       (a command, the new text); the whole arguments are editable as JSON anyway.
     """
@@ -88,12 +101,29 @@ class Tool:
     requires_approval: bool = False
     background: bool = False
     completes_run: bool = False
-    kind: str = "other"
+    kind: ToolKind = "other"
     path_args: tuple[str, ...] = ()
+    url_args: tuple[str, ...] = ()
+    path_access: Access | None = None
+    subject_of: SubjectFn | None = None
     preview: PreviewFn | None = None
     summary_arg: str | None = None  # the argument a one-line UI summary shows
     editable_fields: tuple[str, ...] = ()  # arguments a person may edit directly when approving
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def subject(self, args: dict[str, Any], workspace: Path) -> Subject:
+        """What this call's permission rules are matched against (see subject.py)."""
+        if self.subject_of is not None:
+            return self.subject_of(args, workspace)
+        return default_subject(
+            args,
+            workspace,
+            kind=self.kind,
+            path_args=self.path_args,
+            url_args=self.url_args,
+            summary_arg=self.summary_arg,
+            access=self.path_access,
+        )
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.parameters)

@@ -13,8 +13,9 @@ from wyckoff_cli.tools.edit import edit_file
 from wyckoff_cli.tools.files import read_file, write_file
 from wyckoff_cli.tools.listing import glob, list_dir
 from wyckoff_cli.tools.registry import ToolRegistry
+from wyckoff_cli.tools.sandbox import ShellSettings
 from wyckoff_cli.tools.search import grep
-from wyckoff_cli.tools.shell import run_shell, task_output, task_stop
+from wyckoff_cli.tools.shell import make_shell_tools, run_shell, task_output, task_stop
 from wyckoff_cli.tools.todo import todo_write
 
 BUILTIN_TOOLS: tuple[Tool, ...] = (
@@ -31,7 +32,11 @@ BUILTIN_TOOLS: tuple[Tool, ...] = (
 )
 
 
-def default_registry(extra: Iterable[Tool] = ()) -> ToolRegistry:
+def default_registry(extra: Iterable[Tool] = (), shell: ShellSettings | None = None) -> ToolRegistry:
     """Every built-in tool, in a fixed order (the order is part of the prompt cache),
-    then `extra`."""
-    return ToolRegistry([*BUILTIN_TOOLS, *extra])
+    then `extra`. `shell` configures the sandbox and environment of `run_shell`."""
+    tools = list(BUILTIN_TOOLS)
+    if shell is not None:
+        shell_tool, _, _ = make_shell_tools(shell)
+        tools[tools.index(run_shell)] = shell_tool
+    return ToolRegistry([*tools, *extra])

@@ -1,107 +1,157 @@
 """The built-in list of destructive shell commands: these always ask, even in yolo
 mode and even when an allow rule matches (a deny rule still refuses them).
 
-Kept deliberately small and specific: what cannot be undone and is almost never what
-a coding task needs.
+It covers the effect, not the spelling: every check runs on the commands the parser
+found (shellparse.py), so wrappers, quoting, `bash -c`, `eval`, `$(…)`, pipes into a
+shell and `find -exec` are seen through.
 
-- `rm -r` of `/`, a top-level system folder, the home folder, `.`, `..` or `*`
-  (also `--no-preserve-root`);
-- `git push --force` (`-f`, `--force-with-lease`, a `+refspec`, `--mirror`, or
-  `--delete`) to a protected branch (main, master, trunk, develop, production,
-  release/…) or without naming the branch;
-- making or wiping file systems (`mkfs*`, `mkswap`, `wipefs`), `dd of=/dev/…` and
-  redirections onto disk devices;
-- `chmod`/`chown`/`chgrp -R` on `/` or a top-level system folder;
-- fork bombs (`:(){ :|:& };:`);
-- `shutdown`, `reboot`, `halt`, `poweroff` (also through `systemctl` and `init 0|6`).
+- recursive deletion (`rm -r`, `find -delete`, `find -exec rm`, `rsync --delete`) of
+  a path outside the workspace (the system temp folder excepted), of `/`, a system
+  folder, the home folder or a folder above it, of the workspace itself (`.`, `*`),
+  of a `.git` folder, or of a path only known when it runs (`$X`, `xargs`);
+- `git clean -f` with `-d`/`-x` run at or above the home folder; `git reset --hard`
+  while there are uncommitted changes; force pushes (`-f`, `--force`,
+  `--force-with-lease`, `+refspec`, `--mirror`) and branch deletion on a protected
+  branch;
+- `shred`, making or wiping file systems (`mkfs*`, `mkswap`, `wipefs`), `dd of=/dev/…`
+  and redirections onto disk devices;
+- `chmod`/`chown`/`chgrp -R` on `/`, a system folder or the home folder;
+- `kill` of every process (`kill -9 -1`), fork bombs, shutting down the machine;
+- downloaded code piped into a shell (`curl … | sh`);
+- inline interpreter code (`python -c`, `perl -e`, `node -e`, `ruby -e`) that deletes
+  trees under home or `/`, or runs a destructive shell command.
 
-Wrappers are looked through: `sudo`, `doas`, `env`, `nohup`, `nice`, `time`,
-`command`, `exec`, variable assignments, and `bash -c "…"`.
+Each check is linear in the command's length.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from wyckoff_cli.tools.shellparse import split_command, words
+from wyckoff_cli.tools.shellparse import (
+    ParsedCommand,
+    SimpleCommand,
+    Word,
+    basename,
+    find_start_paths,
+    parse_command,
+)
 
 PROTECTED_BRANCHES = frozenset(
     {"main", "master", "trunk", "develop", "development", "production", "prod", "stable", "HEAD"}
 )
 _SYSTEM_TOP = frozenset(
     {
-        "bin", "boot", "dev", "etc", "home", "lib", "lib64", "opt", "proc", "root",
-        "sbin", "srv", "sys", "usr", "var", "Users", "System", "Library", "Applications",
+        "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root",
+        "run", "sbin", "srv", "sys", "usr", "var", "mnt", "media", "snap", "nix",
+        "Users", "System", "Library", "Applications", "Volumes", "private",
     }
 )  # fmt: skip
-_HOME_TARGETS = frozenset(
-    {"~", "~/", "~/*", "$HOME", "$HOME/", "$HOME/*", "${HOME}", "${HOME}/", "${HOME}/*"}
-)
-_HERE_TARGETS = frozenset({".", "./", "./*", "..", "../", "*", ".*"})
-_WRAPPERS = frozenset({"sudo", "doas", "nohup", "time", "command", "exec", "builtin", "env", "nice"})
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
-_FORK_BOMB = re.compile(r"(?P<name>[^\s(){}|;&]+)\(\)\{(?P=name)\|(?P=name)&\};(?P=name)")
-_DEVICE = re.compile(r">\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-)")
+_HOME_WORDS = ("~", "$HOME", "${HOME}")
+_DEVICE = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|loop|sr)")
 _POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
+_DELETE_API = re.compile(
+    r"rmtree|removedirs|os\.remove|os\.unlink|\.unlink\(|rmdir|rm_rf|rm_r\b|rimraf|rmSync|fs\.rm\b|"
+    r"\.rm\(|File\.delete|FileUtils\.rm|unlink\s*\(|deleteRecursively|remove_tree|rmtree\("
+)
+_ROOTISH = re.compile(r"expanduser|Path\.home|homedir|Dir\.home|ENV\{HOME|ENV\[.HOME|\bHOME\b|getenv\(\s*['\"]HOME|['\"]~|['\"]/['\"]|"
+                      r"['\"]/(?:etc|usr|bin|var|home|root|boot|lib)\b")  # fmt: skip
+_QUOTED = re.compile(r"'([^'\n]{2,2000})'|\"([^\"\n]{2,2000})\"")
+_SHELLISH = re.compile(r"^\s*(?:sudo\s+)?(?:rm|find|dd|mkfs\S*|shred|chmod|chown|git|kill|wipefs)\b")
 
 
-def find_danger(command: str, _depth: int = 0) -> str | None:
+def _default_dirty(_folder: Path) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class DangerContext:
+    """Where a command runs: relative paths resolve against `cwd`; `dirty` says
+    whether a repository folder has uncommitted changes (for `git reset --hard`)."""
+
+    workspace: Path = field(default_factory=Path.cwd)
+    cwd: Path | None = None
+    home: Path = field(default_factory=Path.home)
+    temp: Path = field(default_factory=lambda: Path(os.path.realpath(tempfile.gettempdir())))
+    dirty: Callable[[Path], bool] = _default_dirty
+
+    @property
+    def here(self) -> Path:
+        return self.cwd or self.workspace
+
+
+def find_danger(command: str | ParsedCommand, context: DangerContext | None = None) -> str | None:
     """Why `command` is on the destructive list, or None."""
-    if _FORK_BOMB.search(re.sub(r"\s+", "", command)):
+    parsed = parse_command(command) if isinstance(command, str) else command
+    ctx = context or DangerContext()
+    if parsed.fork_bomb:
         return "a fork bomb"
-    for part in split_command(command).parts:
-        reason = _part_danger(part, _depth)
+    if parsed.network_code:
+        return "runs code downloaded from the network (piped into a shell)"
+    for redirect in parsed.writes:
+        if redirect.target.literal and _DEVICE.match(redirect.target.text):
+            return "writes onto a disk device"
+    for simple in parsed.commands:
+        reason = command_danger(simple, ctx)
         if reason:
             return reason
     return None
 
 
-def _part_danger(part: str, depth: int) -> str | None:
-    if _DEVICE.search(part):
-        return "writes onto a disk device"
-    argv = _unwrap(words(part))
-    if not argv:
+def command_danger(command: SimpleCommand, ctx: DangerContext, depth: int = 0) -> str | None:
+    """Why one (normalised) simple command is destructive, or None."""
+    if not command.words or not command.words[0].literal:
         return None
-    prog = argv[0].rsplit("/", 1)[-1]
-    args = argv[1:]
-    if prog in _SHELLS and "-c" in args and depth < 3:
-        index = args.index("-c")
-        if index + 1 < len(args):
-            return find_danger(args[index + 1], depth + 1)
+    prog = basename(command.name)
+    args = list(command.words[1:])
+    texts = [w.text for w in args]
     if prog == "rm":
-        return _rm_danger(args)
+        return _rm_danger(command, args, ctx)
+    if prog == "find":
+        return _find_danger(command, ctx)
+    if prog == "rsync" and any(t.startswith("--delete") or t in ("--remove-source-files",) for t in texts):
+        targets = [w for w in args if not (w.literal and w.text.startswith("-"))]
+        if targets:
+            why = _tree_danger(targets[-1], ctx, whole_ok=False)
+            if why:
+                return f"`rsync --delete` into {why}"
+        return None
     if prog == "git":
-        return _git_danger(args)
+        return _git_danger(command, texts, ctx)
+    if prog == "shred":
+        return "`shred` destroys file contents beyond recovery"
     if prog.startswith("mkfs") or prog in ("mkswap", "wipefs"):
         return f"`{prog}` creates or wipes a file system"
-    if prog == "dd" and any(_is_device_target(a) for a in args):
+    if prog == "dd" and any(_is_device_target(t) for t in texts):
         return "`dd` writes onto a device"
-    if prog in ("chmod", "chown", "chgrp") and _recursive(args) and any(_is_system_path(a) for a in args):
-        return f"recursive `{prog}` on a system folder"
-    if prog in _POWER or (prog == "systemctl" and any(a in _POWER for a in args)):
+    if prog in ("chmod", "chown", "chgrp") and _recursive(texts):
+        for word in args:
+            if word.literal and word.text.startswith("-"):
+                continue
+            why = _tree_danger(word, ctx, whole_ok=True, system_only=True)
+            if why:
+                return f"recursive `{prog}` of {why}"
+        return None
+    if prog in ("kill", "pkill") and ("-1" in texts[texts.index("--") + 1 :] if "--" in texts else
+                                      any(t == "-1" for t in texts[1:]) or texts[-1:] == ["-1"]):  # fmt: skip
+        return "`kill` of every process"
+    if prog == "killall5":
+        return "`killall5` stops every process"
+    if prog in _POWER or (prog == "systemctl" and any(a in _POWER for a in texts)):
         return "shuts down or restarts the machine"
-    if prog in ("init", "telinit") and args[:1] in (["0"], ["6"]):
+    if prog in ("init", "telinit") and texts[:1] in (["0"], ["6"]):
         return "shuts down or restarts the machine"
+    if command.inline_code is not None and depth < 2:
+        return _code_danger(command.inline_code, ctx, depth)
     return None
 
 
-def _unwrap(argv: list[str]) -> list[str]:
-    """Drop leading wrappers (sudo, env, nohup …), their options and VAR=value words."""
-    out = list(argv)
-    changed = True
-    while out and changed:
-        changed = False
-        while out and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", out[0]):
-            out.pop(0)
-            changed = True
-        if out and out[0].rsplit("/", 1)[-1] in _WRAPPERS:
-            out.pop(0)
-            while out and out[0].startswith("-"):
-                option = out.pop(0)
-                if option in ("-u", "-g", "-n", "-C", "-p") and out:
-                    out.pop(0)  # the option's value
-            changed = True
-    return out
+# --------------------------------------------------------------------------- paths
 
 
 def _short_flags(args: list[str]) -> str:
@@ -109,69 +159,149 @@ def _short_flags(args: list[str]) -> str:
 
 
 def _recursive(args: list[str]) -> bool:
-    return "r" in _short_flags(args) or "R" in _short_flags(args) or "--recursive" in args
+    flags = _short_flags(args)
+    return "r" in flags or "R" in flags or "--recursive" in args
 
 
-def _is_system_path(arg: str) -> bool:
-    if arg in ("/", "/*", "/."):
-        return True
-    match = re.fullmatch(r"/+([^/]+)/*\*?", arg)
-    return bool(match and match.group(1) in _SYSTEM_TOP)
+def _resolve(word: Word, ctx: DangerContext) -> Path | None:
+    """The absolute path a literal (or `$HOME…`) word names; None when unknown."""
+    text = word.text
+    for home in _HOME_WORDS:
+        if text == home or text.startswith(home + "/"):
+            text = str(ctx.home) + text[len(home) :]
+            break
+    else:
+        if not word.literal:
+            return None
+    text = re.sub(r"/[^/]*[*?\[][^/]*$", "/.", text) if re.search(r"[*?\[]", text) else text
+    if text in ("*", ".*") or re.fullmatch(r"[^/]*[*?\[][^/]*", text):
+        text = "."
+    path = Path(text)
+    if not path.is_absolute():
+        path = ctx.here / path
+    return Path(os.path.normpath(path))
 
 
-def _rm_danger(args: list[str]) -> str | None:
-    if "--no-preserve-root" in args:
-        return "`rm --no-preserve-root`"
-    if not _recursive(args):
+def _contains(folder: Path, path: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _tree_danger(word: Word, ctx: DangerContext, *, whole_ok: bool, system_only: bool = False) -> str | None:
+    """Why deleting (or changing) the tree at `word` is destructive, or None.
+    `whole_ok`: the workspace root itself counts as destructive."""
+    path = _resolve(word, ctx)
+    if path is None:
+        return f"{word.text} (a path only known when it runs)"
+    shown = word.text
+    workspace = Path(os.path.normpath(ctx.workspace))
+    home = Path(os.path.normpath(ctx.home))
+    if path == Path("/") or (len(path.parts) == 2 and path.parts[1] in _SYSTEM_TOP):
+        return f"{shown} (a system folder)"
+    if _contains(path, home):
+        return f"{shown} (the home folder)" if path == home else f"{shown} (above the home folder)"
+    if system_only:
         return None
-    targets: list[str] = []
+    if _contains(path, workspace):
+        if path == workspace and not whole_ok:
+            return None
+        return f"{shown} (the whole workspace)" if path == workspace else f"{shown} (above the workspace)"
+    if ".git" in path.parts and _contains(workspace, path):
+        return f"{shown} (the repository's history)"
+    if _contains(workspace, path):
+        return None
+    if _contains(ctx.temp, path) and path != ctx.temp:
+        return None
+    return f"{shown} (outside the workspace)"
+
+
+def _rm_danger(command: SimpleCommand, args: list[Word], ctx: DangerContext) -> str | None:
+    texts = [w.text for w in args if w.literal]
+    if "--no-preserve-root" in texts:
+        return "`rm --no-preserve-root`"
+    if not _recursive([t for t in texts if t.startswith("-")]):
+        return None
+    if command.input_args:
+        return "recursive `rm` of paths read from input"
     after_dashes = False
-    for arg in args:
-        if arg == "--" and not after_dashes:
+    for word in args:
+        if word.literal and word.text == "--" and not after_dashes:
             after_dashes = True
-        elif after_dashes or not arg.startswith("-"):
-            targets.append(arg)
-    for target in targets:
-        if _is_system_path(target):
-            return f"recursive `rm` of {target}"
-        if target in _HOME_TARGETS:
-            return "recursive `rm` of the home folder"
-        if target in _HERE_TARGETS:
-            return f"recursive `rm` of {target} (everything here)"
+            continue
+        if not after_dashes and word.literal and word.text.startswith("-"):
+            continue
+        why = _tree_danger(word, ctx, whole_ok=True)
+        if why:
+            return f"recursive `rm` of {why}"
     return None
 
 
-def _git_danger(args: list[str]) -> str | None:
-    rest = list(args)
-    while rest and rest[0].startswith("-"):  # global options: -C DIR, -c KEY=VALUE, --no-pager …
-        option = rest.pop(0)
-        if option in ("-C", "-c", "--git-dir", "--work-tree") and rest:
-            rest.pop(0)
-    if not rest or rest[0] != "push":
+def _find_danger(command: SimpleCommand, ctx: DangerContext) -> str | None:
+    texts = [w.text for w in command.words]
+    deletes = "-delete" in texts or any(
+        texts[i] in ("-exec", "-execdir", "-ok", "-okdir")
+        and i + 1 < len(texts)
+        and basename(texts[i + 1]) in ("rm", "shred", "unlink", "rmdir")
+        for i in range(len(texts))
+    )
+    if not deletes:
         return None
-    push = rest[1:]
+    for start in find_start_paths(command):
+        why = _tree_danger(start, ctx, whole_ok=False)
+        if why:
+            return f"`find` deleting in {why}"
+    return None
+
+
+def _git_danger(command: SimpleCommand, args: list[str], ctx: DangerContext) -> str | None:
+    if not args:
+        return None
+    sub, rest = args[0], args[1:]
+    folder = ctx.here
+    if command.chdir is not None:
+        resolved = _resolve(Word(command.chdir), ctx)
+        folder = resolved or folder
+    if sub == "push":
+        return _push_danger(rest)
+    if sub == "clean":
+        flags = _short_flags(rest)
+        forced = "f" in flags or "--force" in rest
+        if forced and ("d" in flags or "x" in flags or "X" in flags):
+            home = Path(os.path.normpath(ctx.home))
+            if _contains(Path(os.path.normpath(folder)), home):
+                return "`git clean` at or above the home folder"
+        return None
+    if sub == "reset" and "--hard" in rest and ctx.dirty(folder):
+        return "`git reset --hard` with uncommitted changes (they would be lost)"
+    return None
+
+
+def _push_danger(push: list[str]) -> str | None:
     options = [a for a in push if a.startswith("-")]
     positional = [a for a in push if not a.startswith("-")]
     refspecs = positional[1:]
     forced = (
-        any(a in ("--force", "--mirror") or a.startswith("--force-with-lease") for a in options)
+        any(
+            a in ("--force", "--mirror", "--force-if-includes") or a.startswith("--force-with-lease")
+            for a in options
+        )  # fmt: skip
         or "f" in _short_flags(options)
         or any(r.startswith("+") for r in refspecs)
     )
+    if forced:
+        if "--mirror" in options or "--all" in options:
+            return "git force push of every branch"
+        return "git force push (rewrites the remote's history)"
     deleting = (
         "--delete" in options or "d" in _short_flags(options) or any(r.startswith(":") for r in refspecs)
     )
-    if not forced and not deleting:
+    if not deleting:
         return None
-    what = "force push" if forced else "branch deletion"
     if "--mirror" in options or "--all" in options:
-        return f"git {what} of every branch"
-    if not refspecs:
-        return f"git {what} without naming the branch (it may be protected)"
+        return "git branch deletion of every branch"
     for refspec in refspecs:
-        target = refspec.lstrip("+").split(":")[-1].removeprefix("refs/heads/")
+        target = refspec.split(":")[-1].removeprefix("refs/heads/")
         if target in PROTECTED_BRANCHES or target.startswith(("release/", "releases/", "release-")):
-            return f"git {what} to the protected branch {target}"
+            return f"git branch deletion of the protected branch {target}"
     return None
 
 
@@ -179,3 +309,17 @@ def _is_device_target(arg: str) -> bool:
     if not arg.startswith("of=/dev/"):
         return False
     return arg not in ("of=/dev/null", "of=/dev/stdout", "of=/dev/stderr", "of=/dev/zero")
+
+
+def _code_danger(code: str, ctx: DangerContext, depth: int) -> str | None:
+    if _DELETE_API.search(code) and _ROOTISH.search(code):
+        return "inline code deleting files under the home folder or /"
+    for match in _QUOTED.finditer(code):
+        text = match.group(1) or match.group(2) or ""
+        if not _SHELLISH.match(text):
+            continue
+        for simple in parse_command(text).commands:
+            why = command_danger(simple, ctx, depth + 1)
+            if why:
+                return f"inline code running a destructive command ({why})"
+    return None

@@ -11,7 +11,7 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
-from wyckoff_cli.tools.rules import preview_rule
+from wyckoff_cli.tools.policy import preview_rule
 from wyckoff_cli.tools.textio import (
     TextFile,
     count_changes,
@@ -302,6 +302,7 @@ edit_file = Tool(
     requires_approval=True,
     kind="edit",
     path_args=("path",),
+    path_access="read-write",
     preview=_preview,
     summary_arg="path",
     editable_fields=("new",),

@@ -10,7 +10,8 @@ built on httpx with an HTML-to-text step) and pass the tool to `default_registry
     registry = default_registry(extra=[make_fetch_url_tool(my_fetcher)])
 
 The tool asks before each call in every mode but yolo (`requires_approval`, kind
-`other`), and rules match the URL as a glob: `fetch_url(https://docs.python.org/*)`.
+`other`), and rules match the URL as a glob, `fetch_url(https://docs.python.org/*)`, or by host,
+`fetch_url(domain:docs.python.org)` (Claude Code's `WebFetch(domain:…)` works too).
 Plan mode allows it (reading the web does not change the workspace). Results longer
 than the inline limit are cut here, before the runtime would offload them.
 """
@@ -65,5 +66,6 @@ def make_fetch_url_tool(fetcher: Fetcher, *, max_chars: int = MAX_CHARS) -> Tool
         concurrency_safe=True,
         requires_approval=True,
         kind="other",
+        url_args=("url",),
         summary_arg="url",
     )

@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
-from wyckoff_cli.tools.rules import preview_rule
+from wyckoff_cli.tools.policy import preview_rule
 from wyckoff_cli.tools.textio import (
     count_changes,
     decode_file,

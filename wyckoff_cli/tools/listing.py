@@ -80,6 +80,8 @@ def _list(ctx: ToolContext, raw: str, depth: int) -> str:
         if walked.ignored:
             ignored += 1
             continue
+        if ctx.hidden(matcher.root / walked.rel):
+            continue  # refused by a deny rule
         rel_to_base = walked.rel[len(start_rel) + 1 :] if start_rel else walked.rel
         shown = prefix + rel_to_base + ("/" if walked.is_dir else "")
         try:
@@ -174,7 +176,7 @@ def _glob(ctx: ToolContext, pattern: str, raw: str) -> str:
         examined += 1
         if examined > WALK_LIMIT * 4:
             break
-        if walked.ignored or walked.is_dir != want_dirs:
+        if walked.ignored or walked.is_dir != want_dirs or ctx.hidden(matcher.root / walked.rel):
             continue
         if regex.match(walked.rel[prefix_len:]):
             try:

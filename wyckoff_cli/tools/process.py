@@ -8,7 +8,9 @@
 - Standard input is empty; stdout and stderr are merged, streamed to `emit` as they
   come, and kept head and tail, with the whole output spilled to a file in the
   results folder once it grows past what is shown inline.
-- The environment never carries provider API keys.
+- The environment is scrubbed (`child_env`): no variable whose name looks like a
+  secret reaches a command.
+- With a `SandboxRun`, the command runs inside bubblewrap (sandbox.py).
 """
 
 from __future__ import annotations
@@ -21,29 +23,69 @@ import re
 import shutil
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Protocol
+
+from wyckoff_cli.tools.sandbox import SandboxRun, blocked_note, bwrap_args, cleanup
 
 HEAD_CHARS = 2_000
 TAIL_CHARS = 4_500
 INLINE_CHARS = HEAD_CHARS + TAIL_CHARS + 300  # output up to this size is shown whole
 KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 0.3  # seconds to wait for the output pipe to close after the command ends
-_SECRET_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_ACCESS_TOKEN")
-_SECRET_NAMES = frozenset({"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"})
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a command: `base` (default: this process's) without API
-    keys or tokens, with pagers and prompts turned off for non-interactive use."""
+# Names containing these (case-insensitive) are secrets; cloud credential families too.
+SECRET_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE", "SESSION_COOKIE")
+SECRET_PREFIXES = ("AWS_", "AZURE_", "ARM_CLIENT", "GOOGLE_APPLICATION_CREDENTIALS", "GCLOUD_AUTH")
+KEPT_CLOUD = frozenset({"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE"})
+# Always kept: the command needs them, and they hold no secret.
+ALWAYS_KEPT = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM",
+                         "COLORTERM", "TERM_PROGRAM", "TZ", "TMPDIR", "PWD", "NO_COLOR"})  # fmt: skip
+ALWAYS_KEPT_PREFIXES = ("LC_",)
+
+
+def is_secret_name(name: str, keep: Iterable[str] = (), remove: Iterable[str] = ()) -> bool:
+    """Whether the variable `name` is removed from commands' environment. `keep` and
+    `remove` are glob patterns (`[shell] env_keep` / `env_remove`); `remove` wins over
+    the built-in keep list, `keep` over the built-in secret list."""
+    upper = name.upper()
+    if any(fnmatchcase(upper, p.upper()) for p in remove):
+        return True
+    if upper in ALWAYS_KEPT or upper.startswith(ALWAYS_KEPT_PREFIXES):
+        return False
+    if any(fnmatchcase(upper, p.upper()) for p in keep):
+        return False
+    if upper in KEPT_CLOUD:
+        return False
+    return any(word in upper for word in SECRET_WORDS) or upper.startswith(SECRET_PREFIXES)
+
+
+def removed_variables(
+    base: Mapping[str, str] | None = None, keep: Iterable[str] = (), remove: Iterable[str] = ()
+) -> list[str]:
+    """The names `child_env` removes from `base` (default: this process's environment)."""
+    keep, remove = tuple(keep), tuple(remove)
+    env = os.environ if base is None else base
+    return sorted(name for name in env if is_secret_name(name, keep, remove))
+
+
+def child_env(
+    base: Mapping[str, str] | None = None, keep: Iterable[str] = (), remove: Iterable[str] = ()
+) -> dict[str, str]:
+    """The environment for a command: `base` (default: this process's) without
+    secrets (see `is_secret_name`), with pagers and prompts turned off for
+    non-interactive use."""
+    keep, remove = tuple(keep), tuple(remove)
     env = {
         key: value
         for key, value in (os.environ if base is None else base).items()
-        if not key.upper().endswith(_SECRET_SUFFIXES) and key.upper() not in _SECRET_NAMES
+        if not is_secret_name(key, keep, remove)
     }
     env.setdefault("PAGER", "cat")
     env.setdefault("GIT_PAGER", "cat")
@@ -223,13 +265,42 @@ async def run_process(
     timeout: float | None,
     emit: Callable[[str], None],
     capture: OutputCapture,
+    sandbox: SandboxRun | None = None,
+    env_keep: Iterable[str] = (),
+    env_remove: Iterable[str] = (),
+) -> ProcessResult:
+    """Run `command` (in `sandbox` when given); see the module docstring."""
+    started = time.monotonic()
+    argv = [*_shell(), command]
+    if sandbox is not None:
+        argv = bwrap_args(sandbox, cwd, argv)
+    try:
+        result = await _run(argv, cwd, child_env(env, env_keep, env_remove), timeout, emit, capture)
+    finally:
+        if sandbox is not None:
+            cleanup(sandbox)
+    if sandbox is not None:
+        note = blocked_note(sandbox, result.output, result.exit_code)
+        if note:
+            result = ProcessResult(result.exit_code, f"{result.output.rstrip()}\n{note}", result.timed_out,
+                                   result.elapsed, result.saved_to)  # fmt: skip
+    return ProcessResult(result.exit_code, result.output, result.timed_out, time.monotonic() - started,
+                         result.saved_to)  # fmt: skip
+
+
+async def _run(
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float | None,
+    emit: Callable[[str], None],
+    capture: OutputCapture,
 ) -> ProcessResult:
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
-        *_shell(),
-        command,
+        *argv,
         cwd=cwd,
-        env=child_env(env),
+        env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

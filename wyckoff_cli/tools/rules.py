@@ -1,21 +1,33 @@
 """Permission rules: `TOOL` or `TOOL(PATTERN)`, their matching, and the rule "always" saves.
 
-What PATTERN is matched against depends on the tool:
+What PATTERN is matched against is the tool's permission subject (subject.py):
 
-- commands (`run_shell`): the command, whitespace outside quotes collapsed. A pattern
-  without wildcards is a word prefix: `run_shell(git status)` matches `git status`
-  and `git status --short`, not `git statusx`; `PREFIX:*` says the same explicitly.
-  A pattern with `*`, `?` or `[…]` is a glob over the whole command, in which `*`
-  also matches spaces and slashes: `run_shell(pytest*)`. A compound command (`a &&
-  b`, `a; b`, pipes, `$(…)`) is allowed only when every part is allowed; a deny
-  rule refuses it when any part matches. A rule with the exact whole command allows
-  that exact compound command.
-- file tools (`path_args`): the path relative to the workspace root, POSIX style:
-  `edit_file(src/**)`, `write_file(docs/*.md)`, `read_file(.env)`. `*` stays inside
-  one folder, `**` crosses folders, `{a,b}` gives alternatives; a pattern naming a
-  folder also covers what is inside it. Patterns starting with `/` or `~` match the
-  absolute path (useful in deny rules; paths outside the workspace always ask).
+- commands (`run_shell`): each simple command the shell would run, normalised by the
+  parser (shellparse.py: quotes resolved, wrappers and assignments stripped, nested
+  `bash -c`/`eval`/`$(…)` followed). A pattern without wildcards is a word prefix:
+  `run_shell(git status)` matches `git status` and `git status --short`, not `git
+  statusx`; `PREFIX:*` says the same explicitly. A pattern with `*`, `?` or `[…]` is a
+  glob over the whole command, in which `*` also matches spaces and slashes. A
+  compound command is allowed only when every command in it is allowed; a deny rule
+  refuses it when any matches. A rule with the exact whole command allows that exact
+  command. `, writes:none` after the pattern (`run_shell(git status, writes:none)`)
+  allows the command only without output redirections; otherwise an allow rule covers
+  redirections into the workspace (those outside always ask).
+  Never allowed by a rule: a command whose name is not a literal word (`$(echo rm)`),
+  interpreter inline code (`python -c …`) unless the rule names the flag
+  (`run_shell(python -c *)`), assignments that change what runs (`PATH=…`), `git -c`.
+- file tools: the path relative to the workspace root, POSIX style: `edit_file(src/**)`,
+  `read_file(.env)`. `*` stays inside one folder, `**` crosses folders, `{a,b}` gives
+  alternatives; a pattern naming a folder also covers what is inside it. Patterns
+  starting with `/` or `~` match the absolute path. A deny rule on a reading tool
+  covers every tool that reads (read_file, grep, glob, list_dir, edit_file, MCP tools
+  with path arguments), one on a writing tool every tool that writes.
+- URLs: `domain:HOST` matches that host (`domain:*.example.com` also its subdomains);
+  other patterns are globs over the URL.
 - other tools: the value of the tool's summary argument, as a glob.
+
+Claude Code's rule syntax is accepted as an alias: `Bash(git push:*)`, `Read(./.env)`,
+`Edit(src/**)`, `Write(…)`, `Grep`, `Glob`, `LS`, `WebFetch(domain:example.com)`.
 
 A backslash makes the next character literal (`run_shell(ls \\*.py)`).
 """
@@ -26,18 +38,16 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from wyckoff_cli.core.errors import ToolError
-from wyckoff_cli.tools.base import Tool, ToolContext
-from wyckoff_cli.tools.destructive import find_danger
+from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.ignore import glob_to_regex
-from wyckoff_cli.tools.shellparse import normalize, split_command, words
-from wyckoff_cli.tools.workspace import is_git_internal, outside_paths, relative_to_root, resolve_path
+from wyckoff_cli.tools.shellparse import SimpleCommand, basename, normalize, pattern_words
+from wyckoff_cli.tools.subject import Subject
 
 _RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*\*?)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _WILDCARD = re.compile(r"(?<!\\)(?:\\\\)*[*?\[]")
+_WRITES = re.compile(r",\s*writes:\s*(none|workspace)\s*$")
 # Programs whose arguments decide everything: "always" saves the exact command for them.
 _EXACT_ONLY = frozenset(
     {
@@ -51,6 +61,29 @@ _EXACT_ONLY = frozenset(
 )  # fmt: skip
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:\-]*")
 
+Family = Literal["read", "write", "url"]
+# Tools whose path rules stand for every tool with that access.
+FILE_FAMILIES: dict[str, Family] = {
+    "read_file": "read", "grep": "read", "glob": "read", "list_dir": "read",
+    "edit_file": "write", "write_file": "write",
+}  # fmt: skip
+# Claude Code's tool names → (our tool, or a family).
+ALIASES: dict[str, tuple[str, Family | None]] = {
+    "Bash": ("run_shell", None),
+    "Read": ("", "read"),
+    "Edit": ("", "write"),
+    "Write": ("", "write"),
+    "MultiEdit": ("", "write"),
+    "NotebookEdit": ("", "write"),
+    "Grep": ("grep", None),
+    "Glob": ("glob", None),
+    "LS": ("list_dir", None),
+    "WebFetch": ("", "url"),
+    "WebSearch": ("web_search", None),
+    "TodoWrite": ("todo_write", None),
+    "Task": ("task", None),
+}
+
 
 class RuleError(ValueError):
     """A rule that cannot be parsed."""
@@ -59,8 +92,14 @@ class RuleError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Rule:
     text: str
-    tool: str
+    tool: str  # our tool's name; "" for a Claude Code family alias (Read, Edit, WebFetch)
     pattern: str | None  # None: every call of the tool
+    family: Family | None = None  # set for aliases: applies to every tool of the family
+    writes: Literal["workspace", "none"] = "workspace"
+
+    @property
+    def names(self) -> str:
+        return self.tool or f"every {self.family} tool"
 
 
 @lru_cache(maxsize=2048)
@@ -78,7 +117,36 @@ def parse_rule(text: str) -> Rule:
         )
     if pattern is not None and not pattern.strip():
         raise RuleError(f"invalid rule {text!r}: the pattern in parentheses is empty (write just {tool})")
-    return Rule(text.strip(), tool, pattern.strip() if pattern is not None else None)
+    pattern = pattern.strip() if pattern is not None else None
+    writes: Literal["workspace", "none"] = "workspace"
+    if pattern is not None:
+        qualifier = _WRITES.search(pattern)
+        if qualifier:
+            writes = "none" if qualifier.group(1) == "none" else "workspace"
+            pattern = pattern[: qualifier.start()].strip()
+            if not pattern:
+                raise RuleError(f"invalid rule {text!r}: `writes:` needs a command pattern before it")
+    family: Family | None = None
+    if tool in ALIASES:
+        tool, family = ALIASES[tool]
+        if pattern is not None and pattern.endswith(":*") and family is None and tool != "run_shell":
+            pattern = pattern[:-2] + "*"
+        if family in ("read", "write") and pattern is not None:
+            pattern = _claude_path(pattern)
+    return Rule(text.strip(), tool, pattern, family, writes)
+
+
+def _claude_path(pattern: str) -> str:
+    """Claude Code's path patterns in ours: `//abs` is absolute, `/x` and `./x` are
+    relative to the project, a name without `/` matches at any depth."""
+    if pattern.startswith("//"):
+        return pattern[1:]
+    if pattern.startswith("~"):
+        return pattern
+    pattern = pattern.removeprefix("./").lstrip("/") if not pattern.startswith("/") else pattern[1:]
+    if "/" not in pattern.rstrip("/"):
+        return "**/" + pattern
+    return pattern
 
 
 def check_rule(text: str) -> str:
@@ -86,40 +154,30 @@ def check_rule(text: str) -> str:
     return parse_rule(text).text
 
 
-# --------------------------------------------------------------------------- subjects
+# --------------------------------------------------------------------------- which rules apply
 
 
-@dataclass(frozen=True, slots=True)
-class Subject:
-    """What a call's rules are matched against."""
+def applies(rule: Rule, tool: Tool, subject: Subject, *, denying: bool) -> bool:
+    """Whether `rule` speaks about this call: it names the tool, or (path rules) a tool
+    of the same family — for deny rules always, for allow rules only through a Claude
+    Code family alias."""
+    if rule.tool and tool_matches(rule.tool, tool.name):
+        return True
+    family = rule.family
+    if family is None and denying and rule.tool in FILE_FAMILIES:
+        family = FILE_FAMILIES[rule.tool]
+    if family == "url":
+        return subject.kind == "url"
+    if family == "read":
+        return subject.kind == "path" and subject.reads()
+    if family == "write":
+        return subject.kind == "path" and subject.writes()
+    return False
 
-    kind: str  # "command", "path", "text" or "none"
-    whole: str = ""  # the normalised command, the relative (or absolute) path, the text
-    parts: tuple[str, ...] = ()  # command parts
-    complete: bool = True  # the command could be split with confidence
-    absolute: str = ""  # for paths: the resolved absolute path
 
-
-def subject_of(tool: Tool, args: dict[str, Any], root: Path) -> Subject:
-    custom = tool.extra.get("subject")  # MCP tools: the arguments as compact JSON
-    if callable(custom):
-        return Subject("arguments", str(custom(args)))
-    command = args.get("command")
-    if tool.kind == "execute" and isinstance(command, str):
-        split = split_command(command)
-        return Subject("command", normalize(command), split.parts, split.complete)
-    for name in tool.path_args:
-        raw = args.get(name)
-        if isinstance(raw, str):
-            try:
-                path = resolve_path(root, raw)
-            except ToolError:
-                return Subject("none")  # the tool itself reports the bad path
-            rel = relative_to_root(path, root)
-            return Subject("path", rel if rel is not None else str(path), absolute=str(path))
-    if tool.summary_arg and isinstance(args.get(tool.summary_arg), str):
-        return Subject("text", str(args[tool.summary_arg]))
-    return Subject("none")
+def tool_matches(rule_tool: str, name: str) -> bool:
+    """`mcp__SERVER__*` names every tool of a server; other rule names are exact."""
+    return name.startswith(rule_tool[:-1]) if rule_tool.endswith("*") else rule_tool == name
 
 
 # --------------------------------------------------------------------------- matching
@@ -158,9 +216,14 @@ def _command_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL)
 
 
+@lru_cache(maxsize=2048)
+def _command_pattern(pattern: str) -> str:
+    return pattern_words(pattern)
+
+
 def command_matches(pattern: str, command: str) -> bool:
     """Whether one (normalised) simple command matches a command pattern."""
-    pattern = normalize(pattern)
+    pattern = _command_pattern(pattern)
     if pattern.endswith(":*") and not pattern.endswith("\\:*"):
         prefix = _unescape(pattern[:-2]).rstrip()
         return command == prefix or command.startswith(prefix + " ")
@@ -175,17 +238,26 @@ def _path_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(glob_to_regex(pattern.strip("/"), anchored=True) + r"\Z", re.DOTALL)
 
 
-def path_matches(pattern: str, subject: Subject) -> bool:
+def path_matches(pattern: str, relative: str | None, absolute: str) -> bool:
     if pattern.startswith(("/", "~")):
-        target = subject.absolute
+        target = absolute
         pattern = os.path.expanduser(pattern) if pattern.startswith("~") else pattern
     else:
-        target = subject.whole if subject.whole != subject.absolute else ""
+        target = relative or ""
     if not target:
         return False
     regex = _path_regex(pattern)
     parts = target.strip("/").split("/")
     return any(regex.match("/".join(parts[:depth])) for depth in range(len(parts), 0, -1))
+
+
+def url_matches(pattern: str, subject: Subject) -> bool:
+    if pattern.startswith("domain:"):
+        host = pattern[len("domain:") :].strip().lower().rstrip(".")
+        if host.startswith("*."):
+            return subject.host == host[2:] or subject.host.endswith(host[1:])
+        return bool(host) and subject.host == host
+    return _text_matches(pattern, subject.text)
 
 
 def _text_matches(pattern: str, text: str) -> bool:
@@ -194,53 +266,102 @@ def _text_matches(pattern: str, text: str) -> bool:
     return _command_regex(pattern).fullmatch(text) is not None
 
 
-def _matches_one(rule: Rule, text: str, subject: Subject) -> bool:
+def _path_rule_matches(rule: Rule, subject: Subject, *, every: bool) -> bool:
     assert rule.pattern is not None
-    if subject.kind == "command":
-        return command_matches(rule.pattern, text)
-    if subject.kind == "path":
-        return path_matches(rule.pattern, subject)
-    if subject.kind in ("text", "arguments"):
-        return _text_matches(rule.pattern, text)
-    return False
+    hits = [path_matches(rule.pattern, ref.relative, ref.absolute) for ref in subject.paths]
+    return bool(hits) and (all(hits) if every else any(hits))
 
 
-def tool_matches(rule_tool: str, name: str) -> bool:
-    """`mcp__SERVER__*` names every tool of a server; other rule names are exact."""
-    return name.startswith(rule_tool[:-1]) if rule_tool.endswith("*") else rule_tool == name
+def _deny_texts(command: SimpleCommand) -> tuple[str, ...]:
+    text = command.text
+    if command.words and "/" in command.name:
+        return (text, " ".join((basename(command.name), *command.argv[1:])))
+    return (text,)
 
 
 def denying_rule(rules: list[Rule], tool: Tool, subject: Subject) -> Rule | None:
-    """The first rule refusing the call: one matching the whole call or any part."""
+    """The first rule refusing the call: for commands, one matching any command in it."""
     for rule in rules:
-        if not tool_matches(rule.tool, tool.name):
+        if not applies(rule, tool, subject, denying=True):
             continue
         if rule.pattern is None:
             return rule
-        texts = (subject.whole, *subject.parts) if subject.kind == "command" else (subject.whole,)
-        if any(_matches_one(rule, text, subject) for text in texts):
+        if subject.kind == "command" and subject.command is not None:
+            texts = [normalize(subject.text)] if not subject.command.too_long else []
+            for command in subject.command.commands:
+                texts.extend(_deny_texts(command))
+            if any(command_matches(rule.pattern, text) for text in texts):
+                return rule
+        elif subject.kind == "path":
+            if _path_rule_matches(rule, subject, every=False):
+                return rule
+        elif subject.kind == "url":
+            if url_matches(rule.pattern, subject):
+                return rule
+        elif subject.kind == "text" and _text_matches(rule.pattern, subject.text):
             return rule
     return None
 
 
+def _allows_command(rule: Rule, command: SimpleCommand, has_writes: bool) -> bool:
+    assert rule.pattern is not None
+    if rule.writes == "none" and has_writes:
+        return False
+    if not command_matches(rule.pattern, command.text):
+        return False
+    if command.inline_code is not None:
+        words = _command_pattern(rule.pattern).split(" ")
+        return (
+            len(words) >= 2 and _unescape(words[1]) == command.inline_flag and command.inline_flag not in "<|"
+        )
+    return True
+
+
 def allowing_rule(rules: list[Rule], tool: Tool, subject: Subject) -> Rule | None:
-    """A rule allowing the whole call (for commands: every part must be allowed, or a
-    rule must name the exact whole command)."""
-    mine = [r for r in rules if tool_matches(r.tool, tool.name)]
+    """A rule allowing the whole call (for commands: every command in it must be
+    allowed, or a rule must name the exact whole command)."""
+    mine = [r for r in rules if applies(r, tool, subject, denying=False)]
+    if subject.kind == "command":
+        return _allowing_command_rule(mine, subject)
     for rule in mine:
         if rule.pattern is None:
             return rule
-    if subject.kind != "command":
-        return next((r for r in mine if _matches_one(r, subject.whole, subject)), None)
     for rule in mine:
         assert rule.pattern is not None
-        if not _WILDCARD.search(rule.pattern) and normalize(_unescape(rule.pattern)) == subject.whole:
+        if subject.kind == "path" and _path_rule_matches(rule, subject, every=True):
             return rule
-    if not subject.complete or not subject.parts:
+        if subject.kind == "url" and url_matches(rule.pattern, subject):
+            return rule
+        if subject.kind == "text" and _text_matches(rule.pattern, subject.text):
+            return rule
+    return None
+
+
+def _allowing_command_rule(mine: list[Rule], subject: Subject) -> Rule | None:
+    parsed = subject.command
+    if parsed is None or not parsed.complete or not parsed.commands:
         return None
+    commands = parsed.commands
+    if any(not c.literal_name or c.unsafe or c.elevated for c in commands):
+        return None
+    has_writes = bool(parsed.writes)
+    for rule in mine:
+        if rule.pattern is None and not (rule.writes == "none" and has_writes):
+            return rule
+    whole = normalize(subject.text)
+    for rule in mine:
+        assert rule.pattern is not None
+        if _WILDCARD.search(rule.pattern) or (rule.writes == "none" and has_writes):
+            continue
+        if normalize(_unescape(rule.pattern)) == whole and all(
+            c.inline_flag not in ("<<", "|") for c in commands
+        ):
+            return rule
     first: Rule | None = None
-    for part in subject.parts:
-        found = next((r for r in mine if command_matches(r.pattern or "", part)), None)
+    for command in commands:
+        found = next(
+            (r for r in mine if r.pattern is not None and _allows_command(r, command, has_writes)), None
+        )
         if found is None:
             return None
         first = first or found
@@ -258,57 +379,55 @@ def _escape_path(text: str) -> str:
     return re.sub(r"([\\*?\[\]{}])", r"\\\1", text)
 
 
-def command_prefix(part: str) -> str:
-    """The narrowest sensible prefix of one simple command: the program and its
-    sub-command words (`git status --short` → `git status`, `npm run build` → `npm
-    run build`, `pytest -q tests` → `pytest`). Programs whose arguments decide what
-    happens (interpreters, shells, rm, find, sed, curl …) and paths to programs keep
-    the whole command."""
-    argv = words(part)
-    if not argv or "/" in argv[0] or argv[0].rsplit("/", 1)[-1] in _EXACT_ONLY or "=" in argv[0]:
-        return part
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./*?\[\]-]+")
+
+
+def _quote_word(word: str) -> str:
+    """One word as a rule writes it: glob characters escaped, other shell syntax quoted."""
+    if _PLAIN_WORD.fullmatch(word):
+        return _escape_command(word)
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def command_prefix(command: SimpleCommand) -> str:
+    """The narrowest sensible prefix of one simple command, as a rule pattern: the
+    program and its sub-command words (`git status --short` → `git status`, `npm run
+    build` → `npm run build`, `pytest -q tests` → `pytest`). Programs whose arguments
+    decide what happens (interpreters, shells, rm, find, sed, curl …) and paths to
+    programs keep the whole command."""
+    argv = command.argv
+    if not argv:
+        return ""
+    whole = " ".join(_quote_word(w) for w in argv)
+    if "/" in argv[0] or basename(argv[0]) in _EXACT_ONLY or command.inline_code is not None:
+        return whole
     kept = [argv[0]]
     for word in argv[1:3]:
         if not _SUBCOMMAND.fullmatch(word):
             break
         kept.append(word)
-    prefix = " ".join(kept)
-    return prefix if part.startswith(prefix) else part
+    return " ".join(_quote_word(w) for w in kept)
 
 
-def suggest_rule(tool: Tool, args: dict[str, Any], root: Path) -> str:
-    """The narrowest sensible rule covering this call: the command prefix for
-    commands (the exact command when it is compound), the file's path for file tools."""
-    subject = subject_of(tool, args, root)
+def suggest_rule(tool: Tool, subject: Subject) -> str:
+    """The narrowest sensible rule covering this call: the command prefix for one
+    command (the exact command when it is compound), the file's path for file tools."""
     if subject.kind == "command":
-        if len(subject.parts) == 1 and subject.complete:
-            return f"{tool.name}({_escape_command(command_prefix(subject.parts[0]))})"
-        return f"{tool.name}({_escape_command(subject.whole)})"
+        parsed = subject.command
+        if parsed is not None and len(parsed.commands) == 1 and parsed.complete:
+            return f"{tool.name}({command_prefix(parsed.commands[0])})"
+        return f"{tool.name}({_escape_command(normalize(subject.text))})"
     if subject.kind == "path":
-        return f"{tool.name}({_escape_path(subject.whole)})"
-    if subject.kind == "text" and subject.whole:
-        return f"{tool.name}({_escape_command(subject.whole)})"
+        return f"{tool.name}({_escape_path(subject.text)})"
+    if subject.kind in ("text", "url") and subject.text:
+        return f"{tool.name}({_escape_command(subject.text)})"
     return tool.name
 
 
-def saveable_rule(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> str | None:
-    """The rule "always" would save for this call, or None when the call must be
-    asked about every time (a path outside the workspace, a destructive command, a
-    write into .git/)."""
-    if outside_paths(tool, args, ctx):
-        return None
-    command = args.get("command")
-    if tool.kind == "execute" and isinstance(command, str) and find_danger(command):
-        return None
-    subject = subject_of(tool, args, ctx.workspace)
-    if subject.kind == "path" and tool.kind == "edit" and is_git_internal(Path(subject.absolute)):
-        return None
-    return suggest_rule(tool, args, ctx.workspace)
+def rule_tool_names(rule: Rule) -> tuple[str, ...]:
+    """The tool names a rule refers to (empty for family aliases)."""
+    return (rule.tool,) if rule.tool else ()
 
 
-def preview_rule(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> str | None:
-    """For previews: the rule "always" would save (None when there is none)."""
-    try:
-        return saveable_rule(tool, args, ctx)
-    except Exception:  # a preview never fails because of a rule
-        return None
+def describe_rule(rule: Rule) -> dict[str, Any]:
+    return {"tool": rule.names, "pattern": rule.pattern, "writes": rule.writes}

@@ -227,6 +227,22 @@ def _python_fallback(request: GrepRequest, target: Path, ctx: ToolContext) -> li
     return python_grep(request, target, matcher, "" if rel == "." else rel, rel, "")
 
 
+def _without_denied(found: Found, ctx: ToolContext) -> Found:
+    """Leave out files a deny rule refuses to read (a path deny covers grep too)."""
+    root = Path(os.path.realpath(ctx.workspace))
+    kept: list[FileHits] = []
+    dropped_lines = 0
+    for hits in found.files:
+        if ctx.hidden(Path(os.path.realpath(root / hits.path))):
+            dropped_lines += hits.count
+        else:
+            kept.append(hits)
+    dropped = len(found.files) - len(kept)
+    if not dropped:
+        return found
+    return Found(kept, found.total_files - dropped, found.total_lines - dropped_lines)
+
+
 def make_grep_tool(locate: RgLocator = find_rg) -> Tool:
     """The grep tool; `locate` finds the rg binary (None: use the Python search)."""
 
@@ -256,6 +272,8 @@ def make_grep_tool(locate: RgLocator = find_rg) -> Tool:
             notes.append(
                 "[searched without ripgrep (the rg binary is not available here); patterns use Python regex syntax]"
             )
+        if ctx.read_denied is not None:
+            found = _without_denied(found, ctx)
         return format_results(found, request, where, notes=notes)
 
     return Tool(

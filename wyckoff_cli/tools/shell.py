@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,8 +11,11 @@ from typing import Any
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.policy import preview_rule
 from wyckoff_cli.tools.process import OutputCapture, collapse_carriage_returns, run_process, strip_ansi
-from wyckoff_cli.tools.rules import preview_rule
+from wyckoff_cli.tools.sandbox import ShellSettings, sandbox_run
+from wyckoff_cli.tools.shellparse import parse_command
+from wyckoff_cli.tools.subject import Subject
 from wyckoff_cli.tools.workspace import display_path, resolve_for_tool, resolve_path
 
 DEFAULT_TIMEOUT = 120.0
@@ -34,6 +38,16 @@ watchers and other long-running commands, set `background: true`: you get a task
 once, read its output with task_output and stop it with task_stop; you are told when it ends.
 Prefer the dedicated tools over shell equivalents: read_file (not cat/head/tail), \
 edit_file/write_file (not sed/echo >), grep (not grep/rg), glob and list_dir (not find/ls)."""
+
+SANDBOX_DESCRIPTION = """
+- Commands run in a sandbox ({mode}): {what}. When a command fails because of \
+the sandbox, the result says so; then set `network: true` to run it with network \
+access, or `unsandboxed: true` to run it outside the sandbox. Both ask the user first."""
+SANDBOX_WHAT = {
+    "workspace-write": "only the workspace and the temp folder are writable, .git/hooks and .wyckoff/ \
+are read-only, and there is no network",
+    "read-only": "nothing on disk is writable and there is no network",
+}
 
 OUTPUT_DESCRIPTION = """\
 Read the output of a background task (started with run_shell and `background: true`).
@@ -77,25 +91,86 @@ def _timeout(args: dict[str, Any], default: float | None) -> float | None:
     return min(float(value), MAX_TIMEOUT)
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+def make_shell_tools(settings: ShellSettings | None = None) -> tuple[Tool, Tool, Tool]:
+    """`run_shell`, `task_output` and `task_stop` for a session whose commands run
+    under `settings` (the sandbox and the environment)."""
+    shell = settings or ShellSettings()
+
+    def subject(args: Mapping[str, Any], workspace: Path) -> Subject:
+        return shell_subject(args, workspace, shell)
+
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        return await _run(args, ctx, shell)
+
+    description = RUN_DESCRIPTION
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": dict(_PROPERTIES),
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    if shell.sandboxed:
+        description += SANDBOX_DESCRIPTION.format(mode=shell.sandbox, what=SANDBOX_WHAT[shell.sandbox])
+        parameters["properties"].update(_SANDBOX_PROPERTIES)
+    tool = Tool(
+        name="run_shell",
+        description=description,
+        parameters=parameters,
+        run=run,
+        requires_approval=True,
+        kind="execute",
+        path_args=("cwd",),
+        preview=lambda args, ctx: _preview(tool, args, ctx),
+        summary_arg="command",
+        editable_fields=("command",),
+        subject_of=subject,
+        extra={"shell": shell},
+    )
+    return tool, task_output, task_stop
+
+
+def shell_subject(args: Mapping[str, Any], workspace: Path, shell: ShellSettings) -> Subject:
+    """The parsed command, the folder it runs in, and what must be asked every time."""
+    command = args.get("command")
+    if not isinstance(command, str):
+        return Subject("none")
+    raw_cwd = args.get("cwd")
+    try:
+        cwd = resolve_path(workspace, raw_cwd if isinstance(raw_cwd, str) and raw_cwd.strip() else ".")
+    except ToolError:
+        cwd = resolve_path(workspace, ".")
+    escalations: list[str] = []
+    if shell.sandboxed and args.get("unsandboxed"):
+        escalations.append("running a command outside the sandbox (`unsandboxed: true`)")
+    elif shell.sandboxed and args.get("network") and not shell.network:
+        escalations.append("running a command with network access (`network: true`)")
+    return Subject("command", command, command=parse_command(command), cwd=str(cwd),
+                   escalations=tuple(escalations))  # fmt: skip
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext, shell: ShellSettings) -> ToolOutcome:
     command = str(args["command"])
     if not command.strip():
         raise ToolError("the command is empty.")
     folder, shown_cwd = _cwd(args, ctx)
     if args.get("background"):
-        return _start_background(command, folder, shown_cwd, args, ctx)
+        return _start_background(command, folder, shown_cwd, args, ctx, shell)
     timeout = _timeout(args, DEFAULT_TIMEOUT)
     if ctx.host_terminal is not None:
         return await _run_in_host_terminal(ctx, command, Path(folder), shown_cwd, timeout)
     capture = OutputCapture(
         ctx.results_dir, f"run_shell-{ctx.call_id or int(time.time() * 1000)}", ctx.redact
     )
+    sandbox = _sandbox(args, ctx, shell)
     result = await run_process(
-        command, cwd=Path(folder), env=ctx.env, timeout=timeout, emit=ctx.emit_output, capture=capture
-    )
+        command, cwd=Path(folder), env=ctx.env, timeout=timeout, emit=ctx.emit_output, capture=capture,
+        sandbox=sandbox, env_keep=shell.env_keep, env_remove=shell.env_remove,
+    )  # fmt: skip
     body = result.output if result.output.strip() else "(no output)"
     text = f"{body.rstrip()}\n{result.status_line(timeout)}"
     display: dict[str, Any] = {"exit_code": result.exit_code, "cwd": shown_cwd}
+    if shell.sandboxed:
+        display["sandbox"] = sandbox.mode if sandbox is not None else "off"
     if result.timed_out:
         display["timed_out"] = True
     if result.saved_to is not None:
@@ -122,8 +197,14 @@ async def _run_in_host_terminal(
     return ToolOutcome(f"{body.rstrip()}\n{status}", display)
 
 
+def _sandbox(args: dict[str, Any], ctx: ToolContext, shell: ShellSettings) -> Any:
+    if args.get("unsandboxed"):
+        return None  # the person approved running it outside (the policy always asks)
+    return sandbox_run(shell, ctx.workspace, network=bool(args.get("network")))
+
+
 def _start_background(
-    command: str, folder: str, shown_cwd: str, args: dict[str, Any], ctx: ToolContext
+    command: str, folder: str, shown_cwd: str, args: dict[str, Any], ctx: ToolContext, shell: ShellSettings
 ) -> ToolOutcome:
     manager = ctx.background
     if manager is None:
@@ -134,12 +215,14 @@ def _start_background(
     name = f"task-{ctx.call_id or int(time.time() * 1000)}"
     env = ctx.env
     results_dir = ctx.results_dir
+    sandbox = _sandbox(args, ctx, shell)
 
     async def work(sink: Any) -> _BackgroundResult:
         capture = OutputCapture(results_dir, name, ctx.redact)
         result = await run_process(
-            command, cwd=Path(folder), env=env, timeout=timeout, emit=sink, capture=capture
-        )
+            command, cwd=Path(folder), env=env, timeout=timeout, emit=sink, capture=capture,
+            sandbox=sandbox, env_keep=shell.env_keep, env_remove=shell.env_remove,
+        )  # fmt: skip
         if result.timed_out:
             raise CommandTimedOut(result.status_line(timeout).strip("[]"))
         return _BackgroundResult(
@@ -155,7 +238,7 @@ def _start_background(
     return ToolOutcome(text, {"task_id": task.id, "cwd": shown_cwd, "background": True})
 
 
-def _preview(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+def _preview(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     raw = args.get("cwd")
     folder = resolve_path(ctx.workspace, raw if isinstance(raw, str) and raw.strip() else ".")
     preview: dict[str, Any] = {
@@ -165,39 +248,31 @@ def _preview(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         "timeout": _timeout(args, None if args.get("background") else DEFAULT_TIMEOUT),
         "background": bool(args.get("background")),
     }
-    rule = preview_rule(run_shell, args, ctx)
+    shell: ShellSettings = tool.extra.get("shell", ShellSettings())
+    if shell.sandboxed:
+        preview["sandbox"] = "off" if args.get("unsandboxed") else shell.sandbox
+        preview["network"] = bool(args.get("network") or shell.network)
+    rule = preview_rule(tool, args, ctx)
     if rule:
         preview["rule"] = rule
     return preview
 
 
-run_shell = Tool(
-    name="run_shell",
-    description=RUN_DESCRIPTION,
-    parameters={
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "minLength": 1, "description": "The shell command."},
-            "cwd": {"type": "string", "description": "Folder to run in (default: workspace root)."},
-            "timeout": {
-                "type": "number",
-                "minimum": 0.1,
-                "maximum": MAX_TIMEOUT,
-                "description": "Seconds before the command is stopped (default 120).",
-            },
-            "background": {"type": "boolean", "description": "Run as a background task; returns a task id."},
-        },
-        "required": ["command"],
-        "additionalProperties": False,
+_PROPERTIES: dict[str, Any] = {
+    "command": {"type": "string", "minLength": 1, "description": "The shell command."},
+    "cwd": {"type": "string", "description": "Folder to run in (default: workspace root)."},
+    "timeout": {
+        "type": "number",
+        "minimum": 0.1,
+        "maximum": MAX_TIMEOUT,
+        "description": "Seconds before the command is stopped (default 120).",
     },
-    run=_run,
-    requires_approval=True,
-    kind="execute",
-    path_args=("cwd",),
-    preview=_preview,
-    summary_arg="command",
-    editable_fields=("command",),
-)
+    "background": {"type": "boolean", "description": "Run as a background task; returns a task id."},
+}
+_SANDBOX_PROPERTIES: dict[str, Any] = {
+    "network": {"type": "boolean", "description": "Run with network access (asks the user)."},
+    "unsandboxed": {"type": "boolean", "description": "Run outside the sandbox (asks the user)."},
+}
 
 
 # --------------------------------------------------------------------------- tasks
@@ -298,3 +373,6 @@ task_stop = Tool(
     kind="other",
     summary_arg="task_id",
 )
+
+
+run_shell, _, _ = make_shell_tools()  # unsandboxed; sessions build theirs from [shell] settings

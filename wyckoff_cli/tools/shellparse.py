@@ -1,38 +1,369 @@
-"""Splitting a shell command into the simple commands it runs, for the policy.
+"""Reading a shell command the way bash will, for the policy: tree-sitter-bash's grammar.
 
-`a && b`, `a || b`, `a; b`, `a | b`, `a & b` and newlines separate commands; the
-commands inside `$(...)`, backticks, `<(...)`, `>(...)` and `( ... )` subshells are
-commands of their own (the outer one keeps its text). Quotes and backslashes are
-honoured, so `echo "a; b"` is one command. Whitespace outside quotes is collapsed and
-shell keywords that start a command (`then`, `do`, `!`, …) are dropped, so rules match
-the command itself.
+`parse_command(text)` turns a command line into the simple commands it runs, each
+normalised so that rules match what actually runs rather than how it is spelled:
 
-When the text cannot be followed with confidence (unbalanced quotes or parentheses, a
-function definition) the result is marked `complete=False`: the policy then never
-allows it by rule, only by asking (or yolo).
+- variable assignments are dropped (`FOO=1 touch a` runs `touch a`); assignments
+  that change what runs (`PATH=…`, `LD_PRELOAD=…`) are kept as `unsafe` notes;
+- quoting and backslashes are resolved (`"git" 'push'`, `g''it`, `\\git` → `git push`);
+- a program given by a system path is reduced to its name (`/usr/bin/git` → `git`);
+- transparent wrappers are looked through (`env`, `command`, `builtin`, `exec`, `nice`,
+  `nohup`, `timeout`, `time`, `stdbuf`, `ionice`, `setsid`, `busybox`, `xargs`, `sudo`,
+  `doas`), the last two marking the command `elevated`;
+- git's global options are dropped (`git -C dir --no-pager push` → `git push`);
+- code run from strings is parsed too: `bash -c` / `sh -c` / `zsh -c` (any option
+  cluster with `c`), `eval`, `watch`, `env -S`, a heredoc or herestring fed to a shell,
+  `echo … | sh`; `find -exec CMD` is a command of its own;
+- the commands inside `$(…)`, backticks, `<(…)`, subshells, groups, functions,
+  conditionals, loops and heredoc bodies are found wherever they are.
+
+A word that is not a literal (`$(echo rm)`, `$CMD`, `${X}`) keeps its source text and
+is marked not literal; a command whose name is not literal can be anything. Output
+redirections are collected (`writes`) so the policy can check where they write.
+
+Bounded time: commands longer than `MAX_COMMAND_CHARS`, or whose syntax tree has more
+than `MAX_NODES` nodes, are not followed (`too_long`); the parse is linear in the
+length of the text, and nested strings are followed at most `MAX_DEPTH` levels deep.
 """
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass
+import codecs
+import re
+import threading
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-_KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "done", "fi"})
+from wyckoff_cli.tools.shellcommand import (
+    SHELLS,
+    UNSAFE_VARIABLES,
+    ParsedCommand,
+    Redirect,
+    SimpleCommand,
+    Word,
+    basename,
+    find_exec_commands,
+    find_start_paths,
+    normalise,
+    program_name,
+    reads_code,
+)
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+MAX_COMMAND_CHARS = 100_000
+MAX_NODES = 60_000
+MAX_DEPTH = 4
+
+_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+_SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 
 
-@dataclass(frozen=True, slots=True)
-class SplitCommand:
-    parts: tuple[str, ...]  # the simple commands, normalised, in order of appearance
-    complete: bool  # False when the command could not be followed with confidence
+__all__ = [
+    "ParsedCommand",
+    "Redirect",
+    "SimpleCommand",
+    "Word",
+    "basename",
+    "find_start_paths",
+    "normalize",
+    "parse_command",
+    "pattern_words",
+    "program_name",
+]
+
+# --------------------------------------------------------------------------- parsing
 
 
-@lru_cache(maxsize=1024)
-def split_command(command: str) -> SplitCommand:
-    scanner = _Scanner(command)
-    scanner.parse_list(None)
-    parts = tuple(p for p in scanner.parts if p)
-    return SplitCommand(parts, scanner.complete)
+_LOCAL = threading.local()  # a tree-sitter Parser is not shared between threads
+
+
+def _parser() -> Parser:
+    parser: Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        parser = _LOCAL.parser = Parser(Language(tree_sitter_bash.language()))
+    return parser
+
+
+@lru_cache(maxsize=128)
+def parse_command(text: str) -> ParsedCommand:
+    """The simple commands `text` runs (see the module docstring). Never raises."""
+    if len(text) > MAX_COMMAND_CHARS:
+        return ParsedCommand(text, complete=False, too_long=True, problem=f"{len(text):,} characters")
+    walker = _Walker()
+    walker.parse(text, 0)
+    if walker.nodes > MAX_NODES:
+        return ParsedCommand(text, complete=False, too_long=True, problem="too many shell words")
+    return ParsedCommand(
+        text,
+        tuple(walker.commands),
+        tuple(walker.writes),
+        walker.problem == "",
+        False,
+        walker.network_code,
+        walker.fork_bomb,
+        walker.problem,
+    )
+
+
+@dataclass
+class _Walker:
+    commands: list[SimpleCommand] = field(default_factory=list)
+    writes: list[Redirect] = field(default_factory=list)
+    problem: str = ""
+    network_code: bool = False
+    fork_bomb: bool = False
+    nodes: int = 0
+    _pending_pipelines: list[Node] = field(default_factory=list)
+
+    def fail(self, why: str) -> None:
+        if not self.problem:
+            self.problem = why
+
+    def parse(self, text: str, depth: int, elevated: bool = False, unsafe: tuple[str, ...] = ()) -> None:
+        """Parse `text` (the whole command, or code found in a string); the commands it
+        runs inherit `elevated` and `unsafe` from the command that runs the string."""
+        before = len(self.commands)
+        self._parse(text.replace("\\\n", ""), depth)  # line continuations join words
+        if elevated or unsafe:
+            for i in range(before, len(self.commands)):
+                found = self.commands[i]
+                self.commands[i] = replace(
+                    found, elevated=found.elevated or elevated, unsafe=found.unsafe + unsafe
+                )
+
+    def _parse(self, text: str, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            self.fail("strings nested too deeply")
+            return
+        if len(text) > MAX_COMMAND_CHARS:
+            self.fail("a nested command is too long")
+            self.nodes = MAX_NODES + 1
+            return
+        data = text.encode("utf-8", "surrogatepass")
+        tree = _parser().parse(data)
+        self._walk(tree.root_node, data, depth)
+
+    def _walk(self, root: Node, data: bytes, depth: int) -> None:
+        built: dict[int, SimpleCommand | None] = {}
+        functions: dict[str, list[int]] = {}  # name → [self calls, uses of &]
+        stack: list[tuple[Node, str]] = [(root, "")]
+        while stack:
+            node, function = stack.pop()
+            self.nodes += 1
+            if self.nodes > MAX_NODES:
+                return
+            kind = node.type
+            if node.is_error or node.is_missing:
+                self.fail("the shell syntax is incomplete or not understood")
+            if kind == "command":
+                command = self._command(node, data, depth)
+                built[node.id] = command
+                if command is not None and function and command.name == function:
+                    functions[function][0] += 1
+            elif kind == "function_definition":
+                name_node = node.child_by_field_name("name")
+                name = _text(name_node, data) if name_node is not None else ""
+                functions.setdefault(name, [0, 0])
+                if b"&" in data[node.start_byte : node.end_byte]:
+                    functions[name][1] += 1
+                function = name
+            elif kind == "file_redirect":
+                self._redirect(node, data)
+            elif kind in ("heredoc_redirect", "herestring_redirect"):
+                self._fed_text(node, data, depth, built)
+            elif kind == "pipeline":
+                self._pending_pipelines.append(node)
+            for child in reversed(node.children):
+                stack.append((child, function))
+        for pipeline in self._pending_pipelines:
+            self._pipeline(pipeline, data, depth, built)
+        self._pending_pipelines.clear()
+        for calls, background in functions.values():
+            if calls >= 2 or (calls >= 1 and background):
+                self.fork_bomb = True
+
+    # ------------------------------------------------------------------ commands
+
+    def _command(self, node: Node, data: bytes, depth: int) -> SimpleCommand | None:
+        words: list[Word] = []
+        unsafe: list[str] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "variable_assignment":
+                name = child.child_by_field_name("name")
+                if name is not None and _text(name, data) in UNSAFE_VARIABLES:
+                    unsafe.append(f"sets {_text(name, data)}")
+            elif kind == "command_name":
+                inner = child.children[0] if child.children else child
+                words.append(word_of(inner, data))
+            elif child.is_named and kind not in _REDIRECTS and kind != "comment":
+                words.append(word_of(child, data))
+        if not words:
+            return None
+        source = _text(node, data)
+        command = SimpleCommand(tuple(words), source, unsafe=tuple(unsafe))
+        return self._add(command, depth)
+
+    def _add(self, command: SimpleCommand, depth: int) -> SimpleCommand | None:
+        """Normalise `command` and record it (or the commands it runs)."""
+
+        def reparse(text: str, elevated: bool, unsafe: tuple[str, ...]) -> None:
+            self.parse(text, depth + 1, elevated, unsafe)
+
+        normal = normalise(command, reparse, self.fail)
+        if normal is not None:
+            self.commands.append(normal)
+            for nested in find_exec_commands(normal, reparse):
+                self.commands.append(nested)
+        return normal
+
+    def _redirect(self, node: Node, data: bytes) -> None:
+        op = ""
+        target: Node | None = node.child_by_field_name("destination")
+        for child in node.children:
+            if not child.is_named:
+                op = child.type
+        if target is None or op not in _WRITE_OPS and not (op == ">&" and target.type != "number"):
+            return
+        word = word_of(target, data)
+        if word.literal and (
+            word.text in _SAFE_TARGETS or word.text.startswith("/dev/fd/") or word.text == "-"
+        ):
+            return
+        self.writes.append(Redirect(op, word))
+
+    def _fed_text(self, node: Node, data: bytes, depth: int, built: dict[int, SimpleCommand | None]) -> None:
+        """A heredoc or herestring fed to a shell (or to `cat … | sh`) is code too."""
+        if node.type == "heredoc_redirect":
+            body = next((c for c in node.children if c.type == "heredoc_body"), None)
+            text = _text(body, data) if body is not None else ""
+        else:
+            last = node.children[-1] if node.children else None
+            if last is None:
+                return
+            word = word_of(last, data)
+            text = word.text if word.literal else ""
+        consumer = _consumer(node)
+        if consumer is None:
+            return
+        command = self._command_for(consumer, data, depth, built)
+        piped = next((c for c in node.children if c.type == "pipeline"), None)
+        if piped is not None and command is not None and command.name in ("cat", "echo", "printf"):
+            stages = [c for c in piped.children if c.type in ("command", "redirected_statement")]
+            targets = [self._command_for(s, data, depth, built) for s in stages]
+            command = next((t for t in targets if t is not None and reads_code(t)), None)
+        if command is None or not reads_code(command):
+            return
+        if command.name in SHELLS:
+            self.parse(text, depth + 1)
+        else:
+            self.commands.append(replace(command, inline_code=text, inline_flag="<<"))
+
+    def _command_for(
+        self, node: Node, data: bytes, depth: int, built: dict[int, SimpleCommand | None]
+    ) -> SimpleCommand | None:
+        if node.type == "redirected_statement":
+            body = node.child_by_field_name("body")
+            if body is None:
+                return None
+            node = body
+        if node.type != "command":
+            return None
+        if node.id not in built:
+            before = len(self.commands)
+            built[node.id] = self._command(node, data, depth)
+            del self.commands[before:]  # found again by the walk itself
+        return built[node.id]
+
+    def _pipeline(self, node: Node, data: bytes, depth: int, built: dict[int, SimpleCommand | None]) -> None:
+        stages = [c for c in node.children if c.type in ("command", "redirected_statement")]
+        previous: SimpleCommand | None = None
+        for stage in stages:
+            command = self._command_for(stage, data, depth, built)
+            if command is not None and previous is not None and reads_code(command):
+                if previous.name in ("curl", "wget", "fetch", "aria2c", "nc", "ncat", "http", "https"):
+                    self.network_code = True
+                elif previous.name in ("echo", "printf") and all(w.literal for w in previous.words[1:]):
+                    args = [w.text for w in previous.words[1:] if not w.text.startswith("-")]
+                    code = " ".join(args).replace("\\n", "\n")
+                    if command.name in SHELLS:
+                        self.parse(code, depth + 1)
+                    else:
+                        self.commands.append(replace(command, inline_code=code, inline_flag="|"))
+                else:
+                    self.commands.append(replace(command, opaque="runs code read from a pipe"))
+            previous = command
+
+
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+
+
+def _consumer(node: Node) -> Node | None:
+    parent = node.parent
+    if parent is None:
+        return None
+    if parent.type == "command":
+        return parent
+    if parent.type == "redirected_statement":
+        return parent.child_by_field_name("body")
+    return None
+
+
+def _text(node: Node, data: bytes) -> str:
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------- words
+
+
+def word_of(node: Node, data: bytes) -> Word:
+    """The value of one shell word, with quotes and backslashes resolved."""
+    kind = node.type
+    source = _text(node, data)
+    if kind == "word":
+        return Word(_unbackslash(source), not _BRACES.search(source))
+    if kind == "number":
+        return Word(source)
+    if kind == "raw_string":
+        return Word(source[1:-1])
+    if kind == "ansi_c_string":
+        try:
+            return Word(codecs.decode(source[2:-1].encode("latin-1", "backslashreplace"), "unicode_escape"))
+        except (UnicodeDecodeError, ValueError):
+            return Word(source, False)
+    if kind in ("string", "translated_string"):
+        parts: list[str] = []
+        for child in node.children:
+            if child.type == "string_content":
+                parts.append(re.sub(r'\\([\\"$`\n])', r"\1", _text(child, data)))
+            elif child.type == '"' or child.type == '$"':
+                continue
+            else:
+                return Word(source, False)
+        return Word("".join(parts))
+    if kind == "concatenation":
+        pieces = [word_of(child, data) for child in node.children]
+        return Word("".join(p.text for p in pieces) if all(p.literal for p in pieces) else source,
+                    all(p.literal for p in pieces))  # fmt: skip
+    return Word(source, False)
+
+
+_BRACES = re.compile(r"(?<!\\)\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")  # brace expansion: {a,b} {1..3}
+
+
+def _unbackslash(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return re.sub(r"\\(\n|.)", lambda m: "" if m.group(1) == "\n" else m.group(1), text, flags=re.DOTALL)
+
+
+# --------------------------------------------------------------------------- helpers for rules
 
 
 def normalize(command: str) -> str:
@@ -61,164 +392,52 @@ def normalize(command: str) -> str:
     return "".join(out).strip()
 
 
-class _Scanner:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.i = 0
-        self.parts: list[str] = []
-        self.complete = True
-
-    # Each command part is built as a list of chunks; whitespace becomes one " ".
-    def _flush(self, current: list[str]) -> None:
-        text = "".join(current).strip()
-        current.clear()
-        words = text.split(" ")
-        while words and words[0] in _KEYWORDS:
-            words.pop(0)
-        text = " ".join(words).strip()
-        if text:
-            self.parts.append(text)
-
-    def _separator(self, current: list[str], token: str) -> None:
-        del token
-        self._flush(current)
-
-    def parse_list(self, closer: str | None) -> None:
-        """Scan commands until `closer` (")" or "`") or the end of the text."""
-        text = self.text
-        current: list[str] = []
-        n = len(text)
-        while self.i < n:
-            c = text[self.i]
-            nxt = text[self.i + 1] if self.i + 1 < n else ""
-            if closer is not None and c == closer:
-                self.i += 1
-                self._flush(current)
-                return
-            if c == "\\":
-                if nxt == "\n":
-                    self._space(current)
-                else:
-                    current.append(text[self.i : self.i + 2])
-                self.i += 2
-            elif c == "'":
-                end = text.find("'", self.i + 1)
-                if end < 0:
-                    self.complete = False
-                    end = n - 1
-                current.append(text[self.i : end + 1])
-                self.i = end + 1
-            elif c == '"':
-                current.append(self._double_quoted())
-            elif c == "$" and nxt == "(" and text[self.i + 2 : self.i + 3] == "(":
-                current.append(self._arithmetic())
-            elif (c == "$" or c in "<>") and nxt == "(":
-                start = self.i
-                self.i += 2
-                self._nested(")")
-                current.append(text[start : self.i])
-            elif c == "`":
-                start = self.i
-                self.i += 1
-                self._nested("`")
-                current.append(text[start : self.i])
-            elif c == "#" and (not current or current[-1] == " "):
-                end = text.find("\n", self.i)
-                self.i = n if end < 0 else end
-            elif c in " \t":
-                self._space(current)
-                self.i += 1
-            elif c in ";\n":
-                self._separator(current, c)
-                self.i += 1
-            elif c == "&":
-                if nxt == "&":
-                    self._separator(current, "&&")
-                    self.i += 2
-                elif nxt == ">" or (current and current[-1] in ("<", ">")):
-                    current.append(c)  # `&>file`, `2>&1`
-                    self.i += 1
-                else:
-                    self._separator(current, "&")
-                    self.i += 1
-            elif c == "|":
-                token = "||" if nxt == "|" else "|&" if nxt == "&" else "|"
-                self._separator(current, token)
-                self.i += len(token)
-            elif c == "(":
-                if "".join(current).strip():
-                    self.complete = False  # a function definition or other syntax we do not follow
-                    current.append(c)
-                    self.i += 1
-                else:
-                    self.i += 1
-                    self.parse_list(")")
-            elif c == ")":
-                self.complete = False  # unbalanced
-                current.append(c)
-                self.i += 1
+def pattern_words(pattern: str) -> str:
+    """A rule's command pattern in the form commands are matched in: words split as
+    the shell would, quotes removed (glob characters inside quotes escaped, so they
+    stay literal), backslash escapes kept for the glob matcher, joined by spaces."""
+    words: list[str] = []
+    current: list[str] = []
+    started = False
+    quote = ""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"' and i + 1 < n and pattern[i + 1] in '\\"$`':
+                current.append(_glob_escape(pattern[i + 1]))
+                i += 1
             else:
-                current.append(c)
-                self.i += 1
-        if closer is not None:
-            self.complete = False  # the text ended inside $( … ) or ` … `
-        self._flush(current)
-
-    def _space(self, current: list[str]) -> None:
-        if current and current[-1] != " ":
-            current.append(" ")
-
-    def _nested(self, closer: str) -> None:
-        self.parse_list(closer)
-
-    def _double_quoted(self) -> str:
-        text, n = self.text, len(self.text)
-        start = self.i
-        self.i += 1
-        while self.i < n:
-            c = text[self.i]
-            if c == "\\":
-                self.i += 2
-            elif c == '"':
-                self.i += 1
-                return text[start : self.i]
-            elif c == "$" and text[self.i + 1 : self.i + 2] == "(":
-                if text[self.i + 2 : self.i + 3] == "(":
-                    self._arithmetic()
-                else:
-                    self.i += 2
-                    self._sub_scan(")")
-            elif c == "`":
-                self.i += 1
-                self._sub_scan("`")
-            else:
-                self.i += 1
-        self.complete = False
-        return text[start:]
-
-    def _sub_scan(self, closer: str) -> None:
-        """Commands inside a substitution within double quotes."""
-        inner = _Scanner(self.text)
-        inner.i = self.i
-        inner.parse_list(closer)
-        self.i = inner.i
-        self.parts.extend(inner.parts)
-        self.complete = self.complete and inner.complete
-
-    def _arithmetic(self) -> str:
-        end = self.text.find("))", self.i + 3)
-        if end < 0:
-            self.complete = False
-            end = len(self.text) - 2
-        start = self.i
-        self.i = end + 2
-        return self.text[start : self.i]
+                current.append(_glob_escape(c))
+        elif c == "\\" and i + 1 < n:
+            current.append(pattern[i : i + 2])
+            started = True
+            i += 1
+        elif c in "'\"":
+            quote = c
+            started = True
+        elif c.isspace():
+            if current or started:
+                words.append("".join(current))
+            current, started = [], False
+        else:
+            current.append(c)
+        i += 1
+    if current or started:
+        words.append("".join(current))
+    return " ".join(words)
 
 
-def words(part: str) -> list[str]:
-    """The shell words of one simple command (quotes removed); a plain split when the
-    quoting is broken."""
-    try:
-        return shlex.split(part, comments=False, posix=True)
-    except ValueError:
-        return part.split()
+def _glob_escape(c: str) -> str:
+    return "\\" + c if c in "*?[]\\" else c
+
+
+def describe(parsed: ParsedCommand) -> dict[str, Any]:
+    """A summary for debugging and previews."""
+    return {
+        "parts": list(parsed.parts),
+        "writes": [f"{r.op} {r.target.text}" for r in parsed.writes],
+        "complete": parsed.complete,
+    }

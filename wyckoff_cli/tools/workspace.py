@@ -20,6 +20,7 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext
+from wyckoff_cli.tools.paths import is_within, relative_to_root, resolve_path
 
 __all__ = [
     "display_path",
@@ -31,34 +32,6 @@ __all__ = [
     "resolve_path",
     "resolve_for_tool",
 ]
-
-
-def resolve_path(root: Path, raw: str) -> Path:
-    """`raw` as an absolute path with symlinks resolved (missing tails are kept)."""
-    if "\x00" in raw:
-        raise ToolError(f"path {raw!r} contains a NUL character")
-    text = raw.strip() or "."
-    path = Path(text).expanduser()
-    if not path.is_absolute():
-        path = Path(os.path.realpath(root)) / path
-    try:
-        return Path(os.path.realpath(path))
-    except OSError as exc:  # e.g. a symlink loop
-        raise ToolError(f"cannot resolve path {raw!r}: {exc.strerror or exc}") from None
-
-
-def is_within(path: Path, folder: Path) -> bool:
-    """Whether `path` is `folder` or inside it (both already resolved)."""
-    return path == folder or folder in path.parents
-
-
-def relative_to_root(path: Path, root: Path) -> str | None:
-    """The POSIX path of `path` relative to `root`, or None when outside it."""
-    root = Path(os.path.realpath(root))
-    if not is_within(path, root):
-        return None
-    rel = path.relative_to(root).as_posix()
-    return rel or "."
 
 
 def display_path(path: Path, root: Path) -> str:

@@ -120,9 +120,14 @@ def test_wildcards_outside_mcp_names_are_refused(rule: str) -> None:
         parse_rule(rule)
 
 
-def test_always_saves_the_tool_name() -> None:
-    assert suggest_rule(CREATE, ARGS, Path("/w")) == "mcp__github__create_issue"
-    assert ApprovalPolicy().evaluate(CREATE, ARGS, CTX).rule == "mcp__github__create_issue"
+def test_always_saves_exactly_these_arguments() -> None:
+    rule = 'mcp__github__create_issue({"repo":"wyckoff","title":"Bug"})'
+    assert suggest_rule(CREATE, CREATE.subject(ARGS, Path("/w"))) == rule
+    assert ApprovalPolicy().evaluate(CREATE, ARGS, CTX).rule == rule
+    assert verdict(CREATE, ARGS, allow=(rule,)) == "allow"
+    assert verdict(CREATE, {**ARGS, "title": "Other"}, allow=(rule,)) == "ask"
+    arrays = ApprovalPolicy().evaluate(CREATE, {"labels": ["a", "b"]}, CTX).rule
+    assert arrays is not None and verdict(CREATE, {"labels": ["a", "b"]}, allow=(arrays,)) == "allow"
 
 
 def test_an_mcp_tool_with_a_command_argument_is_not_a_shell_command() -> None:

@@ -5,8 +5,9 @@
 - approval: `requires_approval` unless the server declares the tool read-only
   (`readOnlyHint`), in which case it is a read (`kind="read"`, runs in parallel with
   other reads); other MCP tools are `kind="external"`, which plan mode refuses;
-- the permission subject is the call's arguments as compact JSON (keys sorted), so
-  `mcp__SERVER__TOOL(PATTERN)` rules match it as a glob;
+- the permission subject (`Tool.subject_of`) is the call's arguments as compact JSON
+  (keys sorted), so `mcp__SERVER__TOOL(PATTERN)` rules match it as a glob, and "always"
+  saves a rule for exactly those arguments;
 - progress and log messages stream to the running tool's widget (`ctx.emit_output`).
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.mcp.client import ServerConnection
 from wyckoff_cli.tools.mcp.results import convert_result
+from wyckoff_cli.tools.subject import Subject
 
 
 def arguments_subject(args: dict[str, Any]) -> str:
@@ -62,10 +64,6 @@ def proxy_tool(connection: ServerConnection, mcp_tool: Any, name: str, *, send_i
         concurrency_safe=read_only,
         requires_approval=not read_only,
         kind="read" if read_only else "external",
-        extra={
-            "mcp_server": server,
-            "mcp_tool": original,
-            "read_only": read_only,
-            "subject": arguments_subject,
-        },
+        subject_of=lambda args, _workspace: Subject("text", arguments_subject(dict(args))),
+        extra={"mcp_server": server, "mcp_tool": original, "read_only": read_only},
     )

@@ -104,6 +104,7 @@ class ChatScreen(Screen[None]):
         # The context window is looked up after the first paint: it loads the model
         # catalogue, ~25 ms of start-up, and shows only once a call reports usage.
         self.call_after_refresh(self._look_up_context_window)
+        self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
             mcp = self.controller.builder.mcp
             mcp.on_change = self._mcp_changed  # no polling: the servers report changes
@@ -117,6 +118,10 @@ class ChatScreen(Screen[None]):
                 "info",
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
+
+    def _shell_notice(self) -> None:
+        if notice := self.controller.builder.shell_notice():
+            self.add_notice("warning", notice)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
 

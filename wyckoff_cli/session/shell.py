@@ -1,0 +1,117 @@
+"""The session's shell: sandbox and environment settings from `[shell]`, the start-up
+notice, and the check that every permission rule names a tool that exists.
+
+Called by the SessionBuilder (builder.py) and the commands that start sessions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.tools.policy import known_tool_hint, unknown_tool_rules
+from wyckoff_cli.tools.sandbox import SANDBOX_MODES, SandboxMode, ShellSettings, sandbox_status
+
+if TYPE_CHECKING:
+    from wyckoff_cli.storage.config import Config
+    from wyckoff_cli.tools.registry import ToolRegistry
+
+# Keys a project's own `.wyckoff/config.toml` may not set: they would loosen the
+# sandbox for everyone who opens the project (a cloned repository could ship them).
+LOOSENING_KEYS = ("sandbox", "network", "writable_roots", "env_keep")
+
+
+def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> ShellSettings:
+    """`[shell]` from the user config (the project file may only tighten it), `sandbox`
+    (`--sandbox`) overriding the mode; a sandbox that cannot start here is off, with
+    the reason in `notice`."""
+    from wyckoff_cli.storage import paths
+    from wyckoff_cli.storage.config import read_toml
+
+    shell = config.shell
+    mode: str = shell.sandbox
+    network, roots, keep = shell.network, list(shell.writable_roots), list(shell.env_keep)
+    notes: list[str] = []
+    project = read_toml(paths.project_config_file(root)) or {}
+    project_shell = project.get("shell", {}) if isinstance(project.get("shell"), dict) else {}
+    ignored = [key for key in LOOSENING_KEYS if key in project_shell]
+    if ignored:
+        user = read_toml(paths.config_file()) or {}
+        user_shell = user.get("shell", {}) if isinstance(user.get("shell"), dict) else {}
+        mode = user_shell.get("sandbox", "workspace-write") if "sandbox" in ignored else mode
+        if project_shell.get("sandbox") == "read-only":
+            mode = "read-only"  # tightening is fine
+        network = bool(user_shell.get("network", False)) if "network" in ignored else network
+        roots = list(user_shell.get("writable_roots", [])) if "writable_roots" in ignored else roots
+        keep = list(user_shell.get("env_keep", [])) if "env_keep" in ignored else keep
+        notes.append(
+            f"the project's .wyckoff/config.toml may not loosen [shell] ({', '.join(ignored)} ignored)"
+        )
+    if sandbox is not None:
+        if sandbox not in SANDBOX_MODES:
+            raise ConfigError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
+        mode = sandbox
+    effective, notice = sandbox_status(cast(SandboxMode, mode))
+    hidden = tuple(p for p in (paths.config_dir(), paths.data_dir(), paths.cache_dir()))
+    return ShellSettings(
+        sandbox=effective,
+        network=network,
+        writable_roots=tuple(Path(r).expanduser() for r in roots),
+        hidden=hidden,
+        env_keep=tuple(keep),
+        env_remove=tuple(shell.env_remove),
+        notice="; ".join([*notes, notice] if notice else notes),
+    )
+
+
+def shell_notice(registry: ToolRegistry) -> str:
+    """The one-line start-up notice about the shell sandbox ("" when it is on)."""
+    tool = registry.get("run_shell")
+    settings = tool.extra.get("shell") if tool is not None else None
+    return settings.notice if isinstance(settings, ShellSettings) else ""
+
+
+def session_tool_names() -> list[str]:
+    """The tools a session has before MCP servers start: the built-ins and the
+    context's own (`remember`)."""
+    from wyckoff_cli.tools.builtin import default_registry
+
+    return [*default_registry().names(), "remember"]
+
+
+def protected_roots() -> tuple[Path, ...]:
+    from wyckoff_cli.storage.paths import config_dir
+
+    return (config_dir(),)
+
+
+def check_rule_tools(files: Iterable[Path], rules: Iterable[str], known: Iterable[str]) -> None:
+    """Raise `ConfigError` for a rule naming a tool that does not exist, naming the
+    file and line it comes from (or `--allow`)."""
+    known = list(known)
+    unknown = unknown_tool_rules(rules, known)
+    if not unknown:
+        return
+    rule = unknown[0]
+    where = "--allow"
+    for path in reversed(list(files)):
+        line = _line_of(path, rule)
+        if line is not None:
+            where = f"{path}, line {line}"
+            break
+    raise ConfigError(
+        f"{where}: the rule {rule!r} names a tool that does not exist. Known tools: {known_tool_hint(known)}"
+    )
+
+
+def _line_of(path: Path, rule: str) -> int | None:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for number, line in enumerate(lines, 1):
+        if rule in line:
+            return number
+    return None
