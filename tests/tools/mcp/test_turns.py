@@ -196,3 +196,27 @@ def test_untrusted_project_servers_do_not_start_headless(server: FakeServer, tmp
     assert "not started (the project's .mcp.json is not trusted): demo" in result.stderr
     assert "--trust-mcp" in result.stderr
     assert not any(n.startswith("mcp__") for n in tool_names("anthropic", server.requests[0].body))
+
+
+def test_images_in_the_responses_api_input() -> None:
+    from wyckoff_cli.core.messages import Message, ToolCallPart
+    from wyckoff_cli.providers.openai_responses import convert_input
+
+    call = ToolCallPart("c1", "mcp__demo__image", {})
+    messages = [
+        Message.user("show it"),
+        Message("assistant", (call,)),
+        Message.tool_result(
+            "c1",
+            "mcp__demo__image",
+            "[image image/png, 3 bytes]",
+            images=[{"mime_type": "image/png", "data": "YWJj"}],
+        ),
+    ]
+    items = convert_input(messages)
+    assert items[-2] == {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": "[image image/png, 3 bytes]",
+    }
+    assert items[-1]["content"][1] == {"type": "input_image", "image_url": "data:image/png;base64,YWJj"}
