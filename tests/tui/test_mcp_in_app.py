@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +131,12 @@ async def test_declining_leaves_project_servers_stopped(tmp_path: Path) -> None:
         screen = app.chat
         assert screen is not None
         await wait(pilot, lambda: isinstance(app.screen, McpTrustScreen))
-        await pilot.press("y")  # typed ahead, inside the grace period: ignored
-        assert isinstance(app.screen, McpTrustScreen)
-        await pilot.pause(0.35)
+        modal = app.screen
+        assert isinstance(modal, McpTrustScreen)
+        modal.opened = time.monotonic() + 60  # still inside the grace period, however slow the machine
+        await pilot.press("y")  # typed ahead: ignored
+        assert app.screen is modal
+        modal.opened = 0.0  # the grace period is over
         await pilot.press("escape")
         await pilot.pause(0.3)
         assert not isinstance(app.screen, McpTrustScreen)

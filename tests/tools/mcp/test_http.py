@@ -40,7 +40,7 @@ async def test_tools_over_streamable_http(start: Any, http_server: Any, tmp_path
     with pytest.raises(ToolError, match="did not finish within 1 s"):
         await run(started, "mcp__web__slow", {"seconds": 20}, tmp_path)
     await run(started, "mcp__web__grow", {}, tmp_path)
-    for _ in range(50):
+    for _ in range(200):
         if "mcp__web__extra" in started.registry:
             break
         await asyncio.sleep(0.1)

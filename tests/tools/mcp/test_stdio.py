@@ -108,7 +108,7 @@ async def test_slow_tool_times_out_and_the_server_is_told(start: Any, tmp_path: 
     await started.manager.wait_ready()
     with pytest.raises(ToolError, match=r"did not finish within 1 s \(tool_timeout\)"):
         await call(started, "mcp__demo__slow", {"seconds": 30}, ctx(tmp_path))
-    for _ in range(50):
+    for _ in range(200):
         if marker.exists():
             break
         await asyncio.sleep(0.1)
@@ -126,7 +126,7 @@ async def test_cancelling_a_call_cancels_it_on_the_server(start: Any, tmp_path: 
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(50):
+    for _ in range(200):
         if marker.exists():
             break
         await asyncio.sleep(0.1)
@@ -148,7 +148,7 @@ async def test_list_changed_refreshes_the_tool_set(start: Any, tmp_path: Path) -
     await started.manager.wait_ready()
     assert "mcp__demo__extra" not in started.registry
     await call(started, "mcp__demo__grow", {}, ctx(tmp_path))
-    for _ in range(50):
+    for _ in range(200):
         if "mcp__demo__extra" in started.registry:
             break
         await asyncio.sleep(0.1)
@@ -250,7 +250,7 @@ async def test_close_kills_the_process_group(start: Any, tmp_path: Path) -> None
     child = int((await call(started, "mcp__demo__spawn", {}, ctx(tmp_path))).text)
     os.kill(child, 0)  # alive
     await started.manager.aclose()
-    for _ in range(50):
+    for _ in range(200):
         try:
             os.kill(child, 0)
         except ProcessLookupError:
