@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "usage": ("wyckoff_cli.cli.usage_cmd", "tokens and cost per model from saved sessions"),
     "memory": ("wyckoff_cli.cli.memory_cmd", "durable memories: list, search, add, delete, clear"),
     "mcp": ("wyckoff_cli.cli.mcp_cmd", "MCP servers: list, get, add, remove, trust, login"),
+    "checkpoints": (
+        "wyckoff_cli.cli.checkpoints_cmd",
+        "checkpoints of the work tree: list, diff, restore, prune",
+    ),
     "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
 

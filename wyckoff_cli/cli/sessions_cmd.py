@@ -217,6 +217,10 @@ def _show(store: SessionStore, args: argparse.Namespace) -> int:
             _show_message(console, Message.from_dict(item["message"]), args.expand)
         elif kind == "turn_end" and item.get("reason") not in ("completed", "completed_by_tool"):
             console.print(Text(f"  (turn ended: {item.get('reason')})", style="yellow"))
+        elif kind == "rewind":  # the messages above were dropped from the conversation
+            console.print(
+                Rule(f"rewound: the last {item.get('removed', 0)} messages were dropped", style="dim")
+            )
     return 0
 
 
@@ -366,6 +370,8 @@ def to_markdown(info: SessionInfo, items: list[dict[str, Any]], *, torn: bool = 
                 out += _markdown_message(Message.from_dict(data))
         elif kind == "turn_end" and item.get("reason") not in ("completed", "completed_by_tool"):
             out += [f"*Turn ended: {item.get('reason')}.*", ""]
+        elif kind == "rewind":
+            out += ["---", "", f"*Rewound: the last {item.get('removed', 0)} messages were dropped.*", ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

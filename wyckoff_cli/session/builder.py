@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
@@ -36,6 +37,7 @@ from wyckoff_cli.tools.sandbox import ShellSettings
 if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
+    from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
     from wyckoff_cli.tools.mcp.host import McpHost
@@ -70,6 +72,7 @@ class Session:
     context: ContextManager | None = None
     recorder: SessionRecorder | None = None
     fixed_prompt: str = ""
+    checkpoints: CheckpointCommands | None = None  # /rewind, /undo, /redo, /diff (None: off)
 
     @property
     def id(self) -> str | None:
@@ -177,6 +180,13 @@ class SessionBuilder:
         known = [*session_tool_names(), *registry.names()]  # rules may name tools this session lacks
         check_rule_tools(self.workspace.loaded.files, [*policy.allow, *policy.deny], known)
         policy.protected_roots = protected_roots
+        hooks = (  # checkpoints of the work tree before rounds that may change files
+            checkpoint_hooks(
+                self.workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
+            )
+            if recorder is not None
+            else []
+        )
         if self.mcp is not None:
             self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
         runtime = AgentRuntime(
@@ -189,13 +199,22 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
-            hooks=self.hooks,
+            hooks=[*self.hooks, *hooks],
             host_files=self.host_files,
             host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         return Session(
-            model, provider, registry, policy, runtime, conversation, context, recorder, self.fixed_prompt
+            model,
+            provider,
+            registry,
+            policy,
+            runtime,
+            conversation,
+            context,
+            recorder,
+            self.fixed_prompt,
+            checkpoints=hooks[0].commands() if hooks else None,
         )
 
 

@@ -184,6 +184,21 @@ class McpServer:
 
 
 @dataclass
+class CheckpointsConfig:
+    """`[checkpoints]`: snapshots of the work tree before rounds that may change files."""
+
+    enabled: bool = _doc("Take checkpoints (undo, redo, rewind need them).", default=True)
+    exclude: list[str] = _doc(
+        "Extra patterns left out of snapshots, in .gitignore syntax (`.gitignore` is honoured too).",
+        default_factory=list,
+    )
+    max_file_size: int = _doc(
+        "Files larger than this many bytes are left out of snapshots (and listed).", default=5 * 1024 * 1024
+    )
+    keep_days: int = _doc("Checkpoints older than this many days are removed.", default=14)
+
+
+@dataclass
 class ShellConfig:
     """`[shell]`: how commands run (docs/TOOLS.md, "Safety model")."""
 
@@ -250,6 +265,7 @@ class Config:
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
     mcp_servers: dict[str, McpServer] = _doc("MCP servers, `[mcp_servers.NAME]`.", default_factory=dict)
+    checkpoints: CheckpointsConfig = _doc("Checkpoints, undo and rewind.", default_factory=CheckpointsConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
 
 
