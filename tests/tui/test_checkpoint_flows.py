@@ -144,3 +144,40 @@ def test_hooks_give_the_commands_or_none_when_off(checkpoint_session: Any) -> No
     assert CheckpointHooks(None, SESSION, disabled="off").commands() is None
     given = CheckpointHooks(commands.engine, SESSION).commands()
     assert isinstance(given, CheckpointCommands) and given.session_id == SESSION
+
+
+async def test_the_chat_screen_runs_undo_and_esc_esc_opens_rewind(tmp_path: Any) -> None:
+    """Wired into the app: a turn writes a file (auto-edit), /undo previews and removes
+    it, and Esc Esc on an empty input opens the rewind picker."""
+    import subprocess
+
+    from tests.tui.support import make_app
+    from tests.tui.test_chat_flows import SIZE, chat, send, settle
+    from wyckoff_cli.tui.widgets.entries import NoticeLine
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "a.txt").write_text("kept\n", encoding="utf-8")
+    rounds = [
+        {"tool_calls": [{"name": "write_file", "args": {"path": "b.txt", "content": "new\n"}}]},
+        {"text": "Wrote b.txt."},
+    ]
+    app, _ = make_app(tmp_path, rounds)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "/undo")
+        assert any("nothing has run" in n.message for n in screen.query(NoticeLine))
+        await send(pilot, "/mode auto-edit")
+        await send(pilot, "write b.txt")
+        await settle(pilot, screen)
+        assert (tmp_path / "b.txt").exists()
+        await send(pilot, "/undo")
+        await until(pilot, lambda: isinstance(app.screen, RestorePreviewScreen))
+        assert "b.txt" in app.screen.text  # type: ignore[attr-defined]
+        await pilot.press("y")
+        await until(pilot, lambda: not (tmp_path / "b.txt").exists())
+        assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "kept\n"
+        await until(pilot, lambda: not isinstance(app.screen, RestorePreviewScreen))
+        await pilot.press("escape")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, RewindPickerScreen))
+        await pilot.press("escape")
