@@ -26,6 +26,7 @@ from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
+from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,8 @@ class Config:
     mcp_servers: dict[str, McpServer] = _doc("MCP servers, `[mcp_servers.NAME]`.", default_factory=dict)
     checkpoints: CheckpointsConfig = _doc("Checkpoints, undo and rewind.", default_factory=CheckpointsConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
+    hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
+    commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
 
 
 # --------------------------------------------------------------------------- loading
@@ -512,6 +515,15 @@ def find_key_line(path: Path, key: str) -> int | None:
         if current == table and re.match(rf"^[\"']?{re.escape(leaf)}[\"']?\s*=", stripped):
             return number
         if not current and re.match(rf"^{re.escape(key)}\s*=", stripped):
+            return number
+    # a key inside an inline table (`hooks = [{ timeout = "x" }]`): the first line of an
+    # enclosing table that sets it
+    current = ""
+    for number, line in enumerate(lines, 1):
+        match = header.match(line)
+        if match:
+            current = match.group(1).replace('"', "").replace("'", "")
+        elif current and table.startswith(current) and re.search(rf"\b{re.escape(leaf)}\s*=", line):
             return number
     return None
 

@@ -4,9 +4,10 @@ gitignore-aware), plus MCP resources (`@SERVER:URI`) and prompts (`/mcp__SERVER_
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from wyckoff_cli.session.commands import COMMANDS
+from wyckoff_cli.session.commands import COMMANDS, SlashCommand
 from wyckoff_cli.tools.mcp.host import McpHost
 
 MAX_FILES = 20_000
@@ -37,8 +38,14 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
 
 
 class Completions:
-    def __init__(self, root: Path, mcp: McpHost | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        commands: Callable[[], Sequence[SlashCommand]] | None = None,
+        mcp: McpHost | None = None,
+    ) -> None:
         self.root = root
+        self.commands = commands or (lambda: COMMANDS)  # built-ins and custom commands
         self.mcp = mcp  # adds `@SERVER:URI` resources and `/mcp__SERVER__PROMPT` commands
         self._files: list[str] = []
         self._loaded_at = 0.0
@@ -53,8 +60,8 @@ class Completions:
         if word.startswith("/"):
             found = [
                 (f"/{c.name} ", f"{c.usage:<24} {c.description}")
-                for c in COMMANDS
-                if c.name.startswith(word[1:].lower())
+                for c in self.commands()
+                if c.name.lower().startswith(word[1:].lower())
             ]
             if self.mcp is not None and word.startswith("/mcp"):
                 found += [
