@@ -27,6 +27,7 @@ from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
+from wyckoff_cli.storage.config_mcp import McpServer
 
 
 @dataclass(frozen=True)
@@ -161,27 +162,6 @@ class ContextConfig:
         range=NON_NEGATIVE,
     )
     memory: bool = _doc("Recall and save memories.", default=True)
-
-
-@dataclass
-class McpServer:
-    """`[mcp_servers.NAME]`: a Model Context Protocol server (docs/MCP.md)."""
-
-    type: Literal["stdio", "http", "sse"] | None = _doc(
-        "Transport: `stdio` (a command), `http` (streamable HTTP) or `sse`; default from `command`/`url`.",
-        default=None,
-    )
-    command: str | None = _doc("The program that runs a stdio server.", default=None)
-    args: list[str] = _doc("Its arguments.", default_factory=list)
-    env: dict[str, str] = _doc("Environment variables added for it (`${VAR}` expands).", default_factory=dict)
-    cwd: str | None = _doc("Its working folder (default: the workspace root).", default=None)
-    url: str | None = _doc("The endpoint of an `http` or `sse` server.", default=None)
-    headers: dict[str, str] = _doc("HTTP headers sent to it (`${VAR}` expands).", default_factory=dict)
-    enabled: bool = _doc("Start it with each session.", default=True)
-    enabled_tools: list[str] | None = _doc("Only these tools of it are offered (default: all).", default=None)
-    disabled_tools: list[str] = _doc("Tools of it that are never offered.", default_factory=list)
-    startup_timeout: float = _doc("Seconds to wait for it to start and list its tools.", default=10.0)
-    tool_timeout: float = _doc("Seconds one call of its tools may take before it is cancelled.", default=60.0)
 
 
 @dataclass

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wyckoff_cli.core.errors import ConfigError
-from wyckoff_cli.storage.config import Config, McpServer
+from wyckoff_cli.storage.config import Config
+from wyckoff_cli.storage.config_mcp import McpServer
 
 Transport = Literal["stdio", "http", "sse"]
 Scope = Literal["project", "user"]
