@@ -58,18 +58,25 @@ class Completions:
                 found = [(f"{r.mention} ", f"{r.mention}  {r.name}") for r in resources[:MAX_SHOWN]] + found
             return found[:MAX_SHOWN]
         if word.startswith("/"):
-            found = [
-                (f"/{c.name} ", f"{c.usage:<24} {c.description}")
-                for c in self.commands()
-                if c.name.lower().startswith(word[1:].lower())
+            typed = word[1:].lower()
+            commands = self.commands()
+            matching = sorted(
+                (c for c in commands if c.name.lower().startswith(typed)),
+                key=lambda c: c.name.lower() != typed,
+            )
+            width = max((len(c.usage) for c in commands), default=0)
+            # a command taking no argument completes without a space: Enter runs it at once
+            shown = [
+                (f"/{c.name}" + (" " if c.argument else ""), f"{c.usage:<{width}}  {c.description}")
+                for c in matching
             ]
             if self.mcp is not None and word.startswith("/mcp"):
-                found += [
+                shown += [
                     (f"/{p.command} ", f"/{p.command} {p.hint}  {p.description}")
                     for p in self.mcp.prompt_commands()
                     if p.command.startswith(word[1:])
                 ]
-            return found
+            return shown
         return []
 
     def match_files(self, query: str) -> list[str]:
