@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "model": ("wyckoff_cli.cli.model_cmd", "models: context windows, prices, default, fallbacks, aliases"),
     "usage": ("wyckoff_cli.cli.usage_cmd", "tokens and cost per model from saved sessions"),
     "memory": ("wyckoff_cli.cli.memory_cmd", "durable memories: list, search, add, delete, clear"),
+    "mcp": ("wyckoff_cli.cli.mcp_cmd", "MCP servers: list, get, add, remove, trust, login"),
     "hooks": ("wyckoff_cli.cli.hooks_cmd", "user hooks: list them with source and trust, trust a project's"),
     "checkpoints": (
         "wyckoff_cli.cli.checkpoints_cmd",

@@ -43,6 +43,7 @@ class StatusModel:
     background_running: int = 0
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
     price: PriceFn | None = None
+    mcp: str = ""  # "MCP 3/4": connected of enabled servers
 
     def observe(self, event: ev.RuntimeEvent) -> None:
         """Take what the bar shows from one event."""
@@ -151,6 +152,8 @@ class StatusModel:
             ),
             ("cost", self.cost_text()),
         ]
+        if self.mcp:
+            parts.insert(3, ("mcp", self.mcp))
         if self.background_running:
             parts.append(
                 ("background", f"{self.background_running} bg task{'s' * (self.background_running > 1)}")
