@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
@@ -36,6 +37,8 @@ from wyckoff_cli.tools.sandbox import ShellSettings
 if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
+    from wyckoff_cli.runtime.agent_files import AgentCatalog
+    from wyckoff_cli.runtime.subagents import SessionBudget
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 
@@ -106,6 +109,11 @@ class SessionBuilder:
     hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
     host_files: HostFiles | None = None  # an editor's files and terminal (ACP), when offered
     host_terminal: HostTerminal | None = None
+    subagents: bool | None = None  # the `task` tool; None: when the tools are the built-ins
+    max_budget_usd: float | None = None  # `--max-budget-usd`, over `[session] max_budget_usd`
+    cost: Callable[[str, Usage], float | None] | None = None  # USD of a call; default: the catalogue
+    _agents: AgentCatalog | None = field(default=None, init=False, repr=False)
+    _budgets: dict[str | None, SessionBudget] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def config(self) -> Config:
@@ -138,6 +146,26 @@ class SessionBuilder:
     def default_tools(self) -> ToolRegistry:
         """The built-in tools, the shell sandboxed and scrubbed as `[shell]` says."""
         return default_registry(shell=self.shell())
+
+    def agents(self) -> AgentCatalog:
+        """The workspace's sub-agents, read once (`problems` lists the files skipped)."""
+        if self._agents is None:
+            from wyckoff_cli.session.subagents import workspace_agents
+
+            self._agents = workspace_agents(self.workspace.root)
+        return self._agents
+
+    def budget(self, session_id: str | None) -> SessionBudget | None:
+        """The session's cost budget (one per session, shared by its sub-agents)."""
+        limit = self.max_budget_usd or self.config.session.max_budget_usd
+        if limit is None:
+            return None
+        if session_id not in self._budgets:
+            from wyckoff_cli.runtime.subagents import SessionBudget
+            from wyckoff_cli.session.subagents import catalogue_cost
+
+            self._budgets[session_id] = SessionBudget(limit, self.cost or catalogue_cost(self.config))
+        return self._budgets[session_id]
 
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
@@ -175,6 +203,8 @@ class SessionBuilder:
         known = [*session_tool_names(), *registry.names()]  # rules may name tools this session lacks
         check_rule_tools(self.workspace.loaded.files, [*policy.allow, *policy.deny], known)
         policy.protected_roots = protected_roots
+        budget = self.budget(recorder.id if recorder is not None else None)
+        hooks = [*self.hooks, *_budget_hooks(budget)]
         runtime = AgentRuntime(
             provider,
             registry,
@@ -185,14 +215,29 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
-            hooks=self.hooks,
+            hooks=hooks,
             host_files=self.host_files,
             host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
-        return Session(
+        session = Session(
             model, provider, registry, policy, runtime, conversation, context, recorder, self.fixed_prompt
         )
+        if self.subagents if self.subagents is not None else self.tools_factory is None:
+            from wyckoff_cli.session.subagents import add_task_tool
+
+            add_task_tool(self, session, budget)
+            if context is not None:
+                set_prompt(context, self.workspace.root, registry)  # the prompt lists `task` too
+        return session
+
+
+def _budget_hooks(budget: SessionBudget | None) -> list[RuntimeHooks]:
+    if budget is None:
+        return []
+    from wyckoff_cli.runtime.subagents import BudgetHook
+
+    return [BudgetHook(budget)]
 
 
 def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:

@@ -175,6 +175,29 @@ class ShellConfig:
 
 
 @dataclass
+class AgentsConfig:
+    """`[agents]`: sub-agents run by the `task` tool (docs/SUBAGENTS.md)."""
+
+    max_rounds: int = _doc(
+        "Tool rounds a sub-agent may take per task (an agent file's `max_rounds` overrides it).",
+        default=20,
+        range=Range(1, 10_000),
+    )
+
+
+@dataclass
+class SessionConfig:
+    """`[session]`: limits for a whole session."""
+
+    max_budget_usd: float | None = _doc(
+        "Stop the session, sub-agents included, once its model calls cost this much (USD); "
+        "`--max-budget-usd` overrides it. Unset: no limit.",
+        default=None,
+        range=Range(0, 1_000_000, low_open=True),
+    )
+
+
+@dataclass
 class Config:
     """The whole configuration."""
 
@@ -206,6 +229,8 @@ class Config:
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
+    agents: AgentsConfig = _doc("Sub-agents.", default_factory=AgentsConfig)
+    session: SessionConfig = _doc("Session limits.", default_factory=SessionConfig)
 
 
 # --------------------------------------------------------------------------- loading

@@ -199,5 +199,14 @@ class EventRouter:
                         "warning", "Stopped at the tool-round limit; say “continue” to go on."
                     )
                 self._set_state("idle")
+            case ev.SubagentEvent(parent_call_id=call_id):
+                view = self.tools.get(call_id)
+                child = getattr(view, "child_event", None)  # a task's widget (tui/widgets/task_call.py)
+                if child is not None:
+                    child(event)
+                else:
+                    request = ev.approval_of(event)  # no widget to show it in: still ask
+                    if request is not None and not request.answered:
+                        self.view.request_approval(request)
             case _:
                 assert_never(event)
