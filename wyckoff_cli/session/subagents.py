@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.core.usage import Usage
@@ -30,8 +30,9 @@ from wyckoff_cli.runtime.subagents import (
 )
 from wyckoff_cli.storage.config import Config
 
-if TYPE_CHECKING:
-    from wyckoff_cli.session.builder import Session, SessionBuilder
+# The builder imports this module (lazily), so its types are not imported back here:
+SessionBuilder = Any  # session/builder.py SessionBuilder
+Session = Any  # session/builder.py Session
 
 
 def workspace_agents(root: Path) -> AgentCatalog:
