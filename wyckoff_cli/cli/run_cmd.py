@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wyckoff_cli.cli.agents_cmd import add_budget_argument
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--resume", metavar="ID", help="add this turn to session ID (a unique prefix will do)"
     )
     resume.add_argument("--no-session", action="store_true", help="do not save this run as a session")
+    add_budget_argument(parser)
     parser.add_argument(
         "--fork",
         action="store_true",
@@ -119,7 +121,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     cwd = (args.cwd or Path.cwd()).resolve()
     workspace = open_workspace(cwd)
     workspace.sandbox = args.sandbox
-    builder = SessionBuilder(workspace, cwd=cwd)
+    builder = SessionBuilder(workspace, cwd=cwd, max_budget_usd=args.max_budget_usd)
     config = builder.config
     model = args.model or config.model
     mode = args.permission_mode or config.permission_mode
@@ -146,6 +148,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     summary = RunSummary(builder.workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
     if session.shell_notice:
         print(f"wyckoff: {session.shell_notice}", file=sys.stderr)
+    for problem in builder.agents().problems:  # agent files skipped (bad front matter)
+        print(f"wyckoff: {problem}", file=sys.stderr)
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):

@@ -87,9 +87,12 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("ctrl+s", "save_edit", "Save the edit", show=False),
     ]
 
-    def __init__(self, request: ApprovalRequested, workspace: Path | None = None) -> None:
+    def __init__(
+        self, request: ApprovalRequested, workspace: Path | None = None, *, agent: str | None = None
+    ) -> None:
         super().__init__()
         self.request = request
+        self.agent = agent  # the sub-agent asking, if not the main agent
         self.workspace = workspace
         self.opened = time.monotonic()
         # the tool's declared editable field, edited as plain text (a command, the new text)
@@ -100,7 +103,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def compose(self) -> ComposeResult:
         always = f"Always allow — saves rule {self.request.rule}" if self.request.rule else "Always allow"
         with Vertical():
-            yield Static(Text(f"Allow {self.request.name}?"), id="title")
+            asker = f" (asked by the {self.agent} agent)" if self.agent else ""
+            yield Static(Text(f"Allow {self.request.name}?{asker}"), id="title")
             with VerticalScroll(id="preview"):
                 yield Static(render_preview(self.request, self.workspace))
             yield OptionList(
