@@ -8,9 +8,11 @@ them), and the test checks their shape and order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +113,23 @@ def agent_env(server: FakeServer) -> dict[str, str]:
     return env
 
 
+@contextlib.asynccontextmanager
+async def wyckoff_acp(editor: Editor, server: FakeServer, workspace: Path) -> AsyncIterator[Any]:
+    """`wyckoff acp` started as an editor starts it, with `editor` as the client."""
+    async with acp.spawn_agent_process(
+        lambda _agent: editor,
+        sys.executable,
+        "-m",
+        "wyckoff_cli",
+        "acp",
+        "--model",
+        MODEL,
+        env=agent_env(server),
+        cwd=workspace,
+    ) as (conn, _process):
+        yield conn
+
+
 async def until(predicate: Any, timeout: float = 20) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
@@ -131,17 +150,7 @@ async def test_initialize_prompt_with_permissions_cancel_and_load(workspace: Pat
             {"text": "A long answer " * 400, "chunk_size": 20, "chars_per_second": 200},
         )
         editor = Editor(answers=["allow", "deny"])
-        async with acp.spawn_agent_process(
-            lambda _agent: editor,
-            sys.executable,
-            "-m",
-            "wyckoff_cli",
-            "acp",
-            "--model",
-            MODEL,
-            env=agent_env(server),
-            cwd=workspace,
-        ) as (conn, _process):
+        async with wyckoff_acp(editor, server, workspace) as conn:
             init = await conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION, client_capabilities=schema.ClientCapabilities()
             )
@@ -187,17 +196,7 @@ async def test_initialize_prompt_with_permissions_cancel_and_load(workspace: Pat
             session_id = new.session_id
 
         editor2 = Editor()
-        async with acp.spawn_agent_process(
-            lambda _agent: editor2,
-            sys.executable,
-            "-m",
-            "wyckoff_cli",
-            "acp",
-            "--model",
-            MODEL,
-            env=agent_env(server),
-            cwd=workspace,
-        ) as (conn2, _process2):
+        async with wyckoff_acp(editor2, server, workspace) as conn2:
             await conn2.initialize(protocol_version=acp.PROTOCOL_VERSION)
             loaded = await conn2.load_session(cwd=str(workspace), session_id=session_id, mcp_servers=[])
             assert loaded is not None and loaded.modes is not None
@@ -224,17 +223,7 @@ async def test_files_and_terminals_go_through_the_client(workspace: Path) -> Non
             {"text": "Done."},
         )
         editor = Editor(answers=["allow", "allow"], buffers={unsaved: "unsaved buffer text\n"})
-        async with acp.spawn_agent_process(
-            lambda _agent: editor,
-            sys.executable,
-            "-m",
-            "wyckoff_cli",
-            "acp",
-            "--model",
-            MODEL,
-            env=agent_env(server),
-            cwd=workspace,
-        ) as (conn, _process):
+        async with wyckoff_acp(editor, server, workspace) as conn:
             capabilities = schema.ClientCapabilities(
                 fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
             )

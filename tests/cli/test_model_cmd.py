@@ -384,8 +384,8 @@ def test_add_on_an_existing_alias_changes_only_the_given_fields(capsys: Capture)
         (("new",), "a new alias needs --provider and --model"),
         (("new", "--provider", "openai"), "a new alias needs --model"),
         (
-            ("new", "--provider", "ollama", "--model", "x"),
-            "--provider must be one of anthropic, openai, gemini",
+            ("new", "--provider", "bedrock", "--model", "x"),  # ollama is a provider since issue 21
+            "--provider must be one of anthropic, openai, openai-responses, gemini, ollama",
         ),
         (("bad name", "--provider", "openai", "--model", "x"), "alias must be letters"),
         (("a:b", "--provider", "openai", "--model", "x"), "alias must be letters"),

@@ -14,8 +14,10 @@ import pytest
 
 from wyckoff_cli.core.messages import Message, Part, ToolSpec
 from wyckoff_cli.core.usage import Usage
-from wyckoff_cli.providers.base import Chunk, FallbackChunk, LLMProvider, UsageChunk
+from wyckoff_cli.providers.base import Chunk, FallbackChunk, LLMProvider, RetryChunk, UsageChunk
 from wyckoff_cli.providers.factory import build_provider
+from wyckoff_cli.providers.registry import vendor_of
+from wyckoff_cli.providers.retry import RetryPolicy
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.runtime.assembly import ResponseAssembler
 from wyckoff_cli.testing.fake_server import FakeServer
@@ -23,7 +25,12 @@ from wyckoff_cli.testing.fake_server import FakeServer
 # Copies of the recorded vendor streams from the wire reference (protocol data).
 WIRE = Path(__file__).resolve().parent / "wire"
 VENDORS = ("anthropic", "openai", "gemini")
-MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-test", "gemini": "gemini-2.5-pro"}
+MODELS = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai": "gpt-test",
+    "gemini": "gemini-2.5-pro",
+    "openai-responses": "gpt-5-test",
+}
 TEST_KEY = "test-key-0123456789"
 
 READ_FILE = ToolSpec(
@@ -54,12 +61,18 @@ def server() -> Iterator[FakeServer]:
 
 
 def make_provider(
-    server: FakeServer, vendor: str, *, watchdog: bool = False, model: str | None = None, **spec: Any
+    server: FakeServer,
+    vendor: str,
+    *,
+    watchdog: bool = False,
+    model: str | None = None,
+    retry: RetryPolicy | None = None,
+    **spec: Any,
 ) -> LLMProvider:
     model_spec = ModelSpec(
         vendor, model or MODELS[vendor], base_url=server.url_for(vendor), api_key=TEST_KEY, **spec
     )
-    return build_provider(model_spec, watchdog=watchdog)
+    return build_provider(model_spec, watchdog=watchdog, retry=retry)
 
 
 async def drain(stream: AsyncIterator[Chunk]) -> list[Chunk]:
@@ -74,7 +87,7 @@ async def call(
 ) -> tuple[list[Part], Usage, list[Chunk]]:
     """One streamed call: the assembled parts, the summed usage and the raw chunks."""
     chunks = await drain(provider.chat_stream(messages, tools, system))
-    vendor = provider.name.split(":", 1)[0]
+    vendor = vendor_of(provider.name)
     assembler = ResponseAssembler(provider=vendor)
     usage = Usage()
     for chunk in chunks:
@@ -82,6 +95,8 @@ async def call(
             usage = usage + chunk.usage
         elif isinstance(chunk, FallbackChunk):
             assembler = ResponseAssembler(provider=chunk.to_model.split(":", 1)[0])
+        elif isinstance(chunk, RetryChunk):
+            assembler = ResponseAssembler(provider=vendor)
         else:
             assembler.add(chunk)
     return assembler.parts(), usage, chunks

@@ -10,6 +10,7 @@ from wyckoff_cli.providers.factory import build_fallback, build_provider
 from wyckoff_cli.providers.fallback import FallbackProvider
 from wyckoff_cli.providers.gemini import GeminiProvider
 from wyckoff_cli.providers.openai_compat import OpenAICompatProvider
+from wyckoff_cli.providers.retry import RetryingProvider
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.providers.watchdog import WatchdogProvider
 from wyckoff_cli.session.models import build_model
@@ -59,12 +60,16 @@ def test_fallback_chain_from_config_with_aliases_and_cooldown(monkeypatch: pytes
         "gemini:gemini-2.5-pro",
     ]
     assert chain.cooldown == 30
-    assert all(isinstance(p, WatchdogProvider) and p.idle_timeout == 45 for p in chain.providers)
+    # each model: retried on transient errors, inside that guarded by the watchdog
+    assert all(isinstance(p, RetryingProvider) and p.policy.attempts == 3 for p in chain.providers)
+    watchdogs = [p.inner for p in chain.providers if isinstance(p, RetryingProvider)]
+    assert all(isinstance(w, WatchdogProvider) and w.idle_timeout == 45 for w in watchdogs)
 
 
 def test_a_single_model_is_not_wrapped_in_a_chain() -> None:
     provider = build_model("openai:gpt-5", Config(fallbacks=[]))
-    assert isinstance(provider, WatchdogProvider)
+    assert isinstance(provider, RetryingProvider) and isinstance(provider.inner, WatchdogProvider)
+    assert isinstance(build_model("openai:gpt-5", Config(retry_attempts=1)), WatchdogProvider)
 
 
 def test_a_fallback_without_its_key_fails_up_front(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,3 +97,11 @@ async def test_chat_collects_a_whole_answer_through_watchdog_and_chain() -> None
         response = await build_fallback(specs).chat([Message.user("hi")], [], "")
     assert response.text == "Whole answer."
     assert response.usage.input_tokens == 100
+
+
+@pytest.mark.parametrize(("attempts", "delay"), [(0, 30.0), (3, -1.0)])
+def test_bad_retry_settings_are_a_config_error(attempts: int, delay: float) -> None:
+    from wyckoff_cli.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="retry_attempts must be at least 1"):
+        build_model("openai:gpt-5", Config(retry_attempts=attempts, retry_max_delay=delay))

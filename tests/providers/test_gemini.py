@@ -108,8 +108,8 @@ def test_history_from_another_vendor() -> None:
         "parts": [
             {"text": "calling"},
             {
-                "function_call": {"name": "read_file", "args": {"path": "a"}},
-                "thought_signature": b"skip_thought_signature_validator",
+                "functionCall": {"name": "read_file", "args": {"path": "a"}},
+                "thoughtSignature": base64.b64encode(b"skip_thought_signature_validator").decode(),
             },
         ],
     }
@@ -129,6 +129,8 @@ def test_gemini_3_gets_placeholder_signatures_and_effort_levels() -> None:
         [],
         "",
     )
-    assert request["contents"][1]["parts"][0]["thought_signature"] == b"skip_thought_signature_validator"
-    assert request["config"]["thinking_config"] == {"include_thoughts": True, "thinking_level": "HIGH"}
+    body = request["body"]
+    placeholder = base64.b64encode(b"skip_thought_signature_validator").decode()
+    assert body["contents"][1]["parts"][0]["thoughtSignature"] == placeholder
+    assert body["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingLevel": "HIGH"}
     assert "secret" not in repr(GeminiProvider(ModelSpec("gemini", "m"), api_key="secret-key"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -15,6 +16,12 @@ MODULES = [
     "wyckoff_cli.providers.credentials",
     "wyckoff_cli.providers.sdk_errors",
     "wyckoff_cli.providers.text_tool_calls",
+    "wyckoff_cli.providers.openai_responses",
+    "wyckoff_cli.providers.registry",
+    "wyckoff_cli.providers.retry",
+    "wyckoff_cli.providers.sdk_base",
+    "wyckoff_cli.providers.sse",
+    "wyckoff_cli.providers.preload",
     "wyckoff_cli.testing.fake_server",
 ]
 FORBIDDEN = (
@@ -54,3 +61,39 @@ print(",".join(sorted(m for m in ("anthropic", "openai", "google.genai") if m in
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "google.genai"
+
+
+def test_building_a_provider_starts_importing_its_sdk_in_the_background() -> None:
+    script = """
+import sys, threading, time
+from wyckoff_cli.providers.factory import build_provider
+from wyckoff_cli.providers.spec import ModelSpec
+started = time.perf_counter()
+provider = build_provider(ModelSpec("openai", "gpt-x", api_key="k"))
+built = time.perf_counter() - started
+names = [t.name for t in threading.enumerate()]
+print("preload-openai" in names, "anthropic" in sys.modules)
+for thread in threading.enumerate():
+    if thread.name == "preload-openai":
+        thread.join(30)
+print("openai" in sys.modules, built < 0.3)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "False", "True", "True"]
+
+
+def test_no_background_import_when_switched_off() -> None:
+    script = """
+import sys, threading
+from wyckoff_cli.providers.factory import build_provider
+from wyckoff_cli.providers.spec import ModelSpec
+build_provider(ModelSpec("anthropic", "claude-x", api_key="k"))
+print(any(t.name.startswith("preload-") for t in threading.enumerate()), "anthropic" in sys.modules)
+"""
+    env = {**os.environ, "WYCKOFF_NO_PRELOAD": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "False"]

@@ -362,3 +362,29 @@ async def test_fallback_notice_drops_partial_text(tmp_path: Path) -> None:
         assert screen.status.fallback_model == "b:y"
         assert any(n.kind == "fallback" for n in screen.query(NoticeLine))
         await asyncio.sleep(0)
+
+
+async def test_retry_and_server_tool_events_are_shown(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        router = screen.router
+        router.handle(ev.ModelStart(1, "a:x"))
+        router.handle(ev.TextDelta("partial"))
+        await pilot.pause()
+        answer = router.answer
+        router.handle(ev.Retrying("a:x", 2, 3, 1.5, "overloaded", "partial"))
+        router.handle(
+            ev.ServerToolUsed(
+                "web_search",
+                "searched the web: tides",
+                "anthropic",
+                [{"url": "https://t.example", "title": "Tides"}],
+            )
+        )
+        await pilot.pause()
+        assert answer is not None and not answer.is_attached  # type: ignore[attr-defined]
+        messages = {n.kind: n.message for n in screen.query(NoticeLine)}
+        assert messages["retry"] == "a:x failed (overloaded); retrying in 1.5 s (attempt 2 of 3)"
+        assert messages["info"] == "searched the web: tides — Tides"
+        await asyncio.sleep(0)

@@ -237,7 +237,8 @@ class WyckoffAgent:
         finally:
             state.abort = None
         return schema.PromptResponse(
-            stop_reason=stop_reason(done.reason if done else "aborted"), usage=_usage(done)
+            stop_reason=stop_reason(done.reason if done else "aborted", done.stop_reason if done else None),
+            usage=_usage(done),
         )
 
     async def _forward(self, session_id: str, state: AcpSession, event: ev.RuntimeEvent) -> None:

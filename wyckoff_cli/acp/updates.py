@@ -63,8 +63,12 @@ STOP_REASONS: dict[str, Literal["end_turn", "max_tokens", "max_turn_requests", "
 
 
 def stop_reason(
-    reason: str,
+    reason: str, model_stop: str | None = None
 ) -> Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]:
+    """ACP's stop reason for a turn's `done.reason`, refined by the model's own
+    `done.stop_reason` (an answer still cut at the output limit, a safety stop)."""
+    if reason == "completed" and model_stop in ("max_tokens", "content_filter"):
+        return "max_tokens" if model_stop == "max_tokens" else "refusal"
     return STOP_REASONS.get(reason, "end_turn")
 
 
@@ -174,6 +178,11 @@ class UpdateTranslator:
                 return [update_tool_call(call_id, status="failed", content=[tool_content(text_block(error))])]
             case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
                 return [update_agent_thought_text(f"\n[{old} failed ({error}); continuing with {new}]\n")]
+            case ev.Retrying(model=model, attempt=attempt, attempts=attempts, delay=delay, error=error):
+                note = f"\n[{model} failed ({error}); retrying in {delay:.1f} s (attempt {attempt} of {attempts})]\n"
+                return [update_agent_thought_text(note)]
+            case ev.ServerToolUsed(summary=summary):
+                return [update_agent_thought_text(f"\n[{summary}]\n")]
             case ev.Compacted(before_messages=before, after_messages=after):
                 return [update_agent_thought_text(f"\n[context summarised: {before} → {after} messages]\n")]
             case ev.Notice(level=level, message=message) if level != "info":

@@ -29,6 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.agents_cmd",
         "sub-agents for the task tool: list them and where they come from",
     ),
+    "checkpoints": (
+        "wyckoff_cli.cli.checkpoints_cmd",
+        "checkpoints of the work tree: list, diff, restore, prune",
+    ),
     "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
 

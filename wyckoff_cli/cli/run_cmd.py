@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.cli.run_summary import RunSummary
+    from wyckoff_cli.cli.text_output import TextPrinter
     from wyckoff_cli.core import events as ev
     from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
     from wyckoff_cli.runtime.loop import AbortSignal
@@ -158,6 +159,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     failure: ev.TurnFailed | None = None
     collected: list[dict[str, Any]] = []
     out = sys.stdout
+    printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
     try:
         turn = runtime.run_stream(
             session.conversation, prompt, system_prompt=session.system_prompt, abort=abort
@@ -172,11 +174,10 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             elif args.output_format == "json":
                 if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
                     collected.append(event.to_dict())
-            elif isinstance(event, ev.TextDelta):
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected):
-                print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
+            else:
+                printer.handle(event)
+                if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
+                    print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
             if isinstance(event, ev.TurnFailed):
                 failure = event
                 if args.output_format == "text":
@@ -204,7 +205,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             "session_error": _session_error(recorder),
         }
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
-    elif args.output_format == "text" and done.text and not done.text.endswith("\n"):
+    elif args.output_format == "text" and not printer.ended_with_newline:
         out.write("\n")
     out.flush()
     print(summary.line(), file=sys.stderr)
@@ -276,6 +277,13 @@ def _report_session(recorder: SessionRecorder, output_format: str) -> None:
 
 
 def _describe(event: Any) -> str:
+    from wyckoff_cli.core import events as ev
+
+    if isinstance(event, ev.Retrying):
+        return (
+            f"{event.model} failed ({event.error}); retrying in {event.delay:.1f} s "
+            f"(attempt {event.attempt} of {event.attempts})"
+        )
     message = getattr(event, "message", None)
     if message:
         return str(message)

@@ -217,6 +217,10 @@ def _show(store: SessionStore, args: argparse.Namespace) -> int:
             _show_message(console, Message.from_dict(item["message"]), args.expand)
         elif kind == "turn_end" and item.get("reason") not in ("completed", "completed_by_tool"):
             console.print(Text(f"  (turn ended: {item.get('reason')})", style="yellow"))
+        elif kind == "rewind":  # the messages above were dropped from the conversation
+            console.print(
+                Rule(f"rewound: the last {item.get('removed', 0)} messages were dropped", style="dim")
+            )
     return 0
 
 
@@ -224,7 +228,7 @@ def _show_message(console: Console, message: Message, expand: bool) -> None:
     from rich.markdown import Markdown
     from rich.text import Text
 
-    from wyckoff_cli.core.messages import ThinkingPart, ToolCallPart
+    from wyckoff_cli.core.messages import ServerToolPart, ThinkingPart, ToolCallPart
     from wyckoff_cli.storage.session_info import shorten
 
     synthetic = message.meta.get("synthetic")
@@ -265,6 +269,8 @@ def _show_message(console: Console, message: Message, expand: bool) -> None:
                 console.print(Text(f"▸ {part.name}\n{_arguments(part, indent=2)}", style="magenta"))
             else:
                 console.print(Text(shorten(f"▸ {part.name}({_arguments(part)})", 110), style="magenta"))
+        elif isinstance(part, ServerToolPart):
+            console.print(Text(f"▸ {part.provider} server tool: {part.name} ({part.kind})", style="magenta"))
         elif part.text:
             console.print(Markdown(part.text))
     if message.meta.get("interrupted"):
@@ -364,11 +370,13 @@ def to_markdown(info: SessionInfo, items: list[dict[str, Any]], *, torn: bool = 
                 out += _markdown_message(Message.from_dict(data))
         elif kind == "turn_end" and item.get("reason") not in ("completed", "completed_by_tool"):
             out += [f"*Turn ended: {item.get('reason')}.*", ""]
+        elif kind == "rewind":
+            out += ["---", "", f"*Rewound: the last {item.get('removed', 0)} messages were dropped.*", ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
 def _markdown_message(message: Message) -> list[str]:
-    from wyckoff_cli.core.messages import ThinkingPart, ToolCallPart
+    from wyckoff_cli.core.messages import ServerToolPart, ThinkingPart, ToolCallPart
 
     if message.role == "user":
         synthetic = message.meta.get("synthetic")
@@ -384,6 +392,8 @@ def _markdown_message(message: Message) -> list[str]:
         elif isinstance(part, ToolCallPart):
             body = _arguments(part, indent=2)
             out += [f"**Tool call** `{part.name}` (`{part.id}`)", "", *_fenced(body, "json"), ""]
+        elif isinstance(part, ServerToolPart):
+            out += [f"**Server tool** `{part.name}` ({part.provider}, {part.kind})", ""]
         elif part.text:
             out += [part.text, ""]
     return out

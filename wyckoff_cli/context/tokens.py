@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolSpec
+from wyckoff_cli.core.messages import Message, ServerToolPart, TextPart, ThinkingPart, ToolSpec
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
 _KANA = "\u3040-\u30ff"
@@ -121,6 +121,8 @@ def estimate_message(message: Message) -> int:
             total += estimate_text(part.text)
             if part.redacted_data:
                 total += len(part.redacted_data) // 4
+        elif isinstance(part, ServerToolPart):
+            total += TOOL_CALL_OVERHEAD + len(json.dumps(part.data, ensure_ascii=False)) // 4
         else:
             arguments = part.raw_arguments
             if arguments is None:

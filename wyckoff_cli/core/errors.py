@@ -53,15 +53,25 @@ class StopRun(Exception):
 
 class ProviderError(WyckoffError):
     """A model call failed. `kind` names the failure for events and exit output;
-    `retryable` says whether a fallback model (or a later retry) may help."""
+    `retryable` says whether a fallback model (or a later retry) may help;
+    `retry_after` is the wait in seconds the vendor asked for (`retry-after` /
+    `retry-after-ms` headers), when it said."""
 
     kind = "provider"
     retryable = False
 
-    def __init__(self, message: str, *, status: int | None = None, provider: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        provider: str = "",
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.provider = provider
+        self.retry_after = retry_after
 
 
 class RateLimited(ProviderError):

@@ -237,6 +237,32 @@ class FallbackSwitched(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Retrying(_Event):
+    """A model call failed with a retryable error; the same model is asked again after
+    `delay` seconds. The UI drops this call's partial output (`discarded_text`)."""
+
+    type: ClassVar[str] = "retrying"
+    model: str
+    attempt: int  # the attempt about to be made (2 for the first retry)
+    attempts: int  # how many attempts are allowed in all
+    delay: float
+    error: str
+    discarded_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerToolUsed(_Event):
+    """The vendor ran one of its own tools (web search, code execution) or cited
+    sources; the blocks themselves are in the assistant message's `server_tool` parts."""
+
+    type: ClassVar[str] = "server_tool"
+    name: str
+    summary: str
+    provider: str = ""
+    sources: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class Notice(_Event):
     """Something a person should see that is not an error of the turn (an `error`
     notice reports a request that failed, e.g. an unknown mode)."""
@@ -261,6 +287,9 @@ class TurnDone(_Event):
     reason: DoneReason
     rounds: int
     usage: dict[str, int] = field(default_factory=dict)
+    # Why the last model call stopped (`end_turn`, `tool_use`, `max_tokens`,
+    # `content_filter`, `other`), when the model call got that far.
+    stop_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +395,8 @@ RuntimeEvent = (
     | RetryInjected
     | UsageReported
     | FallbackSwitched
+    | Retrying
+    | ServerToolUsed
     | Notice
     | MessageCommitted
     | TurnDone

@@ -17,7 +17,12 @@ Role = Literal["user", "assistant", "tool"]
 
 @dataclass(frozen=True, slots=True)
 class TextPart:
+    """Visible text. `signature` is vendor data that must go back with the text to the
+    vendor named by `provider` (Gemini's `thoughtSignature` on a text part)."""
+
     text: str
+    signature: str | None = None
+    provider: str | None = None
     type: Literal["text"] = "text"
 
 
@@ -30,6 +35,9 @@ class ThinkingPart:
     signature: str | None = None
     provider: str | None = None
     redacted_data: str | None = None
+    # Opaque vendor data that round-trips unchanged (OpenRouter `reasoning_details`,
+    # a Responses API reasoning item with its `encrypted_content`).
+    extra: dict[str, Any] = field(default_factory=dict)
     type: Literal["thinking"] = "thinking"
 
 
@@ -47,7 +55,24 @@ class ToolCallPart:
     type: Literal["tool_call"] = "tool_call"
 
 
-Part = TextPart | ThinkingPart | ToolCallPart
+@dataclass(frozen=True, slots=True)
+class ServerToolPart:
+    """A tool the vendor ran on its side (web search, code execution, tool search):
+    the block exactly as the vendor sent it (`data`), kept in the history and sent
+    back unchanged to the same `provider`; other vendors skip it. `name` is the
+    server tool (`web_search`, `code_execution`, ...), `call_id` links a call block to
+    its result block, `kind` says which of the two (or `metadata` for data that is
+    only kept, such as Gemini grounding metadata)."""
+
+    provider: str
+    name: str
+    data: dict[str, Any]
+    kind: Literal["call", "result", "metadata"] = "call"
+    call_id: str | None = None
+    type: Literal["server_tool"] = "server_tool"
+
+
+Part = TextPart | ThinkingPart | ToolCallPart | ServerToolPart
 
 
 def new_message_id() -> str:
@@ -102,6 +127,10 @@ class Message:
     def tool_calls(self) -> list[ToolCallPart]:
         return [p for p in self.parts if isinstance(p, ToolCallPart)]
 
+    @property
+    def server_tools(self) -> list[ServerToolPart]:
+        return [p for p in self.parts if isinstance(p, ServerToolPart)]
+
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "id": self.id,
@@ -132,14 +161,32 @@ class Message:
 
 
 def part_to_dict(part: Part) -> dict[str, Any]:
+    data: dict[str, Any]
     if isinstance(part, TextPart):
-        return {"type": "text", "text": part.text}
+        data = {"type": "text", "text": part.text}
+        if part.signature is not None:
+            data["signature"] = part.signature
+            data["provider"] = part.provider
+        return data
     if isinstance(part, ThinkingPart):
-        data: dict[str, Any] = {"type": "thinking", "text": part.text}
+        data = {"type": "thinking", "text": part.text}
         for key in ("signature", "provider", "redacted_data"):
             value = getattr(part, key)
             if value is not None:
                 data[key] = value
+        if part.extra:
+            data["extra"] = dict(part.extra)
+        return data
+    if isinstance(part, ServerToolPart):
+        data = {
+            "type": "server_tool",
+            "provider": part.provider,
+            "name": part.name,
+            "kind": part.kind,
+            "data": dict(part.data),
+        }
+        if part.call_id is not None:
+            data["call_id"] = part.call_id
         return data
     data = {"type": "tool_call", "id": part.id, "name": part.name, "arguments": part.arguments}
     if part.raw_arguments is not None:
@@ -152,13 +199,22 @@ def part_to_dict(part: Part) -> dict[str, Any]:
 def part_from_dict(data: dict[str, Any]) -> Part:
     kind = data.get("type")
     if kind == "text":
-        return TextPart(data["text"])
+        return TextPart(data["text"], signature=data.get("signature"), provider=data.get("provider"))
     if kind == "thinking":
         return ThinkingPart(
             data.get("text", ""),
             signature=data.get("signature"),
             provider=data.get("provider"),
             redacted_data=data.get("redacted_data"),
+            extra=dict(data.get("extra") or {}),
+        )
+    if kind == "server_tool":
+        return ServerToolPart(
+            provider=str(data["provider"]),
+            name=str(data.get("name", "")),
+            data=dict(data.get("data") or {}),
+            kind=data.get("kind", "call"),
+            call_id=data.get("call_id"),
         )
     if kind == "tool_call":
         return ToolCallPart(

@@ -71,6 +71,7 @@ class CatalogueEntry:
     base_url: str | None = None
     api_key_env: str | None = None
     note: str | None = None
+    api: str | None = None  # "responses": served by the OpenAI Responses API only
 
     @property
     def id(self) -> str:
@@ -224,7 +225,7 @@ def parse_catalogue(data: Mapping[str, Any], source: str = "<catalogue>") -> Cat
 
 
 _REQUIRED = {"vendor", "provider", "context_window", "max_output", "reasoning", "images", *PRICE_FIELDS}
-_OPTIONAL = {"tiers", "aliases", "base_url", "api_key_env", "note"}
+_OPTIONAL = {"tiers", "aliases", "base_url", "api_key_env", "note", "api"}
 
 
 def _entry(reader: _Reader, name: str, raw: Mapping[str, Any]) -> CatalogueEntry:
@@ -270,7 +271,14 @@ def _entry(reader: _Reader, name: str, raw: Mapping[str, Any]) -> CatalogueEntry
         base_url=reader.optional_string(raw, "base_url", where),
         api_key_env=reader.optional_string(raw, "api_key_env", where),
         note=reader.optional_string(raw, "note", where),
+        api=_api(reader.optional_string(raw, "api", where), where),
     )
+
+
+def _api(value: str | None, where: str) -> str | None:
+    if value not in (None, "chat", "responses"):
+        raise CatalogueError(f'{where}.api must be "chat" or "responses", got {value!r}')
+    return value
 
 
 def _tier(reader: _Reader, where: str, raw: Any) -> PriceTier:

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.models.catalogue import (
     PRICE_FIELDS,
     Catalogue,
@@ -35,9 +36,8 @@ from wyckoff_cli.models.inference import DEFAULT_CONTEXT_WINDOW, match_context_p
 
 FigureSource = Literal["configured", "catalogue", "inferred", "default"]
 
-KNOWN_PROVIDERS = ("anthropic", "openai", "gemini", "scripted")
-"""The adapter names a `provider:` prefix may have (kept equal to
-`providers.factory.PROVIDERS` by a test)."""
+KNOWN_PROVIDERS = PROVIDER_NAMES
+"""The names a `provider:` prefix may have (the provider table in `core/`)."""
 
 
 class OverrideLike(Protocol):

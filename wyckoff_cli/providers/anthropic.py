@@ -12,29 +12,46 @@ it too. The end of the previous request's history is marked as well, so the whol
 history before the newest message is read from cache however many blocks the last round
 added. At most 3 of the 4 allowed breakpoints are used.
 
-The SDK is imported when the first request is made, never at module import.
+Server tools (web search, tool search, run by Anthropic): a `server_tool_use` block and
+its `*_tool_result` block are kept verbatim as `ServerToolPart`s and sent back
+unchanged; `input_json_delta` fragments build a client tool call only inside a block
+that started as `tool_use`. Citations (`citations_delta`) are shown, not stored.
+
+The stream is read raw (`with_streaming_response`, one `json.loads` per event); a
+stream without `message_stop` is a dropped connection. The SDK is imported when the
+first request is made, never at module import.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.messages import (
+    Message,
+    ServerToolPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolSpec,
+)
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
-    Chunk,
-    StreamingProvider,
+    ServerToolChunk,
+    StopChunk,
+    StopReason,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
 )
 from wyckoff_cli.providers.credentials import request_timeout
-from wyckoff_cli.providers.sdk_errors import raise_translated
-from wyckoff_cli.providers.spec import ModelSpec
+from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
+from wyckoff_cli.providers.sdk_errors import stream_error
 
 VENDOR = "anthropic"
 EPHEMERAL = {"type": "ephemeral"}
@@ -131,6 +148,8 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
             blocks.append(
                 {"type": "tool_use", "id": tool_id(part.id), "name": part.name, "input": part.arguments}
             )
+        elif isinstance(part, ServerToolPart) and part.provider == VENDOR and part.kind != "metadata":
+            blocks.append(json.loads(json.dumps(part.data)))  # a copy: cache marks must not leak back
     return "assistant", blocks
 
 
@@ -217,21 +236,10 @@ def _quiet_sdk_warnings() -> None:
         warnings.filterwarnings("ignore", message=pattern)
 
 
-class AnthropicProvider(StreamingProvider):
+class AnthropicProvider(SDKProvider):
     """One Claude model. `build_request` is pure; `chat_stream` sends it."""
 
-    def __init__(self, spec: ModelSpec, *, api_key: str, base_url: str | None = None) -> None:
-        self.spec = spec
-        self.base_url = base_url
-        self._api_key = api_key
-        self._client: Any = None
-
-    @property
-    def name(self) -> str:
-        return self.spec.id
-
-    def __repr__(self) -> str:
-        return f"AnthropicProvider({self.spec.id!r}, base_url={self.base_url!r})"
+    vendor = VENDOR
 
     @property
     def max_tokens(self) -> int:
@@ -272,60 +280,88 @@ class AnthropicProvider(StreamingProvider):
             }
         return None
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            import anthropic
+    def make_client(self) -> Any:
+        import anthropic
 
-            _quiet_sdk_warnings()
+        _quiet_sdk_warnings()
+        options: dict[str, Any] = {}
+        timeout = request_timeout(self.spec)
+        if timeout is not None:
+            options["timeout"] = timeout
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key, base_url=self.base_url, max_retries=0, **options
+        )
 
-            options: dict[str, Any] = {}
-            timeout = request_timeout(self.spec)
-            if timeout is not None:
-                options["timeout"] = timeout
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._api_key, base_url=self.base_url, max_retries=0, **options
-            )
-        return self._client
+    def open_stream(self, request: dict[str, Any]) -> AbstractAsyncContextManager[Any]:
+        return self._open(request)
 
-    def chat_stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> AsyncIterator[Chunk]:
-        self._get_client()  # import the SDK now, not on the watchdog's clock
-        return self._stream(self.build_request(messages, tools, system_prompt))
+    @asynccontextmanager
+    async def _open(self, request: dict[str, Any]) -> Any:
+        manager = self.client().messages.with_streaming_response.create(**request, stream=True)
+        async with manager as response:
+            yield response.http_response
 
-    async def _stream(self, params: dict[str, Any]) -> AsyncIterator[Chunk]:
-        stream: Any = None
-        try:
-            stream = await self._get_client().messages.create(**params, stream=True)
-            reader = _EventReader(self.spec.id)
-            async for event in stream:
-                for chunk in reader.read(event):
-                    yield chunk
-            yield reader.usage_chunk()
-        except Exception as exc:
-            raise_translated(exc, provider=self.name, secret=self._api_key)
-        finally:
-            if stream is not None:
-                await stream.close()
+    def new_reader(self, request: dict[str, Any]) -> StreamReader:
+        return EventReader(self.spec.id, secret=self._api_key)
 
 
-class _EventReader:
-    """Raw Messages stream events to chunks."""
+_STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "refusal": "content_filter",
+    "pause_turn": "pause",
+}
 
-    def __init__(self, model_id: str) -> None:
-        self.model_id = model_id
+
+class EventReader(StreamReader):
+    """Messages API stream events (raw JSON) to chunks."""
+
+    def __init__(self, model_id: str, *, secret: str | None = None) -> None:
+        super().__init__(model_id)
+        self._secret = secret
         self.input_tokens = 0
         self.output_tokens = 0
         self.cache_read = 0
         self.cache_write = 0
+        self.stop_reason = ""
+        self._kinds: dict[int, str] = {}  # block index -> block type
         self._thinking: dict[int, str] = {}  # open thinking blocks: index -> signature
+        self._server: dict[int, tuple[dict[str, Any], list[str]]] = {}  # server blocks: data, json
+        self._citations: dict[int, list[dict[str, Any]]] = {}
 
-    def usage_chunk(self) -> UsageChunk:
+    def feed(self, event: str, data: bytes) -> None:
+        payload = json.loads(data)
+        kind = payload.get("type", "") if isinstance(payload, dict) else ""
+        if kind == "content_block_delta":
+            self._delta(payload.get("index", 0), payload.get("delta") or {})
+        elif kind == "content_block_start":
+            self._start(payload.get("index", 0), payload.get("content_block") or {})
+        elif kind == "content_block_stop":
+            self._stop(payload.get("index", 0))
+        elif kind == "message_start":
+            self._usage(payload.get("message", {}).get("usage"))
+        elif kind == "message_delta":
+            self._usage(payload.get("usage"))
+            reason = (payload.get("delta") or {}).get("stop_reason")
+            if reason:
+                self.stop_reason = reason
+        elif kind == "message_stop":
+            self.ended = True
+        elif kind == "error" or event == "error":
+            raise stream_error(payload, provider=self.model_id, secret=self._secret)
+
+    def finish(self) -> None:
+        if not self.ended:
+            raise self.cut_off("message_stop")
         usage = anthropic_usage(self.input_tokens, self.output_tokens, self.cache_read, self.cache_write)
-        return UsageChunk(usage, self.model_id)
+        self.out.append(UsageChunk(usage, self.model_id))
+        self.out.append(StopChunk(_STOP_REASONS.get(self.stop_reason, "other"), self.stop_reason))
 
     def _usage(self, usage: Any) -> None:
-        if usage is None:
+        if not isinstance(usage, dict):
             return
         for source, target in (
             ("input_tokens", "input_tokens"),
@@ -333,47 +369,98 @@ class _EventReader:
             ("cache_read_input_tokens", "cache_read"),
             ("cache_creation_input_tokens", "cache_write"),
         ):
-            value = getattr(usage, source, None)
+            value = usage.get(source)
             if isinstance(value, int):
                 setattr(self, target, value)
 
-    def read(self, event: Any) -> list[Chunk]:
-        kind = getattr(event, "type", "")
-        if kind == "message_start":
-            self._usage(getattr(event.message, "usage", None))
-        elif kind == "content_block_start":
-            return self._start(event.index, event.content_block)
-        elif kind == "content_block_delta":
-            return self._delta(event.index, event.delta)
-        elif kind == "content_block_stop":
-            if event.index in self._thinking:
-                return [ThinkingChunk(signature=self._thinking.pop(event.index))]
-        elif kind == "message_delta":
-            self._usage(getattr(event, "usage", None))
-        return []
+    def _start(self, index: int, block: dict[str, Any]) -> None:
+        kind = block.get("type", "")
+        self._kinds[index] = kind
+        if kind == "text":
+            if block.get("text"):
+                self.out.append(TextChunk(block["text"]))
+        elif kind == "tool_use":
+            self.out.append(ToolCallChunk(index, id=block.get("id"), name=block.get("name")))
+        elif kind == "thinking":
+            self._thinking[index] = block.get("signature") or ""
+            if block.get("thinking"):
+                self.out.append(ThinkingChunk(block["thinking"]))
+        elif kind == "redacted_thinking":
+            self.out.append(ThinkingChunk(redacted_data=block.get("data", "")))
+        elif kind == "server_tool_use" or kind.endswith("_tool_result"):
+            self._server[index] = (dict(block), [])
 
-    def _start(self, index: int, block: Any) -> list[Chunk]:
-        kind = getattr(block, "type", "")
-        if kind == "tool_use":
-            return [ToolCallChunk(index, id=block.id, name=block.name)]
-        if kind == "thinking":
-            self._thinking[index] = getattr(block, "signature", "") or ""
-            text = getattr(block, "thinking", "")
-            return [ThinkingChunk(text)] if text else []
-        if kind == "redacted_thinking":
-            return [ThinkingChunk(redacted_data=block.data)]
-        if kind == "text" and getattr(block, "text", ""):
-            return [TextChunk(block.text)]
-        return []
-
-    def _delta(self, index: int, delta: Any) -> list[Chunk]:
-        kind = getattr(delta, "type", "")
+    def _delta(self, index: int, delta: dict[str, Any]) -> None:
+        kind = delta.get("type", "")
         if kind == "text_delta":
-            return [TextChunk(delta.text)] if delta.text else []
-        if kind == "thinking_delta":
-            return [ThinkingChunk(delta.thinking)] if delta.thinking else []
-        if kind == "signature_delta":
-            self._thinking[index] = self._thinking.get(index, "") + delta.signature
-        elif kind == "input_json_delta" and delta.partial_json:
-            return [ToolCallChunk(index, arguments=delta.partial_json)]
-        return []
+            if delta.get("text"):
+                self.out.append(TextChunk(delta["text"]))
+        elif kind == "thinking_delta":
+            if delta.get("thinking"):
+                self.out.append(ThinkingChunk(delta["thinking"]))
+        elif kind == "signature_delta":
+            self._thinking[index] = self._thinking.get(index, "") + delta.get("signature", "")
+        elif kind == "input_json_delta":
+            fragment = delta.get("partial_json") or ""
+            block_kind = self._kinds.get(index)
+            if block_kind == "tool_use" and fragment:
+                self.out.append(ToolCallChunk(index, arguments=fragment))
+            elif index in self._server:
+                self._server[index][1].append(fragment)
+        elif kind == "citations_delta" and isinstance(delta.get("citation"), dict):
+            self._citations.setdefault(index, []).append(delta["citation"])
+
+    def _stop(self, index: int) -> None:
+        if index in self._thinking:
+            self.out.append(ThinkingChunk(signature=self._thinking.pop(index)))
+        elif index in self._server:
+            block, fragments = self._server.pop(index)
+            if fragments:
+                raw = "".join(fragments)
+                try:
+                    block["input"] = json.loads(raw) if raw.strip() else {}
+                except json.JSONDecodeError:
+                    block["input"] = {}
+            self.out.append(_server_chunk(block))
+        elif index in self._citations:
+            sources = _sources(self._citations.pop(index))
+            if sources:
+                count = f"{len(sources)} source{'s' if len(sources) != 1 else ''}"
+                self.out.append(ServerToolChunk("citations", f"cited {count}", sources=sources))
+
+
+def _server_chunk(block: dict[str, Any]) -> ServerToolChunk:
+    kind = block.get("type", "")
+    if kind == "server_tool_use":
+        name = str(block.get("name", "server_tool"))
+        arguments = block.get("input") or {}
+        query = arguments.get("query") if isinstance(arguments, dict) else None
+        if name == "web_search" and query:
+            summary = f"searched the web: {query}"
+        elif query:
+            summary = f"{name}: {query}"
+        else:
+            summary = f"used {name}"
+        part = ServerToolPart(VENDOR, name, block, "call", block.get("id"))
+        return ServerToolChunk(name, summary, part)
+    name = kind.removesuffix("_tool_result")
+    content = block.get("content")
+    results = [r for r in content if isinstance(r, dict)] if isinstance(content, list) else []
+    sources = _sources(results)
+    if isinstance(content, dict) and "error_code" in content:
+        summary = f"{name} failed: {content.get('error_code')}"
+    elif sources:
+        summary = f"{name}: {len(sources)} results"
+    else:
+        summary = f"{name}: result received"
+    part = ServerToolPart(VENDOR, name, block, "result", block.get("tool_use_id"))
+    return ServerToolChunk(name, summary, part, sources)
+
+
+def _sources(entries: list[dict[str, Any]]) -> tuple[dict[str, str], ...]:
+    seen: dict[str, dict[str, str]] = {}
+    for entry in entries:
+        url = entry.get("url")
+        if isinstance(url, str) and url and url not in seen:
+            seen[url] = {"url": url, "title": str(entry.get("title") or "")}
+    return tuple(seen.values())

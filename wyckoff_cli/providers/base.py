@@ -2,7 +2,10 @@
 
 A provider turns (system prompt, messages, tool specs) into a stream of chunks:
 `TextChunk`, `ThinkingChunk`, `ToolCallChunk` (fragments, assembled by the runtime
-per index), `UsageChunk`. Every vendor failure is translated into a `ProviderError`
+per index), `ServerToolChunk` (a tool the vendor ran itself), `UsageChunk`, and last
+a `StopChunk` saying why the model stopped. Wrappers add `RetryChunk` (the same model
+is tried again) and `FallbackChunk` (the next model takes over); both mean "drop what
+this call streamed so far". Every vendor failure is translated into a `ProviderError`
 subclass (the error tree lives in `core/errors.py`) carrying `kind` and `retryable`, so
 the runtime and the fallback logic never look at vendor exceptions. Providers never import tools, storage or the TUI.
 """
@@ -11,25 +14,35 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from wyckoff_cli.core.messages import Message, ToolSpec
+from wyckoff_cli.core.messages import Message, ServerToolPart, ToolSpec
 from wyckoff_cli.core.usage import Usage
+
+# Why a model stopped, in one vocabulary for every vendor.
+# `pause`: the vendor paused a long server-tool turn and expects it sent back to go on.
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "content_filter", "pause", "other"]
 
 
 @dataclass(frozen=True, slots=True)
 class TextChunk:
+    """Answer text. `signature` is vendor data that belongs to the text block it ends
+    (Gemini's `thoughtSignature` on a text part)."""
+
     text: str
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ThinkingChunk:
-    """Reasoning text. A chunk with `signature` (or `redacted_data`) closes the current
-    thinking block; the next thinking text opens a new one."""
+    """Reasoning text. A chunk with `signature`, `redacted_data` or `extra` closes the
+    current thinking block; the next thinking text opens a new one. `extra` is opaque
+    vendor data that must go back unchanged (encrypted reasoning)."""
 
     text: str = ""
     signature: str | None = None
     redacted_data: str | None = None
+    extra: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +67,41 @@ class UsageChunk:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerToolChunk:
+    """A tool the vendor ran on its side. `part` (kept in the history verbatim) is
+    None for what is only shown (citations); `summary` is one line for people, e.g.
+    `searched the web: QUERY`; `sources` are `{"url", "title"}` entries."""
+
+    name: str
+    summary: str
+    part: ServerToolPart | None = None
+    sources: tuple[dict[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StopChunk:
+    """The model's stop reason (`reason` in our vocabulary, `raw` as the vendor said
+    it). Sent once, at the end of a stream that ended properly: a stream that closes
+    without its end marker raises `ConnectionFailed` instead."""
+
+    reason: StopReason
+    raw: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryChunk:
+    """Sent by the retry wrapper when `model` failed with a retryable error and is
+    asked again after `delay` seconds: everything streamed so far in this call is to
+    be dropped. `attempt` is the attempt about to start, of `attempts`."""
+
+    model: str
+    attempt: int
+    attempts: int
+    delay: float
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
 class FallbackChunk:
     """Sent by a fallback provider when `from_model` failed with a retryable error and
     `to_model` takes over: everything streamed so far in this call is to be dropped."""
@@ -63,7 +111,16 @@ class FallbackChunk:
     error: str
 
 
-Chunk = TextChunk | ThinkingChunk | ToolCallChunk | UsageChunk | FallbackChunk
+Chunk = (
+    TextChunk
+    | ThinkingChunk
+    | ToolCallChunk
+    | ServerToolChunk
+    | UsageChunk
+    | StopChunk
+    | RetryChunk
+    | FallbackChunk
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +183,7 @@ async def collect_response(stream: AsyncIterator[Chunk]) -> ChatResponse:
     async for chunk in stream:
         if isinstance(chunk, UsageChunk):
             usage = usage + chunk.usage
-        elif isinstance(chunk, FallbackChunk):
+        elif isinstance(chunk, FallbackChunk | RetryChunk):
             text.clear()
         elif isinstance(chunk, TextChunk):
             text.append(chunk.text)

@@ -16,20 +16,17 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from wyckoff_cli.core.errors import ProviderConfigError
+from wyckoff_cli.core.provider_table import PROVIDER_TABLE, provider_entry
 
 if TYPE_CHECKING:
     from wyckoff_cli.providers.spec import ModelSpec
 
-# The SDKs' own variables, in the order they are consulted (google-genai prefers GOOGLE_API_KEY).
+# From the provider table: the SDKs' own variables, in the order they are consulted.
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "gemini": ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+    e.name: e.key_variables for e in PROVIDER_TABLE if e.key_variables
 }
 BASE_URL_VARIABLES: dict[str, str] = {
-    "anthropic": "ANTHROPIC_BASE_URL",
-    "openai": "OPENAI_BASE_URL",
-    "gemini": "GOOGLE_GEMINI_BASE_URL",
+    e.name: e.base_url_variable for e in PROVIDER_TABLE if e.base_url_variable
 }
 # What an OpenAI-compatible server on this machine (Ollama, LM Studio, vLLM) gets as a
 # key when none is configured: such servers ignore it, the SDK insists on one.
@@ -38,13 +35,15 @@ _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 
 
 def resolve_base_url(spec: ModelSpec, environ: Mapping[str, str] | None = None) -> str | None:
-    """The spec's base URL, else the vendor SDK's variable, else None (vendor default)."""
+    """The spec's base URL, else the provider's variable, else its usual local URL
+    (Ollama, LM Studio, vLLM), else None (the vendor SDK's default)."""
     env = os.environ if environ is None else environ
     if spec.base_url:
         return spec.base_url
     variable = BASE_URL_VARIABLES.get(spec.provider)
     value = env.get(variable, "").strip() if variable else ""
-    return value or None
+    entry = provider_entry(spec.provider)
+    return value or (entry.default_base_url if entry is not None else None)
 
 
 def is_local(base_url: str | None) -> bool:
@@ -63,7 +62,7 @@ def resolve_api_key(spec: ModelSpec, environ: Mapping[str, str] | None = None) -
         value = env.get(spec.api_key_env, "").strip()
         if value:
             return value
-        if spec.provider == "openai" and is_local(resolve_base_url(spec, env)):
+        if _keyless(spec, env):
             return LOCAL_PLACEHOLDER_KEY
         raise ProviderConfigError(
             f"no API key for {spec.id}: set the environment variable {spec.api_key_env} "
@@ -74,17 +73,27 @@ def resolve_api_key(spec: ModelSpec, environ: Mapping[str, str] | None = None) -
         value = env.get(variable, "").strip()
         if value:
             return value
-    if spec.provider == "openai" and is_local(resolve_base_url(spec, env)):
+    if _keyless(spec, env):
         return LOCAL_PLACEHOLDER_KEY
-    if not variables:
+    entry = provider_entry(spec.provider)
+    if not variables or entry is None:
         raise ProviderConfigError(f"the {spec.provider} provider takes no API key")
-    wanted = " (or ".join(variables) + ")" * (len(variables) - 1)
-    if spec.provider == "gemini":
-        wanted = "GEMINI_API_KEY (or GOOGLE_API_KEY)"
+    wanted = entry.key_hint or " or ".join(variables)
     hint = ""
-    if spec.provider == "openai" and resolve_base_url(spec, env):
+    if entry.adapter.startswith("openai") and resolve_base_url(spec, env):
         hint = ", or name another variable with api_key_env in its [models] entry"
     raise ProviderConfigError(f"no API key for {spec.id}: set the environment variable {wanted}{hint}")
+
+
+def _keyless(spec: ModelSpec, env: Mapping[str, str]) -> bool:
+    """A provider for local servers, or an OpenAI-compatible endpoint on this machine:
+    such servers ignore the key, the SDK insists on one."""
+    entry = provider_entry(spec.provider)
+    if entry is None:
+        return False
+    if not entry.key_required:
+        return True
+    return entry.adapter.startswith("openai") and is_local(resolve_base_url(spec, env))
 
 
 def request_timeout(spec: ModelSpec) -> float | None:

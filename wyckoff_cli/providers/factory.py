@@ -2,9 +2,12 @@
 
 `build_provider` makes one model's provider (key and base URL resolved first, so a
 missing key fails before any request) wrapped in the stream watchdog;
-`build_fallback` makes the default model plus its fallbacks. Vendor modules are
-imported only when their provider is built, and their SDKs only at the first request,
-so importing this module imports no SDK.
+`build_fallback` makes the default model plus its fallbacks, each retried on
+transient errors (`providers.retry`) before the next one is tried. Which class serves
+a provider comes from the provider table (`providers.registry`). Vendor modules are
+imported only when their provider is built; building one starts importing its SDK in
+the background (`providers.preload`), so the first request does not wait for it.
+Importing this module imports no SDK.
 """
 
 from __future__ import annotations
@@ -14,42 +17,45 @@ from pathlib import Path
 
 from wyckoff_cli.core.errors import ProviderConfigError
 from wyckoff_cli.providers.base import LLMProvider
-from wyckoff_cli.providers.spec import PROVIDERS, ModelSpec
+from wyckoff_cli.providers.registry import adapter_class, entry_for
+from wyckoff_cli.providers.retry import RetryPolicy
+from wyckoff_cli.providers.spec import ModelSpec
+
+_DEFAULT_RETRY = RetryPolicy()
 
 
-def build_provider(spec: ModelSpec, *, watchdog: bool = True) -> LLMProvider:
-    """One model's provider, guarded by the stream watchdog (`spec.stream_idle_timeout`).
-    Raises `ProviderConfigError` for an unknown provider or a missing API key."""
+def build_provider(
+    spec: ModelSpec, *, watchdog: bool = True, retry: RetryPolicy | None = None
+) -> LLMProvider:
+    """One model's provider, guarded by the stream watchdog (`spec.stream_idle_timeout`)
+    and, with `retry`, retried on transient errors. Raises `ProviderConfigError` for an
+    unknown provider or a missing API key."""
     provider = _build_vendor(spec)
-    if not watchdog:
-        return provider
-    from wyckoff_cli.providers.watchdog import WatchdogProvider
+    if watchdog:
+        from wyckoff_cli.providers.watchdog import WatchdogProvider
 
-    return WatchdogProvider(provider, spec.stream_idle_timeout)
+        provider = WatchdogProvider(provider, spec.stream_idle_timeout)
+    if retry is not None and retry.attempts > 1:
+        from wyckoff_cli.providers.retry import RetryingProvider
+
+        provider = RetryingProvider(provider, retry)
+    return provider
 
 
 def _build_vendor(spec: ModelSpec) -> LLMProvider:
-    if spec.provider == "scripted":
+    entry = entry_for(spec.provider)
+    if entry.adapter == "scripted":
         from wyckoff_cli.providers.scripted import ScriptedProvider
 
         return ScriptedProvider.from_file(Path(spec.model).expanduser())
-    if spec.provider not in PROVIDERS:
-        raise ProviderConfigError(f"the {spec.provider} provider is not available in this build")
     from wyckoff_cli.providers.credentials import resolve_api_key, resolve_base_url
+    from wyckoff_cli.providers.preload import preload
 
     api_key = resolve_api_key(spec)
     base_url = resolve_base_url(spec)
-    if spec.provider == "anthropic":
-        from wyckoff_cli.providers.anthropic import AnthropicProvider
-
-        return AnthropicProvider(spec, api_key=api_key, base_url=base_url)
-    if spec.provider == "openai":
-        from wyckoff_cli.providers.openai_compat import OpenAICompatProvider
-
-        return OpenAICompatProvider(spec, api_key=api_key, base_url=base_url)
-    from wyckoff_cli.providers.gemini import GeminiProvider
-
-    return GeminiProvider(spec, api_key=api_key, base_url=base_url)
+    preload(entry.sdk)
+    provider: LLMProvider = adapter_class(spec)(spec, api_key=api_key, base_url=base_url)
+    return provider
 
 
 def build_fallback(
@@ -57,17 +63,19 @@ def build_fallback(
     *,
     cooldown: float = 120.0,
     clock: Callable[[], float] | None = None,
+    retry: RetryPolicy | None = _DEFAULT_RETRY,
 ) -> LLMProvider:
     """The first spec's provider, falling back to the others in order on retryable
-    failures (see `providers.fallback`). One spec gives that provider unwrapped;
-    duplicates are dropped. Every model is built (and its key checked) up front."""
+    failures (see `providers.fallback`), each model first retried per `retry`. One spec
+    gives that provider unwrapped; duplicates are dropped. Every model is built (and
+    its key checked) up front."""
     unique: list[ModelSpec] = []
     for spec in specs:
         if all(spec.id != seen.id or spec.base_url != seen.base_url for seen in unique):
             unique.append(spec)
     if not unique:
         raise ProviderConfigError("no model configured: set `model` in config.toml or pass --model")
-    providers = [build_provider(spec) for spec in unique]
+    providers = [build_provider(spec, retry=retry) for spec in unique]
     if len(providers) == 1:
         return providers[0]
     from wyckoff_cli.providers.fallback import FallbackProvider

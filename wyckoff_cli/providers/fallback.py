@@ -1,11 +1,13 @@
 """Fallback across models: the default first, then the configured fallbacks in order.
 
 `FallbackProvider` switches only on retryable failures (rate limits, timeouts, network
-and server errors). A model that just failed is skipped for `cooldown` seconds, so a
-rate-limited default is not hit again every round. When a switch happens after output
-began, a `FallbackChunk` tells the runtime to drop what the failed attempt streamed
-(the UI removes it; nothing is duplicated in history) and names the new model.
-Authentication, bad-request and configuration errors are raised at once.
+and server errors) — after the model's own retries (`providers.retry`) ran out. A
+model that just failed is skipped for `cooldown` seconds, or for as long as its
+`retry-after` asked, so a rate-limited default is not hit again every round. When a
+switch happens after output began, a `FallbackChunk` tells the runtime to drop what
+the failed attempt streamed (the UI removes it; nothing is duplicated in history) and
+names the new model. Authentication, bad-request and configuration errors are raised
+at once. When every model fails, the error names each model and why it failed.
 
 History crosses vendors through the neutral message model: each adapter converts the
 whole history on every call, dropping other vendors' thinking blocks and keeping tool
@@ -39,7 +41,7 @@ class FallbackProvider(StreamingProvider):
         self.providers = list(providers)
         self.cooldown = float(cooldown)
         self._clock = clock
-        self._failed_at: dict[int, float] = {}
+        self._until: dict[int, float] = {}  # model index -> when it may be tried again
 
     @property
     def name(self) -> str:
@@ -49,13 +51,20 @@ class FallbackProvider(StreamingProvider):
         names = ", ".join(p.name for p in self.providers)
         return f"FallbackProvider([{names}], cooldown={self.cooldown:g})"
 
+    async def aclose(self) -> None:
+        """Close every model's SDK client (each that has `aclose`)."""
+        for provider in self.providers:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
+
     def cooling_down(self) -> list[str]:
         """Names of the models skipped right now."""
         return [p.name for i, p in enumerate(self.providers) if self._cooling(i)]
 
     def _cooling(self, index: int) -> bool:
-        failed = self._failed_at.get(index)
-        return failed is not None and self._clock() - failed < self.cooldown
+        until = self._until.get(index)
+        return until is not None and self._clock() < until
 
     def _order(self) -> list[tuple[int, LLMProvider]]:
         """Models not cooling down, in configured order; all of them if every one is."""
@@ -71,10 +80,10 @@ class FallbackProvider(StreamingProvider):
         self, messages: tuple[Message, ...], tools: tuple[ToolSpec, ...], system_prompt: str
     ) -> AsyncIterator[Chunk]:
         order = self._order()
-        failed: tuple[LLMProvider, ProviderError] | None = None
-        for position, (index, provider) in enumerate(order):
-            if failed is not None:
-                yield FallbackChunk(failed[0].name, provider.name, failed[1].message)
+        failures: list[tuple[LLMProvider, ProviderError]] = []
+        for index, provider in order:
+            if failures:
+                yield FallbackChunk(failures[-1][0].name, provider.name, failures[-1][1].message)
             stream = provider.chat_stream(messages, tools, system_prompt)
             try:
                 async for chunk in stream:
@@ -82,14 +91,36 @@ class FallbackProvider(StreamingProvider):
             except ProviderError as exc:
                 if not exc.retryable:
                     raise
-                self._failed_at[index] = self._clock()
-                if position == len(order) - 1:
-                    raise
-                failed = (provider, exc)
+                wait = exc.retry_after if exc.retry_after is not None else self.cooldown
+                self._until[index] = self._clock() + wait
+                failures.append((provider, exc))
                 continue
             finally:
                 close = getattr(stream, "aclose", None)
                 if close is not None:
                     await close()
-            self._failed_at.pop(index, None)
+            self._until.pop(index, None)
             return
+        raise _all_failed(failures)
+
+
+def _all_failed(failures: list[tuple[LLMProvider, ProviderError]]) -> ProviderError:
+    """One error naming every model and why it failed (the last one's class)."""
+    last_provider, last = failures[-1]
+    if len(failures) == 1:
+        return last
+    reasons = "; ".join(f"{provider.name}: {_reason(provider.name, error)}" for provider, error in failures)
+    error = type(last)(
+        f"every model failed — {reasons}",
+        status=last.status,
+        provider=last_provider.name,
+        retry_after=last.retry_after,
+    )
+    error.__cause__ = last
+    return error
+
+
+def _reason(name: str, error: ProviderError) -> str:
+    message = error.message
+    prefix = f"{name}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message

@@ -1,45 +1,59 @@
-"""Gemini through `google-genai` (async client, `streamGenerateContent`, API v1beta).
+"""Gemini through `google-genai` (`streamGenerateContent?alt=sse`, API v1beta).
 
-- Tools become function declarations (JSON schema as `parameters_json_schema`);
-  automatic function calling is off: the runtime runs tools.
-- Streamed parts: `thought: true` text is thinking, other text is the answer,
-  `function_call` parts are tool calls (whole, one chunk each). Gemini gives no call
-  ids, so ids are minted; ids the API did give are sent back.
-- `thought_signature` (bytes on the wire) is kept as base64 in the call's
-  `extra["gemini_thought_signature"]` (or on the thinking block) and sent back with
-  the same part next time, as Gemini requires in a tool loop. Calls that came from
-  another vendor get Google's documented placeholder signature on Gemini 3 models.
-- Usage is the last `usage_metadata` of the stream (it repeats on every chunk):
-  prompt tokens include cached ones, thoughts count as output (and as reasoning).
-- The API version is pinned to v1beta (thinking and preview features need it), and
-  the `genai.Client` is kept referenced while a stream is open (it closes its HTTP
-  client when garbage-collected).
+- The request is Gemini's wire JSON, built here; the SDK's client supplies the URL,
+  API version, key header and HTTP client, and its errors. The stream is read raw
+  (one `json.loads` per event) instead of through a pydantic model per chunk.
+- Tools become function declarations (`parametersJsonSchema`); the runtime runs tools.
+- Streamed parts (several per chunk): `thought: true` text is thinking, other text is
+  the answer, `functionCall` parts are tool calls (whole, one chunk each). Gemini
+  gives no call ids in 2.x, so ids are minted; ids the API did give are sent back.
+- `thoughtSignature` (base64) is kept on the part it came with — a call's
+  `extra["gemini_thought_signature"]`, a thinking block, or a text part (Gemini 3
+  signs text too, sometimes on an empty last part) — and sent back with it. Calls
+  from another vendor get Google's documented placeholder signature on Gemini 3.
+- `executableCode` / `codeExecutionResult` parts (code execution run by Google) are
+  kept verbatim as `ServerToolPart`s and sent back; `groundingMetadata` (Google
+  Search grounding) is kept as a `metadata` server-tool part, shown, and not sent
+  (the API takes none).
+- Usage is the last `usageMetadata`: prompt tokens plus `toolUsePromptTokenCount`
+  (grounding and code execution), cached ones included; thoughts count as output.
+- `finishReason` ends the stream (`MAX_TOKENS` → `max_tokens`; `SAFETY`,
+  `RECITATION`, `BLOCKLIST`, ... → `content_filter`); a stream without one is a
+  dropped connection.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from wyckoff_cli.core.errors import BadRequest
-from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.messages import (
+    Message,
+    ServerToolPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolSpec,
+)
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
-    Chunk,
-    StreamingProvider,
+    ServerToolChunk,
+    StopChunk,
+    StopReason,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
 )
 from wyckoff_cli.providers.credentials import request_timeout
-from wyckoff_cli.providers.sdk_errors import raise_translated
-from wyckoff_cli.providers.spec import ModelSpec
+from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
+from wyckoff_cli.providers.sdk_errors import stream_error
 
 VENDOR = "gemini"
 API_VERSION = "v1beta"
@@ -47,26 +61,14 @@ SIGNATURE_KEY = "gemini_thought_signature"
 NATIVE_ID_KEY = "gemini_call_id"
 # Google's documented stand-in for calls whose signature is unknown (history from
 # another model); only Gemini 3 and later validate signatures on every call.
-PLACEHOLDER_SIGNATURE = b"skip_thought_signature_validator"
+PLACEHOLDER_SIGNATURE = base64.b64encode(b"skip_thought_signature_validator").decode("ascii")
 _OLD_MODELS = re.compile(r"gemini-(?:1|2)(?:\.|-)")
 _EFFORT_LEVELS = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH"}
-
-
-def _decode(signature: str | None) -> bytes | None:
-    if not signature:
-        return None
-    try:
-        return base64.b64decode(signature, validate=True)
-    except (binascii.Error, ValueError):
-        return signature.encode()
-
-
-def _encode(signature: bytes | None) -> str | None:
-    return base64.b64encode(signature).decode("ascii") if signature else None
+_SERVER_PARTS = {"executableCode": "code_execution", "codeExecutionResult": "code_execution"}
 
 
 def convert_messages(messages: Sequence[Message], *, placeholder_signatures: bool) -> list[dict[str, Any]]:
-    """Neutral messages to Gemini `contents` (dicts; signatures as bytes)."""
+    """Neutral messages to Gemini `contents` (wire JSON; signatures as base64)."""
     contents: list[dict[str, Any]] = []
     calls: dict[str, ToolCallPart] = {}
     for message in messages:
@@ -81,30 +83,10 @@ def convert_messages(messages: Sequence[Message], *, placeholder_signatures: boo
             response: dict[str, Any] = {"name": name, "response": {key: message.text}}
             if call is not None and call.extra.get(NATIVE_ID_KEY):
                 response["id"] = call.id
-            parts = [{"function_response": response}]
+            parts = [{"functionResponse": response}]
         else:
             role = "model"
-            for part in message.parts:
-                if isinstance(part, TextPart) and part.text:
-                    parts.append({"text": part.text})
-                elif isinstance(part, ThinkingPart) and part.provider == VENDOR:
-                    thought: dict[str, Any] = {"text": part.text, "thought": True}
-                    if part.signature:
-                        thought["thought_signature"] = _decode(part.signature)
-                    if part.text or part.signature:
-                        parts.append(thought)
-                elif isinstance(part, ToolCallPart):
-                    calls[part.id] = part
-                    function: dict[str, Any] = {"name": part.name, "args": part.arguments}
-                    if part.extra.get(NATIVE_ID_KEY):
-                        function["id"] = part.id
-                    entry: dict[str, Any] = {"function_call": function}
-                    signature = _decode(part.extra.get(SIGNATURE_KEY))
-                    if signature is None and placeholder_signatures:
-                        signature = PLACEHOLDER_SIGNATURE
-                    if signature is not None:
-                        entry["thought_signature"] = signature
-                    parts.append(entry)
+            parts = _model_parts(message, calls, placeholder_signatures)
         if not parts:
             continue
         if contents and contents[-1]["role"] == role:
@@ -114,162 +96,258 @@ def convert_messages(messages: Sequence[Message], *, placeholder_signatures: boo
     return contents
 
 
-class GeminiProvider(StreamingProvider):
+def _model_parts(
+    message: Message, calls: dict[str, ToolCallPart], placeholder_signatures: bool
+) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            signed = part.signature is not None and part.provider == VENDOR
+            if part.text or signed:
+                entry: dict[str, Any] = {"text": part.text}
+                if signed:
+                    entry["thoughtSignature"] = part.signature
+                parts.append(entry)
+        elif isinstance(part, ThinkingPart) and part.provider == VENDOR:
+            thought: dict[str, Any] = {"text": part.text, "thought": True}
+            if part.signature:
+                thought["thoughtSignature"] = part.signature
+            if part.text or part.signature:
+                parts.append(thought)
+        elif isinstance(part, ToolCallPart):
+            calls[part.id] = part
+            function: dict[str, Any] = {"name": part.name, "args": part.arguments}
+            if part.extra.get(NATIVE_ID_KEY):
+                function["id"] = part.id
+            entry = {"functionCall": function}
+            signature = part.extra.get(SIGNATURE_KEY)
+            if signature is None and placeholder_signatures:
+                signature = PLACEHOLDER_SIGNATURE
+            if signature is not None:
+                entry["thoughtSignature"] = signature
+            parts.append(entry)
+        elif isinstance(part, ServerToolPart) and part.provider == VENDOR and part.kind != "metadata":
+            parts.append(dict(part.data))
+    return parts
+
+
+class GeminiProvider(SDKProvider):
     """One Gemini model."""
 
-    def __init__(self, spec: ModelSpec, *, api_key: str, base_url: str | None = None) -> None:
-        self.spec = spec
-        self.base_url = base_url
-        self._api_key = api_key
-        self._client: Any = None
-
-    @property
-    def name(self) -> str:
-        return self.spec.id
-
-    def __repr__(self) -> str:
-        return f"GeminiProvider({self.spec.id!r}, base_url={self.base_url!r})"
+    vendor = VENDOR
 
     def build_request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
     ) -> dict[str, Any]:
-        """`{"model", "contents", "config"}` for `generate_content_stream`."""
+        """`{"model", "body"}`: the model name and the `streamGenerateContent` body."""
         placeholder = not _OLD_MODELS.search(self.spec.model)
-        config: dict[str, Any] = {"automatic_function_calling": {"disable": True}}
+        body: dict[str, Any] = {"contents": convert_messages(messages, placeholder_signatures=placeholder)}
         if system_prompt:
-            config["system_instruction"] = system_prompt
+            body["systemInstruction"] = {"parts": [{"text": system_prompt}]}
         if tools:
-            config["tools"] = [{"function_declarations": [tool_to_gemini(spec) for spec in tools]}]
+            body["tools"] = [{"functionDeclarations": [tool_to_gemini(spec) for spec in tools]}]
+        config: dict[str, Any] = {}
         thinking = self._thinking()
         if thinking:
-            config["thinking_config"] = thinking
+            config["thinkingConfig"] = thinking
         for key, value in (
-            ("max_output_tokens", self.spec.max_tokens),
+            ("maxOutputTokens", self.spec.max_tokens),
             ("temperature", self.spec.temperature),
-            ("top_p", self.spec.top_p),
+            ("topP", self.spec.top_p),
         ):
             if value is not None:
                 config[key] = value
-        return {
-            "model": self.spec.model,
-            "contents": convert_messages(messages, placeholder_signatures=placeholder),
-            "config": config,
-        }
+        if config:
+            body["generationConfig"] = config
+        return {"model": self.spec.model, "body": body}
 
     def _thinking(self) -> dict[str, Any] | None:
         mode, effort = self.spec.thinking, self.spec.reasoning_effort
         if mode == "budget":
-            return {"include_thoughts": True, "thinking_budget": self.spec.thinking_budget or -1}
+            return {"includeThoughts": True, "thinkingBudget": self.spec.thinking_budget or -1}
         if mode == "adaptive":
-            return {"include_thoughts": True, "thinking_budget": -1}
+            return {"includeThoughts": True, "thinkingBudget": -1}
         if effort in _EFFORT_LEVELS and mode != "off":
-            return {"include_thoughts": True, "thinking_level": _EFFORT_LEVELS[effort]}
+            return {"includeThoughts": True, "thinkingLevel": _EFFORT_LEVELS[effort]}
         return None
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            from google import genai
-            from google.genai import types
+    def make_client(self) -> Any:
+        from google import genai
+        from google.genai import types
 
-            timeout = request_timeout(self.spec)
-            options = types.HttpOptions(
-                api_version=API_VERSION,
-                base_url=self.base_url,
-                timeout=int(timeout * 1000) if timeout is not None else None,
-            )
-            self._client = genai.Client(api_key=self._api_key, vertexai=False, http_options=options)
-        return self._client
+        timeout = request_timeout(self.spec)
+        options = types.HttpOptions(
+            api_version=API_VERSION,
+            base_url=self.base_url,
+            timeout=int(timeout * 1000) if timeout is not None else None,
+        )
+        return genai.Client(api_key=self._api_key, vertexai=False, http_options=options)
 
-    def chat_stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> AsyncIterator[Chunk]:
-        self._get_client()  # import the SDK now, not on the watchdog's clock
-        return self._stream(self.build_request(messages, tools, system_prompt))
+    def open_stream(self, request: dict[str, Any]) -> AbstractAsyncContextManager[Any]:
+        return self._open(request)
 
-    async def _stream(self, request: dict[str, Any]) -> AsyncIterator[Chunk]:
-        client = self._get_client()  # referenced until the stream ends
-        stream: Any = None
+    @asynccontextmanager
+    async def _open(self, request: dict[str, Any]) -> Any:
+        # google-genai has no public raw-stream call: its API client builds the request
+        # (URL, version, key) and sends it; an error status raises its APIError. The
+        # client stays referenced until the stream ends (it closes its HTTP client
+        # when collected).
+        client = self.client()
+        api = client._api_client
+        path = f"models/{request['model']}:streamGenerateContent?alt=sse"
+        http_request = api._build_request("post", path, dict(request["body"]), None)
+        response = await api._async_request(http_request=http_request, stream=True)
+        raw = response.response_stream
         try:
-            from google.genai import types
-
-            config = types.GenerateContentConfig.model_validate(request["config"])
-            stream = await client.aio.models.generate_content_stream(
-                model=request["model"], contents=request["contents"], config=config
-            )
-            reader = _ResponseReader(self.spec.id)
-            async for response in stream:
-                for chunk in reader.read(response):
-                    yield chunk
-            if reader.usage is not None:
-                yield reader.usage
-        except Exception as exc:
-            raise_translated(exc, provider=self.name, secret=self._api_key)
+            yield raw
         finally:
-            if stream is not None:
-                await stream.aclose()
+            await raw.aclose()
+
+    def new_reader(self, request: dict[str, Any]) -> StreamReader:
+        return ResponseReader(self.spec.id, secret=self._api_key)
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aio.aclose()
 
 
-class _ResponseReader:
-    def __init__(self, model_id: str) -> None:
-        self.model_id = model_id
-        self.usage: UsageChunk | None = None
+_FINISH: dict[str, StopReason] = {
+    "STOP": "end_turn",
+    "MAX_TOKENS": "max_tokens",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+}
+
+
+class ResponseReader(StreamReader):
+    """`GenerateContentResponse` events (raw JSON) to chunks."""
+
+    def __init__(self, model_id: str, *, secret: str | None = None) -> None:
+        super().__init__(model_id)
+        self._secret = secret
+        self._metadata: Any = None
+        self.finish_reason = ""
         self._calls = 0
+        self._grounding: dict[str, Any] | None = None
 
-    def read(self, response: Any) -> list[Chunk]:
-        metadata = getattr(response, "usage_metadata", None)
+    def feed(self, event: str, data: bytes) -> None:
+        response = json.loads(data)
+        if not isinstance(response, dict):
+            return
+        if "error" in response or event == "error":
+            raise stream_error(response, provider=self.model_id, secret=self._secret)
+        metadata = response.get("usageMetadata")
         if metadata is not None:
-            self.usage = UsageChunk(_usage(metadata), self.model_id)
-        candidates = getattr(response, "candidates", None) or ()
+            self._metadata = metadata  # it repeats on every chunk: the last one counts
+        candidates = response.get("candidates")
         if not candidates:
-            feedback = getattr(response, "prompt_feedback", None)
-            reason = getattr(feedback, "block_reason", None) if feedback is not None else None
+            reason = (response.get("promptFeedback") or {}).get("blockReason")
             if reason:
                 raise BadRequest(
                     f"{self.model_id}: the prompt was blocked ({reason})", provider=self.model_id
                 )
-            return []
-        content = getattr(candidates[0], "content", None)
-        out: list[Chunk] = []
-        for part in getattr(content, "parts", None) or ():
-            out += self._part(part)
-        return out
+            return
+        candidate = candidates[0]
+        for part in (candidate.get("content") or {}).get("parts") or ():
+            if len(part) == 1 and "text" in part:  # the common case: plain answer text
+                if part["text"]:
+                    self.out.append(TextChunk(part["text"]))
+            else:
+                self._part(part)
+        grounding = candidate.get("groundingMetadata")
+        if isinstance(grounding, dict):
+            self._grounding = grounding
+        reason = candidate.get("finishReason")
+        if reason:
+            self.finish_reason = reason
+            self.ended = True
 
-    def _part(self, part: Any) -> list[Chunk]:
-        signature = _encode(getattr(part, "thought_signature", None))
-        call = getattr(part, "function_call", None)
+    def finish(self) -> None:
+        if not self.ended:
+            raise self.cut_off("a finishReason")
+        if self._grounding is not None:
+            self.out.append(_grounding_chunk(self._grounding))
+        if isinstance(self._metadata, dict):
+            self.out.append(UsageChunk(_usage(self._metadata), self.model_id))
+        self.out.append(StopChunk(_FINISH.get(self.finish_reason, "other"), self.finish_reason))
+
+    def _part(self, part: dict[str, Any]) -> None:
+        signature = part.get("thoughtSignature")
+        call = part.get("functionCall")
         if call is not None:
             extra: dict[str, Any] = {}
             if signature:
                 extra[SIGNATURE_KEY] = signature
-            call_id = call.id
+            call_id = call.get("id")
             if call_id:
                 extra[NATIVE_ID_KEY] = True
             else:
                 call_id = f"call_{uuid.uuid4().hex[:24]}"
             index = self._calls
             self._calls += 1
-            arguments = json.dumps(call.args or {}, ensure_ascii=False)
-            return [ToolCallChunk(index, id=call_id, name=call.name or "", arguments=arguments, extra=extra)]
-        text = getattr(part, "text", None)
-        if getattr(part, "thought", False):
-            out: list[Chunk] = [ThinkingChunk(text)] if text else []
+            arguments = json.dumps(call.get("args") or {}, ensure_ascii=False)
+            self.out.append(
+                ToolCallChunk(
+                    index, id=call_id, name=call.get("name") or "", arguments=arguments, extra=extra
+                )
+            )
+            return
+        for key, name in _SERVER_PARTS.items():
+            if key in part:
+                self.out.append(_code_chunk(key, name, part))
+                return
+        text = part.get("text")
+        if part.get("thought"):
+            if text:
+                self.out.append(ThinkingChunk(text))
             if signature:
-                out.append(ThinkingChunk(signature=signature))
-            return out
-        return [TextChunk(text)] if text else []
+                self.out.append(ThinkingChunk(signature=signature))
+        elif text or signature:
+            self.out.append(TextChunk(text or "", signature=signature or None))
 
 
-def _usage(metadata: Any) -> Usage:
-    prompt = getattr(metadata, "prompt_token_count", None) or 0
-    candidates = getattr(metadata, "candidates_token_count", None) or 0
-    thoughts = getattr(metadata, "thoughts_token_count", None) or 0
-    cached = getattr(metadata, "cached_content_token_count", None) or 0
+def _code_chunk(key: str, name: str, part: dict[str, Any]) -> ServerToolChunk:
+    body = part[key] if isinstance(part[key], dict) else {}
+    if key == "executableCode":
+        code = str(body.get("code", ""))
+        first = code.strip().splitlines()[0] if code.strip() else ""
+        summary = f"ran code: {first[:80]}" if first else "ran code"
+        kind = "call"
+    else:
+        summary = f"code result: {body.get('outcome', 'done')}"
+        kind = "result"
+    server = ServerToolPart(VENDOR, name, dict(part), kind, body.get("id"))  # type: ignore[arg-type]
+    return ServerToolChunk(name, summary, server)
+
+
+def _grounding_chunk(grounding: dict[str, Any]) -> ServerToolChunk:
+    queries = [q for q in grounding.get("webSearchQueries") or () if isinstance(q, str)]
+    sources: list[dict[str, str]] = []
+    for chunk in grounding.get("groundingChunks") or ():
+        web = chunk.get("web") if isinstance(chunk, dict) else None
+        if isinstance(web, dict) and web.get("uri"):
+            sources.append({"url": str(web["uri"]), "title": str(web.get("title") or "")})
+    summary = f"searched the web: {'; '.join(queries)}" if queries else "grounded with Google Search"
+    part = ServerToolPart(VENDOR, "google_search", dict(grounding), "metadata")
+    return ServerToolChunk("google_search", summary, part, tuple(sources))
+
+
+def _usage(metadata: dict[str, Any]) -> Usage:
+    prompt = (metadata.get("promptTokenCount") or 0) + (metadata.get("toolUsePromptTokenCount") or 0)
+    candidates = metadata.get("candidatesTokenCount") or 0
+    thoughts = metadata.get("thoughtsTokenCount") or 0
+    cached = metadata.get("cachedContentTokenCount") or 0
     return gemini_usage(int(prompt), int(candidates), int(cached), int(thoughts))
 
 
 def tool_to_gemini(spec: ToolSpec) -> dict[str, Any]:
-    """A FunctionDeclaration as a dict (`parameters_json_schema` takes JSON Schema)."""
-    return {"name": spec.name, "description": spec.description, "parameters_json_schema": spec.parameters}
+    """A FunctionDeclaration (`parametersJsonSchema` takes JSON Schema)."""
+    return {"name": spec.name, "description": spec.description, "parametersJsonSchema": spec.parameters}
 
 
 def gemini_usage(

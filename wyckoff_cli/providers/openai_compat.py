@@ -5,12 +5,17 @@ One adapter for OpenAI and every endpoint that speaks its protocol through `base
 
 - The first call carries `stream_options.include_usage`, `tool_choice` and the
   configured sampling options. When the endpoint rejects one with a 400-class
-  "unsupported / unknown parameter" answer (and only then), the call is retried once
-  without it, one parameter at a time, and the provider remembers what it dropped
-  for the rest of the session.
-- Tool-call deltas are assembled by index; `reasoning_content` (or `reasoning`)
-  deltas are thinking and go back on assistant messages with tool calls in the
-  current turn where the endpoint needs them (DeepSeek thinking with tools).
+  "unsupported / unknown parameter" answer that names it (in `param` or the
+  message), the call is retried once without it and the provider remembers that for
+  the rest of the session; a 400 that names no optional parameter is surfaced.
+- Tool-call deltas are assembled by index; `reasoning_content`, `reasoning` and the
+  text / summary entries of `reasoning_details` are thinking. Reasoning goes back on
+  assistant messages in the current turn where the endpoint needs it (DeepSeek
+  thinking with tools: `reasoning_content`; OpenRouter: `reasoning_details`, with
+  encrypted entries unchanged).
+- The stream is read raw (one `json.loads` per event). A stream that ends with
+  neither `[DONE]` nor a `finish_reason` is a dropped connection; an `error` object
+  or `event: error` inside it is classified by its status and type.
 - `<tool_call>{...}</tool_call>` text becomes real tool calls (`text_tool_calls`).
 - Cached prompt tokens come from `prompt_tokens_details.cached_tokens` or DeepSeek's
   `prompt_cache_hit_tokens`.
@@ -21,22 +26,24 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 from urllib.parse import urlparse
 
 from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
-    Chunk,
-    StreamingProvider,
+    StopChunk,
+    StopReason,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
 )
 from wyckoff_cli.providers.credentials import request_timeout
-from wyckoff_cli.providers.sdk_errors import raise_translated
+from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
+from wyckoff_cli.providers.sdk_errors import stream_error
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.providers.text_tool_calls import TextToolCallParser
 
@@ -116,10 +123,19 @@ def _assistant(message: Message, with_reasoning: bool) -> dict[str, Any] | None:
             }
             for call in calls
         ]
-        reasoning = "".join(
-            p.text for p in message.parts if isinstance(p, ThinkingPart) and p.provider == VENDOR
-        )
-        if with_reasoning and reasoning:
+    thinking = [
+        p
+        for p in message.parts
+        if isinstance(p, ThinkingPart)
+        and p.provider == VENDOR
+        and "item" not in p.extra  # not a Responses item
+    ]
+    if with_reasoning and thinking:
+        details = [d for p in thinking for d in p.extra.get("reasoning_details", ())]
+        if details:
+            entry["reasoning_details"] = details
+        reasoning = "".join(p.text for p in thinking)
+        if calls and reasoning:
             entry["reasoning_content"] = reasoning
     return entry
 
@@ -130,22 +146,14 @@ def _arguments(call: ToolCallPart) -> str:
     return json.dumps(call.arguments, ensure_ascii=False)
 
 
-class OpenAICompatProvider(StreamingProvider):
+class OpenAICompatProvider(SDKProvider):
     """One model on one OpenAI-compatible endpoint."""
 
+    vendor = VENDOR
+
     def __init__(self, spec: ModelSpec, *, api_key: str, base_url: str | None = None) -> None:
-        self.spec = spec
-        self.base_url = base_url
-        self._api_key = api_key
-        self._client: Any = None
+        super().__init__(spec, api_key=api_key, base_url=base_url)
         self.dropped: set[str] = set()  # parameters this endpoint rejected
-
-    @property
-    def name(self) -> str:
-        return self.spec.id
-
-    def __repr__(self) -> str:
-        return f"OpenAICompatProvider({self.spec.id!r}, base_url={self.base_url!r})"
 
     @property
     def send_reasoning(self) -> bool:
@@ -179,30 +187,25 @@ class OpenAICompatProvider(StreamingProvider):
             params.pop(name, None)
         return params
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            import openai
+    def make_client(self) -> Any:
+        import openai
 
-            options: dict[str, Any] = {}
-            timeout = request_timeout(self.spec)
-            if timeout is not None:
-                options["timeout"] = timeout
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key, base_url=self.base_url, max_retries=0, **options
-            )
-        return self._client
+        options: dict[str, Any] = {}
+        timeout = request_timeout(self.spec)
+        if timeout is not None:
+            options["timeout"] = timeout
+        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0, **options)
 
-    def chat_stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
-    ) -> AsyncIterator[Chunk]:
-        self._get_client()  # import the SDK now, not on the watchdog's clock
-        return self._stream(self.build_request(messages, tools, system_prompt), bool(tools))
+    def open_stream(self, request: dict[str, Any]) -> AbstractAsyncContextManager[Any]:
+        return self._open(request)
 
+    @asynccontextmanager
     async def _open(self, params: dict[str, Any]) -> Any:
-        """Start the stream, dropping parameters the endpoint rejects, one per retry."""
+        """Start the stream, dropping a parameter the endpoint rejects by name, one per retry."""
         while True:
+            manager = self.client().chat.completions.with_streaming_response.create(**params)
             try:
-                return await self._get_client().chat.completions.create(**params)
+                response = await manager.__aenter__()
             except Exception as exc:
                 rejected = self.rejected_parameter(exc, params)
                 if rejected is None:
@@ -210,102 +213,165 @@ class OpenAICompatProvider(StreamingProvider):
                 log.info("%s rejected %r; retrying without it", self.name, rejected)
                 self.dropped.add(rejected)
                 params.pop(rejected)
+                continue
+            break
+        try:
+            yield response.http_response
+        finally:
+            await manager.__aexit__(None, None, None)
+
+    def new_reader(self, request: dict[str, Any]) -> StreamReader:
+        return ChunkReader(self.spec.id, bool(request.get("tools")), secret=self._api_key)
 
     @staticmethod
     def rejected_parameter(exc: BaseException, params: dict[str, Any]) -> str | None:
-        """The optional parameter a 400/422 answer rejects, or None for any other error."""
+        """The optional parameter a 400/422 answer rejects by name, or None (any other
+        error, or a rejection that names no optional parameter we sent)."""
         if getattr(exc, "status_code", None) not in (400, 422) or not type(exc).__module__.startswith(
             "openai"
         ):
             return None
         body = getattr(exc, "body", None)
         message = str(exc)
+        named = getattr(exc, "param", None)
         if isinstance(body, dict):
             error = body.get("error", body)
             if isinstance(error, dict):
-                message = f"{error.get('message', '')} {error.get('param') or ''} {message}"
+                message = f"{error.get('message', '')} {message}"
+                named = named or error.get("param")
         if getattr(exc, "code", None) == "context_length_exceeded" or not _REJECTED.search(message):
             return None
         present = [name for name in DROPPABLE if name in params]
-        named = getattr(exc, "param", None)
-        if isinstance(named, str):
-            named = named.split(".")[0]
-            if named in present:
-                return named
-        mentioned = [name for name in present if name in message]
-        if mentioned:
-            return mentioned[0]
-        return present[0] if present else None
-
-    async def _stream(self, params: dict[str, Any], parse_text_calls: bool) -> AsyncIterator[Chunk]:
-        stream: Any = None
-        try:
-            stream = await self._open(params)
-            reader = _ChunkReader(self.spec.id, parse_text_calls)
-            async for chunk in stream:
-                for item in reader.read(chunk):
-                    yield item
-            for item in reader.finish():
-                yield item
-        except Exception as exc:
-            raise_translated(exc, provider=self.name, secret=self._api_key)
-        finally:
-            if stream is not None:
-                await stream.close()
+        if isinstance(named, str) and named:
+            root = re.split(r"[.\[]", named, maxsplit=1)[0]
+            return root if root in present else None
+        mentioned = [name for name in present if re.search(rf"\b{re.escape(name)}\b", message)]
+        return mentioned[0] if mentioned else None
 
 
-class _ChunkReader:
-    def __init__(self, model_id: str, parse_text_calls: bool) -> None:
-        self.model_id = model_id
-        self.usage: Any = None
+_FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "end_turn": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "max_tokens": "max_tokens",
+    "content_filter": "content_filter",
+    "safety": "content_filter",
+}
+
+
+class ChunkReader(StreamReader):
+    """Chat Completions stream events (raw JSON) to chunks."""
+
+    def __init__(self, model_id: str, parse_text_calls: bool, *, secret: str | None = None) -> None:
+        super().__init__(model_id)
+        self._secret = secret
+        self.usage: dict[str, Any] | None = None
+        self.finish_reason = ""
         self._parser = TextToolCallParser() if parse_text_calls else None
         self._ids: dict[str, int] = {}
         self._last_index = 0
+        self._details: dict[int, dict[str, Any]] = {}  # reasoning_details entries by index
 
-    def read(self, chunk: Any) -> list[Chunk]:
-        if getattr(chunk, "usage", None) is not None:
-            self.usage = chunk.usage
-        choices = getattr(chunk, "choices", None) or ()
-        out: list[Chunk] = []
-        for choice in choices[:1]:
-            delta = choice.delta
-            if delta is None:
-                continue
-            reasoning = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
-            if isinstance(reasoning, str) and reasoning:
-                out.append(ThinkingChunk(reasoning))
-            if delta.content:
-                if self._parser is not None:
-                    out += self._parser.feed(delta.content)
-                else:
-                    out.append(TextChunk(delta.content))
-            for call in delta.tool_calls or ():
-                function = call.function
-                out.append(
-                    ToolCallChunk(
-                        self._index(call),
-                        id=call.id or None,
-                        name=(function.name if function else None) or None,
-                        arguments=(function.arguments if function else "") or "",
-                    )
+    def feed(self, event: str, data: bytes) -> None:
+        if data == b"[DONE]":
+            self.ended = True
+            return
+        chunk = json.loads(data)
+        if not isinstance(chunk, dict):
+            return
+        if chunk.get("error") is not None or event == "error":
+            raise stream_error(chunk, provider=self.model_id, secret=self._secret)
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = usage
+        choices = chunk.get("choices")
+        if not choices:
+            return
+        choice = choices[0]
+        delta = choice.get("delta")
+        if delta:
+            self._delta(delta)
+        reason = choice.get("finish_reason")
+        if reason:
+            self.finish_reason = reason
+            self.ended = True
+
+    def _delta(self, delta: dict[str, Any]) -> None:
+        out = self.out
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        details = delta.get("reasoning_details")
+        if details:
+            text = self._keep_details(details)
+            if not isinstance(reasoning, str) or not reasoning:
+                reasoning = text
+        if isinstance(reasoning, str) and reasoning:
+            out.append(ThinkingChunk(reasoning))
+        content = delta.get("content")
+        if content:
+            if self._parser is not None:
+                out += self._parser.feed(content)
+            else:
+                out.append(TextChunk(content))
+        for call in delta.get("tool_calls") or ():
+            function = call.get("function") or {}
+            out.append(
+                ToolCallChunk(
+                    self._index(call),
+                    id=call.get("id") or None,
+                    name=function.get("name") or None,
+                    arguments=function.get("arguments") or "",
                 )
-        return out
+            )
 
-    def _index(self, call: Any) -> int:
-        if isinstance(call.index, int):
-            self._last_index = call.index
-            return call.index
+    def _keep_details(self, details: list[Any]) -> str:
+        """Merge `reasoning_details` deltas per entry index; the visible text of this delta."""
+        text: list[str] = []
+        for entry in details:
+            if not isinstance(entry, dict):
+                continue
+            index = entry.get("index")
+            key = index if isinstance(index, int) else len(self._details)
+            kept = self._details.get(key)
+            piece = entry.get("text") or entry.get("summary") or ""
+            if isinstance(piece, str) and piece:
+                text.append(piece)
+            if kept is None:
+                self._details[key] = dict(entry)
+                continue
+            for name, value in entry.items():
+                if name in ("text", "summary", "data", "signature") and isinstance(value, str):
+                    kept[name] = (kept.get(name) or "") + value
+                elif value is not None:
+                    kept[name] = value
+        return "".join(text)
+
+    def _index(self, call: dict[str, Any]) -> int:
+        index = call.get("index")
+        if isinstance(index, int):
+            self._last_index = index
+            return index
         # Endpoints that omit the index: a new id starts a new call.
-        if call.id and call.id not in self._ids:
-            self._ids[call.id] = len(self._ids)
-            self._last_index = self._ids[call.id]
+        call_id = call.get("id")
+        if call_id and call_id not in self._ids:
+            self._ids[call_id] = len(self._ids)
+            self._last_index = self._ids[call_id]
         return self._last_index
 
-    def finish(self) -> list[Chunk]:
-        out: list[Chunk] = list(self._parser.finish()) if self._parser is not None else []
+    def finish(self) -> None:
+        if not self.ended:
+            raise self.cut_off("[DONE] or a finish_reason")
+        if self._parser is not None:
+            self.out += self._parser.finish()
+        if self._details:
+            details = [self._details[k] for k in sorted(self._details)]
+            self.out.append(ThinkingChunk(extra={"reasoning_details": details}))
         if self.usage is not None:
-            out.append(UsageChunk(_usage(self.usage), self.model_id))
-        return out
+            self.out.append(UsageChunk(_usage(self.usage), self.model_id))
+        reason = self.finish_reason
+        stop: StopReason = _FINISH_REASONS.get(reason, "other") if reason else "end_turn"
+        self.out.append(StopChunk(stop, reason))
 
 
 def tool_to_openai(spec: ToolSpec) -> dict[str, Any]:
@@ -324,15 +390,13 @@ def openai_usage(
     return Usage(prompt_tokens, completion_tokens, cached_tokens, 0, reasoning_tokens)
 
 
-def _usage(usage: Any) -> Usage:
-    prompt = getattr(usage, "prompt_tokens", 0) or 0
-    completion = getattr(usage, "completion_tokens", 0) or 0
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
+def _usage(usage: dict[str, Any]) -> Usage:
+    prompt = usage.get("prompt_tokens") or 0
+    completion = usage.get("completion_tokens") or 0
+    details = usage.get("prompt_tokens_details") or {}
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
     if not cached:
-        cached = getattr(usage, "prompt_cache_hit_tokens", None)
-        if cached is None and getattr(usage, "model_extra", None):
-            cached = usage.model_extra.get("prompt_cache_hit_tokens")
-    completion_details = getattr(usage, "completion_tokens_details", None)
-    reasoning = getattr(completion_details, "reasoning_tokens", 0) if completion_details is not None else 0
+        cached = usage.get("prompt_cache_hit_tokens")
+    completion_details = usage.get("completion_tokens_details") or {}
+    reasoning = completion_details.get("reasoning_tokens", 0) if isinstance(completion_details, dict) else 0
     return openai_usage(int(prompt), int(completion), int(cached or 0), int(reasoning or 0))

@@ -6,6 +6,11 @@ errors that escape the Anthropic and Gemini SDKs mid-stream. SDKs are imported o
 inside the function for their own exceptions, and only when the exception came from
 that SDK, so translating a Gemini error never imports `anthropic`.
 
+Errors inside a 200 stream (an `error` object or an `event: error`) are classified by
+their status first (`status_code`, a numeric `code`), then by their type, exactly like
+HTTP errors: a 400 in the stream is a bad request, not a server error. The
+`retry-after` / `retry-after-ms` headers of an error response become `retry_after`.
+
 | status / event                 | error              | retryable |
 | ------------------------------ | ------------------ | --------- |
 | 400, 404, 409-422 (not below)  | BadRequest         | no        |
@@ -21,8 +26,11 @@ that SDK, so translating a Gemini error never imports `anthropic`.
 
 from __future__ import annotations
 
+import email.utils
 import json
 import re
+import time
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from wyckoff_cli.core.errors import (
@@ -48,6 +56,7 @@ _BAD_KEY = re.compile(r"api[ _-]?key (?:not valid|invalid|is invalid)|invalid ap
 
 _AUTH_CODES = ("authentication_error", "permission_error", "invalid_api_key")
 _RATE_CODES = ("rate_limit_error", "rate_limit_exceeded", "resource_exhausted")
+_SERVER_CODES = ("overloaded_error", "api_error", "server_error", "unavailable", "internal", "overloaded")
 _LABELS = {
     RateLimited: "rate limited",
     Overloaded: "server error or overloaded",
@@ -67,6 +76,7 @@ def make_error(
     *,
     status: int | None = None,
     secret: str | None = None,
+    retry_after: float | None = None,
 ) -> ProviderError:
     where = f" (HTTP {status})" if status and status != 200 else ""
     detail = redact(" ".join(str(detail).split()), secret)
@@ -75,7 +85,54 @@ def make_error(
     text = f"{provider}: {_LABELS.get(cls, 'failed')}{where}"
     if detail:
         text += f": {detail}"
-    return cls(text, status=status, provider=provider)
+    return cls(text, status=status, provider=provider, retry_after=retry_after)
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """The wait an error response asks for: `retry-after-ms`, else `retry-after` in
+    seconds or as an HTTP date. None when absent or unreadable."""
+    if headers is None:
+        return None
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis:
+            return max(0.0, float(millis) / 1000)
+        value = headers.get("retry-after")
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+def stream_error(payload: Any, *, provider: str, secret: str | None = None) -> ProviderError:
+    """The error for an error object sent inside a 200 stream (`{"error": {...}}` or
+    the data of an `event: error`): by its status first, then by its type."""
+    error = payload.get("error", payload) if isinstance(payload, dict) else payload
+    if not isinstance(error, dict):
+        return make_error(Overloaded, provider, str(error), secret=secret)
+    detail = str(error.get("message") or error.get("error") or json.dumps(error)[:300])
+    code = error.get("code")
+    status = error.get("status_code")
+    if not isinstance(status, int) and isinstance(code, int) and not isinstance(code, bool):
+        status = code
+    if isinstance(status, str) and status.isdigit():
+        status = int(status)
+    words = [code if isinstance(code, str) else None, error.get("type"), error.get("status")]
+    kind = " ".join(str(w).lower() for w in words if isinstance(w, str) and w)
+    if isinstance(status, int) and 400 <= status < 600:
+        return classify_status(
+            status, detail, provider=provider, code=next(iter(kind.split()), None), secret=secret
+        )
+    return _in_stream(kind, detail, provider, secret)
 
 
 def classify_status(
@@ -96,7 +153,7 @@ def classify_status(
         cls = RateLimited
     elif status == 408:
         cls = ProviderTimeout
-    elif status >= 500 or code in ("overloaded_error", "api_error", "server_error"):
+    elif status >= 500 or code in _SERVER_CODES:
         cls = Overloaded
     elif code == "context_length_exceeded" or status == 413 or _TOO_LONG.search(detail):
         cls = ContextTooLong
@@ -162,7 +219,8 @@ def _anthropic(exc: BaseException, provider: str, secret: str | None) -> Provide
         kind = (exc.type or "").lower()
         if exc.status_code == 200 or exc.status_code is None:
             return _in_stream(kind, detail, provider, secret)
-        return classify_status(exc.status_code, detail, provider=provider, code=kind, secret=secret)
+        error = classify_status(exc.status_code, detail, provider=provider, code=kind, secret=secret)
+        return _with_retry_after(error, exc)
     if isinstance(exc, anthropic.APITimeoutError):
         return make_error(ProviderTimeout, provider, "no answer in time", secret=secret)
     if isinstance(exc, anthropic.APIConnectionError):
@@ -181,7 +239,8 @@ def _openai(exc: BaseException, provider: str, secret: str | None) -> ProviderEr
     if isinstance(exc, openai.APIStatusError):
         detail = _body_message(exc.body) or exc.message
         code = exc.code or exc.type
-        return classify_status(exc.status_code, detail, provider=provider, code=code, secret=secret)
+        error = classify_status(exc.status_code, detail, provider=provider, code=code, secret=secret)
+        return _with_retry_after(error, exc)
     if isinstance(exc, openai.APITimeoutError):
         return make_error(ProviderTimeout, provider, "no answer in time", secret=secret)
     if isinstance(exc, openai.APIConnectionError):
@@ -203,26 +262,44 @@ def _gemini(exc: BaseException, provider: str, secret: str | None) -> ProviderEr
     if isinstance(exc, errors.APIError):
         status = exc.code if isinstance(exc.code, int) else 500
         detail = exc.message or str(exc)
-        return classify_status(status, detail, provider=provider, code=exc.status, secret=secret)
+        error = classify_status(status, detail, provider=provider, code=exc.status, secret=secret)
+        return _with_retry_after(error, exc)
     if isinstance(exc, errors.UnknownApiResponseError):
         return make_error(Overloaded, provider, str(exc), secret=secret)
     return transport_error(exc, provider=provider, secret=secret)
 
 
+def _with_retry_after(error: ProviderError, exc: BaseException) -> ProviderError:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    error.retry_after = retry_after_seconds(headers)
+    return error
+
+
 def _in_stream(kind: str, detail: str, provider: str, secret: str | None) -> ProviderError:
-    """An error event inside a 200 stream: retryable unless it says otherwise."""
-    cls: type[ProviderError] = Overloaded
-    if "rate_limit" in kind:
-        cls = RateLimited
-    elif kind in ("authentication_error", "permission_error", "invalid_api_key"):
-        cls = AuthenticationFailed
-    elif kind == "context_length_exceeded" or (kind == "invalid_request_error" and _TOO_LONG.search(detail)):
-        cls = ContextTooLong
-    elif kind == "invalid_request_error":
-        cls = BadRequest
-    elif "timeout" in kind:
-        cls = ProviderTimeout
-    return make_error(cls, provider, detail, secret=secret)
+    """An error event inside a 200 stream: by its type or code (several may be given,
+    space-separated; the first one known decides), a server error when none is known."""
+    for word in kind.split() or [""]:
+        cls = _kind_class(word, detail)
+        if cls is not None:
+            return make_error(cls, provider, detail, secret=secret)
+    return make_error(Overloaded, provider, detail, secret=secret)
+
+
+def _kind_class(kind: str, detail: str) -> type[ProviderError] | None:
+    if "rate_limit" in kind or kind in _RATE_CODES:
+        return RateLimited
+    if kind in _AUTH_CODES:
+        return AuthenticationFailed
+    if kind == "context_length_exceeded" or (kind == "invalid_request_error" and _TOO_LONG.search(detail)):
+        return ContextTooLong
+    if kind in ("invalid_request_error", "invalid_argument", "tool_use_failed", "not_found_error"):
+        return BadRequest
+    if "timeout" in kind:
+        return ProviderTimeout
+    if kind in _SERVER_CODES:
+        return Overloaded
+    return None
 
 
 def _body_message(body: Any) -> str:

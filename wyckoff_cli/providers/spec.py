@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wyckoff_cli.core.errors import ProviderConfigError
+from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 
-PROVIDERS = ("anthropic", "openai", "gemini", "scripted")
+PROVIDERS = PROVIDER_NAMES  # every `provider:` prefix (core/provider_table.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,7 @@ class ModelSpec:
     temperature: float | None = None
     top_p: float | None = None
     stream_idle_timeout: float = 60.0
+    api: str | None = None  # "chat" or "responses" (OpenAI); None: per the catalogue
     extra: dict[str, Any] = field(default_factory=dict)
     # A key handed over by the composition root (e.g. from a credentials file); when
     # None, the environment is read. Never shown in reprs.

@@ -25,8 +25,16 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from wyckoff_cli.core.messages import Part, TextPart, ThinkingPart, ToolCallPart
-from wyckoff_cli.providers.base import Chunk, FallbackChunk, TextChunk, ThinkingChunk, ToolCallChunk
+from wyckoff_cli.core.messages import Part, ServerToolPart, TextPart, ThinkingPart, ToolCallPart
+from wyckoff_cli.providers.base import (
+    Chunk,
+    FallbackChunk,
+    ServerToolChunk,
+    StopChunk,
+    TextChunk,
+    ThinkingChunk,
+    ToolCallChunk,
+)
 
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -45,12 +53,12 @@ def clean_chunk(chunk: Chunk) -> Chunk:
     object when there were none, which is nearly always)."""
     if isinstance(chunk, TextChunk):
         text = clean_text(chunk.text)
-        return chunk if text is chunk.text else TextChunk(text)
+        return chunk if text is chunk.text else TextChunk(text, chunk.signature)
     if isinstance(chunk, ThinkingChunk):
         if not _SURROGATE.search(chunk.text) and not (chunk.signature and _SURROGATE.search(chunk.signature)):
             return chunk
         signature = clean_text(chunk.signature) if chunk.signature else chunk.signature
-        return ThinkingChunk(clean_text(chunk.text), signature, chunk.redacted_data)
+        return ThinkingChunk(clean_text(chunk.text), signature, chunk.redacted_data, chunk.extra)
     if isinstance(chunk, ToolCallChunk):
         fields = (chunk.id or "", chunk.name or "", chunk.arguments)
         if not any(_SURROGATE.search(f) for f in fields):
@@ -220,12 +228,14 @@ class _PendingCall:
 
 @dataclass
 class _Slot:
-    kind: str  # "text" | "thinking" | "call"
+    kind: str  # "text" | "thinking" | "call" | "server"
     texts: list[str] = field(default_factory=list)
     signature: str | None = None
     redacted: str | None = None
     closed: bool = False
     call: _PendingCall | None = None
+    extra: dict[str, Any] | None = None
+    server: ServerToolPart | None = None
 
 
 class ResponseAssembler:
@@ -236,30 +246,40 @@ class ResponseAssembler:
         self._slots: list[_Slot] = []
         self._calls: dict[int, _PendingCall] = {}
         self.text = ""  # all visible text so far, for cheap access
+        self.stop: StopChunk | None = None  # why the model stopped, once the stream ended
 
-    def add(self, chunk: TextChunk | ThinkingChunk | ToolCallChunk) -> None:
+    def add(self, chunk: TextChunk | ThinkingChunk | ToolCallChunk | ServerToolChunk | StopChunk) -> None:
         if isinstance(chunk, TextChunk):
-            if not chunk.text:
+            if not chunk.text and chunk.signature is None:
                 return
             self.text += chunk.text
             slot = self._slots[-1] if self._slots else None
-            if slot is None or slot.kind != "text":
+            if slot is None or slot.kind != "text" or slot.closed:
                 slot = _Slot("text")
                 self._slots.append(slot)
             slot.texts.append(chunk.text)
+            if chunk.signature is not None:  # a signed text part ends its block
+                slot.signature = chunk.signature
+                slot.closed = True
         elif isinstance(chunk, ThinkingChunk):
             slot = self._slots[-1] if self._slots else None
             if slot is None or slot.kind != "thinking" or slot.closed:
-                if not (chunk.text or chunk.signature or chunk.redacted_data):
+                if not (chunk.text or chunk.signature or chunk.redacted_data or chunk.extra):
                     return
                 slot = _Slot("thinking")
                 self._slots.append(slot)
             if chunk.text:
                 slot.texts.append(chunk.text)
-            if chunk.signature is not None or chunk.redacted_data is not None:
-                slot.signature = chunk.signature
+            if chunk.signature is not None or chunk.redacted_data is not None or chunk.extra:
+                slot.signature = chunk.signature if chunk.signature is not None else slot.signature
                 slot.redacted = chunk.redacted_data
+                slot.extra = chunk.extra
                 slot.closed = True
+        elif isinstance(chunk, ServerToolChunk):
+            if chunk.part is not None:
+                self._slots.append(_Slot("server", server=chunk.part))
+        elif isinstance(chunk, StopChunk):
+            self.stop = chunk
         else:
             pending = self._calls.get(chunk.index)
             if pending is None:
@@ -286,7 +306,10 @@ class ResponseAssembler:
         ids: set[str] = set()
         for slot in self._slots:
             if slot.kind == "text":
-                parts.append(TextPart("".join(slot.texts)))
+                if slot.signature is None:
+                    parts.append(TextPart("".join(slot.texts)))
+                else:
+                    parts.append(TextPart("".join(slot.texts), slot.signature, self._provider))
             elif slot.kind == "thinking":
                 parts.append(
                     ThinkingPart(
@@ -294,8 +317,11 @@ class ResponseAssembler:
                         signature=slot.signature,
                         provider=self._provider,
                         redacted_data=slot.redacted,
+                        extra=dict(slot.extra or {}),
                     )
                 )
+            elif slot.server is not None:
+                parts.append(slot.server)
             else:
                 assert slot.call is not None
                 raw = "".join(slot.call.fragments)

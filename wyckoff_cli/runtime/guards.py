@@ -3,7 +3,7 @@
 - `RoundLimitGuard`: more tool rounds than allowed ends the turn.
 - `DoomLoopGuard`: the same call (tool + canonical arguments) 3 times within the last
   6 calls is refused and the rest of the batch is aborted.
-- `LoopGuard`: a final answer that skipped required tools gets a retry message, at
+- `RequiredToolsGuard` (the loop guard): a final answer that skipped required tools gets a retry message, at
   most `max_retries` times; then the turn ends as unreliable. When the turn attempted
   edits or commands and none of that kind succeeded, and the answer does not say so,
   it asks once for a truthful answer naming the failed calls; an answer that still
@@ -111,7 +111,7 @@ class DoomLoopGuard(Guard):
         return None
 
 
-class LoopGuard(Guard):
+class RequiredToolsGuard(Guard):
     def __init__(self, expectation: TurnExpectation, max_retries: int = 2) -> None:
         self.expectation = expectation
         self.max_retries = max_retries

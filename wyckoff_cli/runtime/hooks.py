@@ -9,6 +9,7 @@ Context management plugs in through `wyckoff_cli.context.hooks.ContextHooks`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from wyckoff_cli.core.messages import Message, ToolCallPart, ToolSpec
 
 if TYPE_CHECKING:
     from wyckoff_cli.core.events import RuntimeEvent, TurnDone
+    from wyckoff_cli.tools.base import Tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,13 @@ class RuntimeHooks:
 
     async def after_model_call(self, message: Message) -> Message | None:
         return None
+
+    async def before_tool_round(
+        self, calls: Sequence[ToolCallPart], tools: Sequence[Tool | None]
+    ) -> Sequence[RuntimeEvent]:
+        """Before a round's calls are checked and run; `tools[i]` is the tool of
+        `calls[i]` (None when unknown). Returns events to emit (e.g. notices)."""
+        return ()
 
     async def before_tool(self, call: ToolCallPart) -> ToolCallPart | None:
         return None

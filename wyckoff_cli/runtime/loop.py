@@ -20,7 +20,7 @@ import logging
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,21 +33,26 @@ from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     FallbackChunk,
     LLMProvider,
+    RetryChunk,
+    ServerToolChunk,
+    StopChunk,
     TextChunk,
     ThinkingChunk,
     ToolCallChunk,
     UsageChunk,
 )
+from wyckoff_cli.providers.registry import vendor_of
 from wyckoff_cli.runtime.assembly import ResponseAssembler, clean_chunk
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
     DoomLoopGuard,
     GuardPipeline,
-    LoopGuard,
+    RequiredToolsGuard,
     RoundLimitGuard,
     TurnState,
 )
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
+from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
@@ -99,6 +104,7 @@ class _Turn:
     streaming: ResponseAssembler | None = None
     pending_calls: Sequence[ToolCallPart] = ()
     last_text: str = ""
+    stops: StopReasonReview = field(default_factory=StopReasonReview)
 
 
 class AgentRuntime:
@@ -141,8 +147,12 @@ class AgentRuntime:
         return self._results_dir
 
     async def close(self) -> None:
-        """Stop every background task (call when the session closes)."""
+        """Stop every background task and close the provider's HTTP clients (call when
+        the session closes; a later call recreates a client)."""
         await self.background.stop_all()
+        close_provider = getattr(self.provider, "aclose", None)
+        if close_provider is not None:
+            await close_provider()
 
     async def compact(
         self, conversation: Conversation, system_prompt: str, focus: str | None = None
@@ -191,7 +201,7 @@ class AgentRuntime:
             [
                 RoundLimitGuard(self.settings.max_tool_rounds),
                 DoomLoopGuard(self.settings.doom_loop_repeats, self.settings.doom_loop_window),
-                LoopGuard(expectation, self.settings.loop_guard_retries),
+                RequiredToolsGuard(expectation, self.settings.loop_guard_retries),
             ]
         )
         runner = ToolCallRunner(
@@ -265,7 +275,7 @@ class AgentRuntime:
                 await self._settle(turn, ABORTED)
                 await self._emit(turn, ev.TurnFailed("internal", f"{type(exc).__name__}: {exc}"))
                 reason, text = "error", turn.last_text
-            done = ev.TurnDone(text, reason, turn.rounds, turn.usage.to_dict())
+            done = ev.TurnDone(text, reason, turn.rounds, turn.usage.to_dict(), turn.stops.last)
             await self._emit(turn, done)
             for hook in self.hooks:
                 await hook.after_run(done)
@@ -329,12 +339,22 @@ class AgentRuntime:
                     assistant = changed_message
             if assistant.parts:
                 await self._commit(turn, assistant)
-            turn.last_text = assistant.text or turn.last_text
+            turn.last_text = turn.stops.full_text(assistant.text) or turn.last_text
+            stop = turn.stops.review(assistant)  # output limit, truncated call, safety stop
+            if stop is not None:
+                for event in stop.events:
+                    await self._emit(turn, event)
+                for extra in stop.messages:
+                    await self._commit(turn, extra)
+                if stop.then != "proceed":
+                    if stop.then == "continue":
+                        continue
+                    return "completed", turn.last_text
             calls = assistant.tool_calls
             if not calls:
                 verdict = guards.check_final(turn.state, assistant.text)
                 if verdict is None:
-                    return "completed", assistant.text
+                    return "completed", turn.stops.full_text(assistant.text)
                 if verdict.unreliable:
                     names = ", ".join(req.describe() for req in verdict.missing)
                     await self._emit(
@@ -407,15 +427,27 @@ class AgentRuntime:
                     turn.usage = turn.usage + chunk.usage
                     self.context.record_usage(chunk.usage)
                     await self._emit(turn, ev.UsageReported.from_usage(chunk.model or model, chunk.usage))
-                elif isinstance(chunk, FallbackChunk):
+                elif isinstance(chunk, ServerToolChunk | StopChunk):
+                    assembler.add(chunk)
+                    if isinstance(chunk, ServerToolChunk):
+                        sources = [dict(s) for s in chunk.sources]
+                        await self._emit(
+                            turn, ev.ServerToolUsed(chunk.name, chunk.summary, _vendor(model), sources)
+                        )
+                elif isinstance(chunk, FallbackChunk | RetryChunk):
                     discarded = assembler.text
-                    model = chunk.to_model
+                    model = chunk.to_model if isinstance(chunk, FallbackChunk) else model
                     assembler = ResponseAssembler(provider=_vendor(model))
                     turn.streaming = assembler
                     thinking_started, thinking_ms = None, 0
-                    await self._emit(
-                        turn, ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded)
-                    )
+                    if isinstance(chunk, RetryChunk):
+                        retry = (chunk.model, chunk.attempt, chunk.attempts, chunk.delay, chunk.error)
+                        await self._emit(turn, ev.Retrying(*retry, discarded_text=discarded))
+                    else:
+                        await self._emit(
+                            turn,
+                            ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded),
+                        )
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:
@@ -426,7 +458,10 @@ class AgentRuntime:
         if thinking:
             await self._emit(turn, ev.ThinkingDone(thinking, thinking_ms))
         turn.streaming = None
-        return Message("assistant", tuple(assembler.parts()), meta={"model": model})
+        meta: dict[str, Any] = {"model": model}
+        if assembler.stop is not None:
+            meta.update(stop_reason=assembler.stop.reason, stop_raw=assembler.stop.raw)
+        return Message("assistant", tuple(assembler.parts()), meta=meta)
 
     async def _deliver_background_updates(self, turn: _Turn) -> None:
         finished = self.background.drain_finished()
@@ -454,7 +489,7 @@ def _background_note(task: BackgroundTask) -> str:
 
 
 def _vendor(model: str) -> str:
-    return model.split(":", 1)[0] if ":" in model else model
+    return vendor_of(model)
 
 
 def _ms_since(started: float) -> int:

@@ -96,6 +96,10 @@ class ToolCallRunner:
         """Run `calls`; returns one result per call, in call order."""
         self.answered = {}
         aborted_rest = False
+        tools = [self.registry.get(call.name) for call in calls]
+        for hook in self.hooks:  # e.g. checkpoints, before anything in the round runs
+            for event in await hook.before_tool_round(calls, tools):
+                await emit(event)
         for group in _partition(calls, self.registry):
             if aborted_rest:
                 for call in group:

@@ -16,6 +16,7 @@ from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
     from wyckoff_cli.runtime.agent_files import AgentCatalog
+    from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.subagents import SessionBudget
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
@@ -72,6 +74,7 @@ class Session:
     context: ContextManager | None = None
     recorder: SessionRecorder | None = None
     fixed_prompt: str = ""
+    checkpoints: CheckpointCommands | None = None  # /rewind, /undo, /redo, /diff (None: off)
 
     @property
     def id(self) -> str | None:
@@ -203,8 +206,15 @@ class SessionBuilder:
         known = [*session_tool_names(), *registry.names()]  # rules may name tools this session lacks
         check_rule_tools(self.workspace.loaded.files, [*policy.allow, *policy.deny], known)
         policy.protected_roots = protected_roots
+        hooks = (  # checkpoints of the work tree before rounds that may change files
+            checkpoint_hooks(
+                self.workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
+            )
+            if recorder is not None
+            else []
+        )
         budget = self.budget(recorder.id if recorder is not None else None)
-        hooks = [*self.hooks, *_budget_hooks(budget)]
+        runtime_hooks = [*self.hooks, *hooks, *_budget_hooks(budget)]
         runtime = AgentRuntime(
             provider,
             registry,
@@ -215,13 +225,22 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
-            hooks=hooks,
+            hooks=runtime_hooks,
             host_files=self.host_files,
             host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         session = Session(
-            model, provider, registry, policy, runtime, conversation, context, recorder, self.fixed_prompt
+            model,
+            provider,
+            registry,
+            policy,
+            runtime,
+            conversation,
+            context,
+            recorder,
+            self.fixed_prompt,
+            checkpoints=hooks[0].commands() if hooks else None,
         )
         if self.subagents if self.subagents is not None else self.tools_factory is None:
             from wyckoff_cli.session.subagents import add_task_tool

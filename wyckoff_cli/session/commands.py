@@ -32,6 +32,10 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("permissions", "list the allow and deny rules", "[remove RULE]"),
     SlashCommand("init", "ask the model to write AGENTS.md for this project"),
     SlashCommand("export", "export this session as Markdown", "[FILE]"),
+    SlashCommand("rewind", "go back to an earlier message: code, conversation or both (Esc Esc)"),
+    SlashCommand("undo", "restore the files as they were before the last round that changed them"),
+    SlashCommand("redo", "bring back what the last /undo removed"),
+    SlashCommand("diff", "every change this session made to the work tree"),
     SlashCommand("quit", "leave Wyckoff"),
 )
 

@@ -20,6 +20,7 @@ from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows
+from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
 
 if TYPE_CHECKING:
@@ -293,12 +294,15 @@ class ChatController:
             loaded = self.store.load(session_id)
         except Exception as exc:
             return ev.Notice("error", getattr(exc, "message", str(exc)))
-        busy = self.store.in_use(loaded)  # another process writes it (storage/session_lock.py)
-        if busy is not None:
-            return ev.Notice("error", busy)
+        if loaded.id == self.id:
+            return ev.Notice("info", f"Session {loaded.id} is the one open")
+        try:  # the lock is taken before the current session is closed: a failure loses nothing
+            recorder = self.builder.open_recorder(self.model, loaded)
+        except SessionLocked as exc:  # another process writes it (storage/session_lock.py)
+            return ev.Notice("error", exc.message)
         await self._close_session(recorder=True)
         self.loaded = loaded
-        self._recorder = self.builder.open_recorder(self.model, loaded)
+        self._recorder = recorder
         self.status.reset()
         self.status.restore(loaded.info.usage_by_model)
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from wyckoff_cli.core.errors import ProviderConfigError
+from wyckoff_cli.core.errors import ConfigError, ProviderConfigError
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.providers.factory import build_fallback
+from wyckoff_cli.providers.retry import RetryPolicy
 from wyckoff_cli.providers.spec import ModelSpec, parse_model_id
 from wyckoff_cli.storage.config import Config
 
@@ -24,6 +25,7 @@ def resolve_model_spec(name: str, config: Config) -> ModelSpec:
             max_tokens=alias.max_tokens,
             temperature=alias.temperature,
             top_p=alias.top_p,
+            api=alias.api,
             stream_idle_timeout=config.stream_idle_timeout,
             api_key=_stored_key(alias.provider, alias.api_key_env),
         )
@@ -69,11 +71,18 @@ def _stored_key(provider: str, api_key_env: str | None) -> str | None:
 
 def build_model(name: str, config: Config) -> LLMProvider:
     """`name` (or the configured default) followed by `config.fallbacks`, each guarded
-    by the stream watchdog; a failed model sits out `config.fallback_cooldown` seconds.
-    A missing key or unknown model of any of them fails here, before any request."""
+    by the stream watchdog and retried per `retry_attempts` / `retry_max_delay`; a failed
+    model sits out `config.fallback_cooldown` seconds (or its `retry-after`). A missing
+    key or unknown model of any of them fails here, before any request."""
     names = [name, *(n for n in config.fallbacks if n != name)]
     specs = [resolve_model_spec(n, config) for n in names]
-    return build_fallback(specs, cooldown=config.fallback_cooldown)
+    if config.retry_attempts < 1 or config.retry_max_delay < 0:
+        raise ConfigError(
+            "retry_attempts must be at least 1 (1 turns retries off) and retry_max_delay at least 0, "
+            f"got {config.retry_attempts} and {config.retry_max_delay:g}"
+        )
+    retry = RetryPolicy(attempts=config.retry_attempts, max_delay=config.retry_max_delay)
+    return build_fallback(specs, cooldown=config.fallback_cooldown, retry=retry)
 
 
 def model_id(name: str, config: Config) -> str:

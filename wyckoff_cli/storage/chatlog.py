@@ -7,11 +7,13 @@ The first line is a header; every other line has a `kind`:
     {"kind": "message", "ts": "...", "message": {Message.to_dict()}}
     {"kind": "compaction", "ts": "...", "archive": "archive/001-....jsonl", "replaced": 40,
      "history": [{Message.to_dict()}, ...]}       # the whole history after compaction
-    {"kind": "rewind", "ts": "...", "to": "MESSAGE_ID", "removed": 7}   # that message and all after it
+    {"kind": "rewind", "ts": "...", "to": "MESSAGE_ID", "removed": 7, "kept": 12}   # that message and all after it
     {"kind": "turn_end", "ts": "...", "reason": "completed", "usage": {...}}
 
 The history is rebuilt by appending each `message`, replacing everything with a
-`compaction` record's `history`, and cutting it before the message a `rewind` names. A line is written (one `write` call, no buffering in
+`compaction` record's `history`, and cutting it before the message a `rewind` names
+(or, when no message has that id — a log written before messages had ids gets fresh
+ones on every read — to its first `kept` messages). A line is written (one `write` call, no buffering in
 the process) as soon as its message is final, and the file is fsynced at each turn end,
 so `kill -9` loses at most the message being streamed. The reader skips a torn last
 line (and reports it), skips and counts any other unreadable line, and ignores kinds
@@ -229,8 +231,11 @@ def compaction_record(archive: str, replaced: int, history: Iterable[dict[str, A
     }
 
 
-def rewind_record(message_id: str, removed: int) -> dict[str, Any]:
-    return {"kind": "rewind", "ts": now_iso(), "to": message_id, "removed": removed}
+def rewind_record(message_id: str, removed: int, kept: int | None = None) -> dict[str, Any]:
+    record: dict[str, Any] = {"kind": "rewind", "ts": now_iso(), "to": message_id, "removed": removed}
+    if kept is not None:
+        record["kept"] = kept
+    return record
 
 
 def turn_end_record(reason: str, usage: dict[str, int]) -> dict[str, Any]:
@@ -268,7 +273,13 @@ def read_chat(path: Path) -> ChatLog:
                 log.compactions += 1
             elif kind == "rewind":
                 ids = [m.id for m in log.history]
-                log.history = log.history[: ids.index(str(record["to"]))]
+                kept = record.get("kept")
+                if str(record["to"]) in ids:
+                    log.history = log.history[: ids.index(str(record["to"]))]
+                elif isinstance(kept, int) and 0 <= kept < len(log.history):
+                    log.history = log.history[:kept]
+                else:
+                    log.skipped += 1
             elif kind == "turn_end":
                 log.turns_ended += 1
                 log.interrupted = False

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 
@@ -72,8 +73,12 @@ def _doc(text: str, *, range: Range | None = None, **kwargs: Any) -> Any:
 class ModelAlias:
     """`[models.NAME]`: a named model with its endpoint and options."""
 
-    provider: Literal["anthropic", "openai", "gemini", "scripted"] = _doc(
-        "Which adapter talks to it: `anthropic`, `openai` (any OpenAI-compatible endpoint), `gemini`."
+    provider: str = field(
+        metadata={
+            "doc": "Which provider talks to it: `anthropic`, `openai` (any OpenAI-compatible endpoint), "
+            "`openai-responses`, `gemini`, or `ollama` / `lmstudio` / `vllm` (local servers).",
+            "choices": PROVIDER_NAMES,
+        }
     )
     model: str = _doc("The model id the endpoint expects, e.g. `deepseek-chat`.")
     base_url: str | None = _doc("Endpoint base URL (e.g. `http://localhost:11434/v1`).", default=None)
@@ -96,6 +101,11 @@ class ModelAlias:
     )
     top_p: float | None = _doc(
         "Nucleus sampling, where the endpoint accepts it.", default=None, range=Range(0, 1)
+    )
+    api: Literal["chat", "responses"] | None = _doc(
+        "OpenAI: `responses` sends this model through the Responses API, `chat` through Chat "
+        "Completions (default: as the catalogue says; `chat` for an endpoint with `base_url`).",
+        default=None,
     )
 
     @property
@@ -150,6 +160,21 @@ class ContextConfig:
         range=NON_NEGATIVE,
     )
     memory: bool = _doc("Recall and save memories.", default=True)
+
+
+@dataclass
+class CheckpointsConfig:
+    """`[checkpoints]`: snapshots of the work tree before rounds that may change files."""
+
+    enabled: bool = _doc("Take checkpoints (undo, redo, rewind need them).", default=True)
+    exclude: list[str] = _doc(
+        "Extra patterns left out of snapshots, in .gitignore syntax (`.gitignore` is honoured too).",
+        default_factory=list,
+    )
+    max_file_size: int = _doc(
+        "Files larger than this many bytes are left out of snapshots (and listed).", default=5 * 1024 * 1024
+    )
+    keep_days: int = _doc("Checkpoints older than this many days are removed.", default=14)
 
 
 @dataclass
@@ -220,7 +245,20 @@ class Config:
         range=Range(0, 86_400, low_open=True),
     )
     fallback_cooldown: float = _doc(
-        "Seconds a failed model is skipped before it is tried again.", default=120.0, range=Range(0, 86_400)
+        "Seconds a failed model is skipped before it is tried again (or its `retry-after`).",
+        default=120.0,
+        range=Range(0, 86_400),
+    )
+    retry_attempts: int = _doc(
+        "Attempts per model call on a transient error (rate limit, overload, dropped connection) "
+        "before the next fallback; 1 turns retries off.",
+        default=3,
+        range=Range(1, 20),
+    )
+    retry_max_delay: float = _doc(
+        "Longest wait in seconds between two attempts; a longer `retry-after` goes to the fallback.",
+        default=30.0,
+        range=Range(0, 3_600),
     )
     models: dict[str, ModelAlias] = _doc("Model aliases, `[models.NAME]`.", default_factory=dict)
     model_overrides: dict[str, ModelOverride] = _doc(
@@ -228,6 +266,7 @@ class Config:
     )
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+    checkpoints: CheckpointsConfig = _doc("Checkpoints, undo and rewind.", default_factory=CheckpointsConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
     agents: AgentsConfig = _doc("Sub-agents.", default_factory=AgentsConfig)
     session: SessionConfig = _doc("Session limits.", default_factory=SessionConfig)
@@ -365,6 +404,10 @@ def build(cls: type, data: dict[str, Any], source: Path | None, prefix: str = ""
             raise ConfigError(f"{_where(source, dotted)}unknown key {dotted!r} (known keys here: {choices})")
         values[key] = _convert(hints[key], value, source, dotted)
         _check_range(known[key], values[key], source, dotted)
+        allowed_values = known[key].metadata.get("choices")
+        if allowed_values is not None and values[key] not in allowed_values:
+            allowed = ", ".join(repr(c) for c in allowed_values)
+            raise ConfigError(f"{_where(source, dotted)}{dotted} must be one of {allowed}, got {value!r}")
     missing = [
         name
         for name, f in known.items()

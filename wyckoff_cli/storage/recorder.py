@@ -174,7 +174,7 @@ class SessionRecorder(ConversationObserver):
     def on_truncate(self, message_id: str, removed: Sequence[Message]) -> None:
         self._dirty = True
         try:
-            self.chat.append(rewind_record(message_id, len(removed)))
+            self.chat.append(rewind_record(message_id, len(removed), len(self.conversation)))
         except OSError as exc:
             self._failed(exc)
 

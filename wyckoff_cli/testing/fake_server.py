@@ -1,7 +1,8 @@
 """A loopback HTTP server that speaks the three vendors' streaming wire formats.
 
 It answers `POST /v1/messages` (Anthropic), `POST {base}/chat/completions` (OpenAI
-compatible) and `POST /{version}/models/{model}:streamGenerateContent` (Gemini) with
+compatible), `POST {base}/responses` (OpenAI Responses API) and
+`POST /{version}/models/{model}:streamGenerateContent` (Gemini) with
 scripted Server-Sent Event streams, one scripted answer per request, and records
 every request (path, headers, JSON body). The real SDKs talk to it over real HTTP,
 so tests and offline demos exercise the same code as a session against the vendor.
@@ -148,6 +149,8 @@ class _Handler(BaseHTTPRequestHandler):
         if rendered.status != 200:
             self.send_response(rendered.status)
             self.send_header("Content-Type", "application/json")
+            for name, value in rendered.headers.items():
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(rendered.body)))
             self.send_header("Connection", "close")
             self.end_headers()
@@ -244,7 +247,7 @@ class FakeServer:
         return self.url + "/v1"
 
     def url_for(self, vendor: str) -> str:
-        return self.openai_url if vendor == "openai" else self.url
+        return self.openai_url if vendor.startswith("openai") else self.url
 
     # -- scripting and records
 

@@ -1,9 +1,9 @@
 """Render a vendor-neutral scenario into each vendor's streaming wire format.
 
 A scenario is a JSON-friendly dict describing one model answer; the fake server
-renders it as Anthropic Messages SSE, OpenAI Chat Completions SSE or Gemini
-`streamGenerateContent` SSE depending on which endpoint was called. Keys (all
-optional):
+renders it as Anthropic Messages SSE, OpenAI Chat Completions SSE, OpenAI Responses
+SSE or Gemini `streamGenerateContent` SSE depending on which endpoint was called.
+Keys (all optional):
 
     text            visible answer text
     markdown_file   read the answer text from this file instead
@@ -26,6 +26,15 @@ optional):
                     shape the error body (defaults per vendor and status)
     midstream_error true or {"message", "type"}: an error event after the content
     drop            true: close the connection after the content, without ending it
+    no_end          true: end the HTTP body cleanly but leave out the stream's end
+                    marker (`message_stop`, `finish_reason` and `[DONE]`,
+                    `finishReason`, `response.completed`)
+    stop_reason     "max_tokens" or "content_filter" (or "pause", Anthropic only): how
+                    the model stopped, in the vendor's words (`max_tokens`/`refusal`/
+                    `pause_turn`, `length`/`content_filter`, `MAX_TOKENS`/`SAFETY`,
+                    `incomplete`)
+    retry_after     with `status`: send a `retry-after` header (seconds)
+    retry_after_ms  with `status`: send a `retry-after-ms` header
     stall           seconds to go silent after the content
     chars_per_second  pace text deltas (approximately) at this rate
     sse_file        replay this recorded SSE file verbatim (vendor must match)
@@ -40,8 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-Vendor = str  # "anthropic" | "openai" | "gemini"
-VENDORS = ("anthropic", "openai", "gemini")
+Vendor = str  # "anthropic" | "openai" | "openai-responses" | "gemini"
+VENDORS = ("anthropic", "openai", "gemini", "openai-responses")
 
 DEFAULT_SIGNATURE = "c2lnbmF0dXJlLWZha2U="  # base64 of "signature-fake"
 DEFAULT_USAGE = {"input_tokens": 100, "output_tokens": 20}
@@ -53,6 +62,7 @@ class Rendered:
 
     status: int = 200
     body: bytes = b""  # for an error status
+    headers: dict[str, str] = field(default_factory=dict)  # extra headers of an error answer
     events: list[bytes] = field(default_factory=list)
     tail: list[bytes] = field(default_factory=list)  # events after the stall
     event_interval: float = 0.0  # seconds between content events when paced
@@ -65,6 +75,8 @@ def vendor_for_path(path: str) -> Vendor | None:
         return "gemini"
     if path.rstrip("/").endswith("/chat/completions"):
         return "openai"
+    if path.split("?")[0].rstrip("/").endswith("/responses"):
+        return "openai-responses"
     if path.split("?")[0].rstrip("/").endswith("/messages"):
         return "anthropic"
     return None
@@ -74,7 +86,12 @@ def render(vendor: Vendor, scenario: dict[str, Any], base_dir: Path | None = Non
     """Render one scenario for `vendor`."""
     if scenario.get("status"):
         status = int(scenario["status"])
-        return Rendered(status=status, body=error_body(vendor, status, scenario))
+        headers = {}
+        if scenario.get("retry_after") is not None:
+            headers["retry-after"] = str(scenario["retry_after"])
+        if scenario.get("retry_after_ms") is not None:
+            headers["retry-after-ms"] = str(scenario["retry_after_ms"])
+        return Rendered(status=status, body=error_body(vendor, status, scenario), headers=headers)
     if scenario.get("sse_file"):
         path = _resolve(scenario["sse_file"], base_dir)
         raw = path.read_bytes().replace(b"\r\n", b"\n")
@@ -85,8 +102,10 @@ def render(vendor: Vendor, scenario: dict[str, Any], base_dir: Path | None = Non
         text = _resolve(scenario["markdown_file"], base_dir).read_text(encoding="utf-8")
     pieces = _pieces(text, scenario.get("chunk_size"))
     thinking = _pieces(scenario.get("thinking", ""), scenario.get("chunk_size"))
-    renderer = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini}[vendor]
-    head, tail = renderer(scenario, thinking, pieces)
+    renderer = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "openai-responses": _responses}
+    head, tail = renderer[vendor](scenario, thinking, pieces)
+    if scenario.get("no_end"):
+        head, tail = head + tail[:-1] if vendor != "openai" else head, []
     if scenario.get("midstream_error"):
         head.append(_midstream_error(vendor, scenario["midstream_error"]))
         tail = []
@@ -204,7 +223,9 @@ def _anthropic(
             {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}},
             [{"type": "input_json_delta", "partial_json": f} for f in fragments],
         )
-    stop_reason = "tool_use" if calls else "end_turn"
+    stop_reason = {"max_tokens": "max_tokens", "content_filter": "refusal", "pause": "pause_turn"}.get(
+        scenario.get("stop_reason", ""), "tool_use" if calls else "end_turn"
+    )
     tail = [
         _sse(
             {
@@ -287,8 +308,11 @@ def _openai(
         wire_usage["prompt_cache_miss_tokens"] = usage["input_tokens"] - read
     else:
         wire_usage["prompt_tokens_details"] = {"cached_tokens": read}
+    finish = {"max_tokens": "length", "content_filter": "content_filter"}.get(
+        scenario.get("stop_reason", ""), "tool_calls" if calls else "stop"
+    )
     tail = [
-        chunk({}, "tool_calls" if calls else "stop"),
+        chunk({}, finish),
         _sse(
             {
                 "id": "chatcmpl-fake",
@@ -338,8 +362,137 @@ def _gemini(
         "cachedContentTokenCount": usage.get("cache_read_tokens", 0),
         "thoughtsTokenCount": reasoning,
     }
-    tail = [chunk([{"text": ""}], finishReason="STOP", usageMetadata=metadata)]
+    finish = {"max_tokens": "MAX_TOKENS", "content_filter": "SAFETY"}.get(
+        scenario.get("stop_reason", ""), "STOP"
+    )
+    tail = [chunk([{"text": ""}], finishReason=finish, usageMetadata=metadata)]
     return events, tail
+
+
+# --------------------------------------------------------------------------- OpenAI Responses
+
+
+def _responses(
+    scenario: dict[str, Any], thinking: list[str], pieces: list[str]
+) -> tuple[list[bytes], list[bytes]]:
+    model = scenario.get("model", "gpt-fake")
+    events: list[bytes] = []
+    outputs: list[dict[str, Any]] = []
+
+    def send(data: dict[str, Any]) -> None:
+        events.append(_sse(data, data["type"]))
+
+    base = {"id": "resp_fake", "object": "response", "model": model, "status": "in_progress", "output": []}
+    send({"type": "response.created", "response": base})
+    index = 0
+    if thinking:
+        item_id = "rs_fake_1"
+        send(
+            {
+                "type": "response.output_item.added",
+                "output_index": index,
+                "item": {"type": "reasoning", "id": item_id, "summary": []},
+            }
+        )
+        send(
+            {
+                "type": "response.reasoning_summary_part.added",
+                "item_id": item_id,
+                "output_index": index,
+                "summary_index": 0,
+                "part": {"type": "summary_text", "text": ""},
+            }
+        )
+        for piece in thinking:
+            send(
+                {
+                    "type": "response.reasoning_summary_text.delta",
+                    "item_id": item_id,
+                    "output_index": index,
+                    "summary_index": 0,
+                    "delta": piece,
+                }
+            )
+        item = {
+            "type": "reasoning",
+            "id": item_id,
+            "summary": [{"type": "summary_text", "text": "".join(thinking)}],
+            "encrypted_content": scenario.get("signature", "gAAAA-encrypted-fake"),
+        }
+        send({"type": "response.output_item.done", "output_index": index, "item": item})
+        outputs.append(item)
+        index += 1
+    if pieces:
+        item_id = "msg_fake_1"
+        send(
+            {
+                "type": "response.output_item.added",
+                "output_index": index,
+                "item": {"type": "message", "id": item_id, "role": "assistant", "content": []},
+            }
+        )
+        for piece in pieces:
+            send(
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item_id,
+                    "output_index": index,
+                    "content_index": 0,
+                    "delta": piece,
+                }
+            )
+        item = {
+            "type": "message",
+            "id": item_id,
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "".join(pieces), "annotations": []}],
+        }
+        send({"type": "response.output_item.done", "output_index": index, "item": item})
+        outputs.append(item)
+        index += 1
+    for call in _calls(scenario):
+        item_id = f"fc_fake_{index}"
+        added = {
+            "type": "function_call",
+            "id": item_id,
+            "call_id": call["id"],
+            "name": call["name"],
+            "arguments": "",
+        }
+        send({"type": "response.output_item.added", "output_index": index, "item": added})
+        for fragment in _split(call["json"], int(scenario.get("fragments", 1))):
+            send(
+                {
+                    "type": "response.function_call_arguments.delta",
+                    "item_id": item_id,
+                    "output_index": index,
+                    "delta": fragment,
+                }
+            )
+        done = {**added, "arguments": call["json"], "status": "completed"}
+        send({"type": "response.output_item.done", "output_index": index, "item": done})
+        outputs.append(done)
+        index += 1
+    usage = _usage(scenario)
+    stop = scenario.get("stop_reason")
+    final = {
+        **base,
+        "status": "incomplete" if stop else "completed",
+        "output": outputs,
+        "incomplete_details": {"reason": {"max_tokens": "max_output_tokens"}.get(stop, stop)}
+        if stop
+        else None,
+        "usage": {
+            "input_tokens": usage["input_tokens"],
+            "input_tokens_details": {"cached_tokens": usage.get("cache_read_tokens", 0)},
+            "output_tokens": usage["output_tokens"],
+            "output_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+            "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+        },
+    }
+    kind = "response.incomplete" if stop else "response.completed"
+    return events, [_sse({"type": kind, "response": final}, kind)]
 
 
 # --------------------------------------------------------------------------- errors
@@ -376,7 +529,7 @@ def error_body(vendor: Vendor, status: int, scenario: dict[str, Any]) -> bytes:
         kind = scenario.get("error_type") or _ANTHROPIC_TYPES.get(status, "api_error")
         data: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
         data["request_id"] = "req_fake"
-    elif vendor == "openai":
+    elif vendor in ("openai", "openai-responses"):
         kind = scenario.get("error_type") or ("server_error" if status >= 500 else "invalid_request_error")
         code = scenario.get("error_code", _OPENAI_CODES.get(status))
         data = {
@@ -395,6 +548,15 @@ def _midstream_error(vendor: Vendor, spec: Any) -> bytes:
         kind = detail.get("type", "overloaded_error")
         message = detail.get("message", "Overloaded")
         return _sse({"type": "error", "error": {"type": kind, "message": message}}, "error")
+    if vendor == "openai-responses":
+        message = detail.get("message", "The server had an error while processing your request.")
+        error = {
+            "type": "error",
+            "code": detail.get("code", "server_error"),
+            "message": message,
+            "param": None,
+        }
+        return _sse(error, "error")
     if vendor == "openai":
         message = detail.get("message", "The server had an error while processing your request.")
         kind = detail.get("type", "server_error")

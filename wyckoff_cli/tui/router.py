@@ -85,6 +85,16 @@ class EventRouter:
             self.answer = None
             self.answer_text = ""
 
+    def _drop_partial(self) -> None:
+        """A failed attempt's answer and thinking leave the screen (fallback, retry)."""
+        if self.answer is not None:
+            self.answer.discard()
+            self.answer = None
+            self.answer_text = ""
+        if self.thinking is not None:
+            self.thinking.remove()
+            self.thinking = None
+
     def _set_state(self, state: str) -> None:
         if self.status.state != state:
             self.status.state = state
@@ -168,15 +178,18 @@ class EventRouter:
             case ev.UsageReported() | ev.ModelChanged() | ev.ModeChanged():
                 self.view.status_changed()
             case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
-                if self.answer is not None:
-                    self.answer.discard()
-                    self.answer = None
-                    self.answer_text = ""
-                if self.thinking is not None:
-                    self.thinking.remove()
-                    self.thinking = None
+                self._drop_partial()
                 self.view.add_notice("fallback", f"{old} failed ({error}); continuing with {new}")
                 self.view.status_changed()
+            case ev.Retrying(model=model, attempt=attempt, attempts=attempts, delay=delay, error=error):
+                self._drop_partial()
+                self.view.add_notice(
+                    "retry",
+                    f"{model} failed ({error}); retrying in {delay:.1f} s (attempt {attempt} of {attempts})",
+                )
+            case ev.ServerToolUsed(summary=summary, sources=sources):
+                shown = ", ".join(s.get("title") or s.get("url", "") for s in sources[:5])
+                self.view.add_notice("info", f"{summary}" + (f" — {shown}" if shown else ""))
             case ev.Notice(level=level, message=message):
                 self.view.add_notice(level, message)
             case ev.MessageCommitted():

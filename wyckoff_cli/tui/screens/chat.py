@@ -30,10 +30,13 @@ from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.commands import COMMANDS, parse_command
 from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
+from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
+from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
@@ -85,6 +88,7 @@ class ChatScreen(Screen[None]):
         self.thinking_expanded = False
         self._last_ctrl_c = 0.0
         self._approvals: list[ApprovalScreen] = []
+        self._escapes = DoubleEscape()
         self.completions = Completions(controller.root)
 
     def compose(self) -> ComposeResult:
@@ -282,6 +286,8 @@ class ChatScreen(Screen[None]):
                     self.resume(session_id)
 
             self.app.push_screen(SessionPicker(self.controller.store, self.controller.root), picked)
+        elif name in CHECKPOINT_COMMANDS:
+            run_checkpoint_command(self, name)
         elif (request := self.controller.expand(name, argument)) is not None:
             self.start_turn(request.text, shown=request.shown, required_tools=request.required_tools)
         else:
@@ -340,6 +346,8 @@ class ChatScreen(Screen[None]):
             return
         if self.busy and self.abort is not None:
             self.abort.abort()
+        elif not self.query_one(PromptInput).text and self._escapes.press():
+            run_checkpoint_command(self, "rewind")  # Esc Esc on an empty input
 
     def action_ctrl_c(self) -> None:
         selected = self.get_selected_text()

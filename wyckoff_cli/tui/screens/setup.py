@@ -16,11 +16,10 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-PROVIDERS = (
-    ("anthropic", "ANTHROPIC_API_KEY", "Claude (anthropic:claude-sonnet-4-5)"),
-    ("openai", "OPENAI_API_KEY", "OpenAI (openai:gpt-5) and compatible endpoints"),
-    ("gemini", "GEMINI_API_KEY", "Gemini (gemini:gemini-2.5-pro); GOOGLE_API_KEY also works"),
-)
+from wyckoff_cli.core.provider_table import setup_entries
+
+# (name, variable, label) of each provider that takes a pasted key: from the provider table
+PROVIDERS = tuple((e.name, e.setup_variable, e.setup_label or e.name) for e in setup_entries())
 
 
 class SetupScreen(Screen[str | None]):
