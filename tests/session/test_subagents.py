@@ -406,3 +406,18 @@ def test_stream_json_shows_wrapped_events() -> None:
         },
     }
     assert ev.event_from_dict(json.loads(json.dumps(data))) == wrapped
+
+
+async def test_a_task_that_may_change_files_is_checkpointed_first(project: Path) -> None:
+    from wyckoff_cli.core.messages import ToolCallPart
+    from wyckoff_cli.runtime.checkpoints.hooks import CheckpointHooks
+
+    _, factory = providers([], [])
+    session = build(make_builder(project, factory), PARENT)
+    task = session.registry.get("task")
+    hooks = CheckpointHooks(None, "s1")  # no engine: a round that would checkpoint warns once
+    explore = ToolCallPart("t1", "task", {"agent": "explore", "description": "d", "prompt": "p"})
+    assert await hooks.before_tool_round([explore], [task]) == ()
+    general = ToolCallPart("t2", "task", {"agent": "general", "description": "d", "prompt": "p"})
+    assert await hooks.before_tool_round([general], [task]) != ()
+    await session.aclose()
