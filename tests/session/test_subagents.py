@@ -421,3 +421,40 @@ async def test_a_task_that_may_change_files_is_checkpointed_first(project: Path)
     general = ToolCallPart("t2", "task", {"agent": "general", "description": "d", "prompt": "p"})
     assert await hooks.before_tool_round([general], [task]) != ()
     await session.aclose()
+
+
+async def test_a_child_stops_at_its_round_limit(project: Path) -> None:
+    agent_file(
+        project / ".wyckoff" / "agents",
+        "brief",
+        f"name: brief\ndescription: Short.\ntools: [grep]\nmodel: {CHILD}\nmax_rounds: 1",
+    )
+    grep = {"tool_calls": [{"name": "grep", "args": {"pattern": "x"}}]}
+    made, factory = providers(
+        [{"tool_calls": [task_call("brief", "search")]}, {"text": "done"}],
+        [dict(grep), dict(grep), dict(grep)],
+    )
+    session = build(make_builder(project, factory), PARENT)
+    events = await run(session, "go")
+    assert child_events(events, ev.TurnDone)[0].reason == "max_tool_rounds"
+    result = next(e for e in events if isinstance(e, ev.ToolSucceeded) and e.name == "task")
+    assert "The agent stopped early: max_tool_rounds." in result.result
+    assert len(made[CHILD].requests) == 2  # one tool round, then the limit
+    await session.aclose()
+
+
+def test_the_default_round_limit_comes_from_the_config(project: Path) -> None:
+    from tests.session.subagent_support import flat_cost
+    from wyckoff_cli.session.subagents import SessionChildFactory
+
+    (project / ".wyckoff" / "config.toml").write_text("[agents]\nmax_rounds = 3\n", encoding="utf-8")
+    _, factory = providers([], [])
+    builder = make_builder(project, factory)
+    session = build(builder, PARENT, mode="auto-edit")
+    children = SessionChildFactory(builder, session, None, flat_cost)
+    explore, finder = builder.agents().get("explore"), builder.agents().get("finder")
+    assert explore is not None and finder is not None
+    child = children.child(explore)
+    assert child.runtime.settings.max_tool_rounds == 3
+    assert child.runtime.policy.mode == "auto-edit" and child.model == PARENT
+    assert children.child(finder).model == CHILD

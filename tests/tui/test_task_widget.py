@@ -65,6 +65,9 @@ async def test_a_task_widget_shows_the_child_live_and_expanded(tmp_path: Path) -
         status = app.controller.status
         assert status.input_tokens == 8000 and status.per_agent["explore"].input_tokens == 4000
         assert dict(status.segments())["agents"] == "main $0.0040 · explore $0.0040"
+        cost = [e async for e in app.controller.command("cost", "")][0]
+        rows = {row[0]: row for row in cost.rows}  # type: ignore[attr-defined]
+        assert rows["agent explore"][2] == "4,000" and rows["total"][2] == "8,000"
 
 
 async def test_a_childs_approval_opens_the_dialog_naming_the_agent(tmp_path: Path) -> None:
