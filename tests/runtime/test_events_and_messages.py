@@ -83,6 +83,16 @@ SAMPLES: dict[type, dict[str, typing.Any]] = {
         "sources": [{"url": "https://example.com", "title": "Example"}],
     },
     ev.Notice: {"level": "warning", "message": "careful"},
+    ev.HookRan: {
+        "hook_event": "PreToolUse",
+        "command": "./check.sh",
+        "outcome": "blocked",
+        "elapsed_ms": 12,
+        "exit_code": 2,
+        "message": "no rm",
+        "source": ".claude/settings.json",
+        "call_id": "c1",
+    },
     ev.MessageCommitted: {"message": {"role": "user", "parts": [{"type": "text", "text": "x"}]}},
     ev.TurnDone: {
         "text": "t",

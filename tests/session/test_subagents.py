@@ -458,3 +458,22 @@ def test_the_default_round_limit_comes_from_the_config(project: Path) -> None:
     assert child.runtime.settings.max_tool_rounds == 3
     assert child.runtime.policy.mode == "auto-edit" and child.model == PARENT
     assert children.child(finder).model == CHILD
+
+
+async def test_user_hooks_hold_for_a_childs_calls(project: Path, isolated_environment: Path) -> None:
+    config = isolated_environment / "config" / "config.toml"  # the user's file: its hooks run untrusted-free
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        '[[hooks.PreToolUse]]\nmatcher = "grep"\n'
+        'hooks = [{ type = "command", command = "echo no grep for agents >&2; exit 2" }]\n',
+        encoding="utf-8",
+    )
+    made, factory = providers(
+        [{"tool_calls": [task_call("finder", "search")]}, {"text": "done"}],
+        [{"tool_calls": [{"name": "grep", "args": {"pattern": "main"}}]}, {"text": "blocked"}],
+    )
+    session = build(make_builder(project, factory), PARENT)
+    events = await run(session, "go")
+    failed = child_events(events, ev.ToolFailed)
+    assert failed and "no grep for agents" in failed[0].error
+    await session.aclose()

@@ -13,6 +13,12 @@ text mode the session id is printed to stderr; the `json` output carries it as
 `session_id`. At the end a one-line summary goes to stderr (cli/run_summary.py).
 `--no-session` works without a writable Wyckoff folder: memory is then off, with a
 notice.
+
+A prompt `/NAME args` naming a custom slash command (docs/EXTENDING.md) is expanded
+first: its `allowed-tools` are allowed for the run, its `model` answers unless
+`--model` is given, and its `` !`command` `` snippets go through the permission policy
+(nothing can be asked here: allow them with `--allow` or a mode). The project's user
+hooks run only once trusted (`wyckoff hooks trust`) or with `--trust-hooks`.
 """
 
 from __future__ import annotations
@@ -30,7 +36,12 @@ from wyckoff_cli.cli.agents_cmd import add_budget_argument
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from wyckoff_cli.session.builder import SessionBuilder
+    from collections.abc import AsyncIterator
+
+    from wyckoff_cli.core.events import RuntimeEvent
+    from wyckoff_cli.runtime.loop import AbortSignal
+    from wyckoff_cli.session.builder import Session, SessionBuilder
+    from wyckoff_cli.session.custom_commands import TurnRequest
     from wyckoff_cli.storage.recorder import SessionRecorder
 
 EXIT_FOR_REASON = {
@@ -87,6 +98,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --continue/--resume: continue in a new session that starts from that session's history",
     )
+    parser.add_argument(
+        "--trust-hooks",
+        action="store_true",
+        help="run this project's hooks for this run although they are not trusted (nothing is recorded)",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -122,13 +138,18 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     cwd = (args.cwd or Path.cwd()).resolve()
     workspace = open_workspace(cwd)
     workspace.sandbox = args.sandbox
-    builder = SessionBuilder(workspace, cwd=cwd, max_budget_usd=args.max_budget_usd)
+    builder = SessionBuilder(
+        workspace, cwd=cwd, trust_project_hooks=args.trust_hooks, max_budget_usd=args.max_budget_usd
+    )
     config = builder.config
-    model = args.model or config.model
+    request = _custom_request(prompt, builder)
+    model = args.model or (request.model if request is not None else None) or config.model
     mode = args.permission_mode or config.permission_mode
+    allow = [*args.allow, *(request.allow if request is not None else ())]
     # a missing key, an unknown model or a bad rule fails before any session exists
     provider = builder.provider(model)
-    build_policy(config, mode, args.allow)
+    build_policy(config, mode, allow)
+    _warn_untrusted_hooks(builder)
     recorder = _open_session(args, builder, provider.name)
     if recorder is None and config.context.memory:
         from wyckoff_cli.storage.paths import data_dir, writable_problem
@@ -141,7 +162,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         model=model,
         mode=mode,
         recorder=recorder,
-        allow=args.allow,
+        allow=allow,
         max_tool_rounds=args.max_tool_rounds,
         provider=provider,
     )
@@ -161,9 +182,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     out = sys.stdout
     printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
     try:
-        turn = runtime.run_stream(
-            session.conversation, prompt, system_prompt=session.system_prompt, abort=abort
-        )
+        start = "resume" if args.continue_session or args.resume else "startup"
+        turn = _turn(builder, session, prompt, request, abort, start)
         async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
@@ -178,6 +198,11 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
                 printer.handle(event)
                 if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
                     print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
+                if isinstance(event, ev.HookRan) and (event.outcome != "ok" or event.message):
+                    print(
+                        f"\n[hook] {event.hook_event} {event.command}: {event.outcome} {event.message}",
+                        file=sys.stderr,
+                    )
             if isinstance(event, ev.TurnFailed):
                 failure = event
                 if args.output_format == "text":
@@ -187,6 +212,11 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
+        await builder.user_hooks.session_end("other")
+        for hook_event in builder.user_hooks.take_events():
+            if recorder is not None:
+                recorder.record(hook_event)
+        await builder.user_hooks.aclose()
         await runtime.close()
         if recorder is not None:
             recorder.close()
@@ -222,6 +252,74 @@ def _session_error(recorder: SessionRecorder | None) -> str | None:
         return None
     exc = recorder.write_error
     return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+
+
+def _custom_request(prompt: str, builder: SessionBuilder) -> TurnRequest | None:
+    """`/NAME args` naming a custom command: the turn it expands to."""
+    from wyckoff_cli.session.commands import BY_NAME
+    from wyckoff_cli.session.custom_commands import discover_commands, request_for
+
+    if not prompt.startswith("/"):
+        return None
+    name, _, argument = prompt[1:].partition(" ")
+    command = discover_commands(builder.workspace.root).get(name.strip())
+    if command is None:
+        return None
+    if command.name in BY_NAME and command.name not in builder.config.commands.prefer:
+        return None
+    return request_for(command, argument.strip())
+
+
+async def _turn(
+    builder: SessionBuilder,
+    session: Session,
+    prompt: str,
+    request: TurnRequest | None,
+    abort: AbortSignal,
+    start: str,
+) -> AsyncIterator[RuntimeEvent]:
+    """SessionStart hooks, a custom command's snippets, then the turn."""
+    from wyckoff_cli.core import events as ev
+    from wyckoff_cli.session.custom_commands import ShellExpansion, shell_snippets
+    from wyckoff_cli.session.extensions import request_notices
+
+    await builder.user_hooks.session_start(start)
+    text = prompt
+    if request is not None:
+        for notice in request_notices(request):
+            yield notice
+        text = request.text
+        if shell_snippets(text):
+            expansion = ShellExpansion(
+                text,
+                request.command or "command",
+                session.policy,
+                session.registry,
+                builder.workspace.root,
+                session.runtime.tool_env,
+                set(),
+            )
+            async for event in expansion.events():
+                yield event
+            if expansion.failed is not None:
+                yield ev.TurnFailed("denied", expansion.failed)
+                yield ev.TurnDone("", "stopped", 0)
+                return
+            text = expansion.text
+    required = request.required_tools if request is not None else ()
+    async for event in session.runtime.run_stream(
+        session.conversation, text, system_prompt=session.system_prompt, abort=abort, required_tools=required
+    ):
+        yield event
+
+
+def _warn_untrusted_hooks(builder: SessionBuilder) -> None:
+    for file in builder.user_hooks.hooks.needing_trust():
+        print(
+            f"wyckoff: the hooks in {file.path} are not trusted ({file.state}) and do not run; "
+            "`wyckoff hooks trust` trusts them, --trust-hooks runs them this once",
+            file=sys.stderr,
+        )
 
 
 def _open_session(args: argparse.Namespace, builder: SessionBuilder, model: str) -> SessionRecorder | None:

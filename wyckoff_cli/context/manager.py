@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from wyckoff_cli.context.compaction import (
@@ -102,6 +102,8 @@ class ContextManager(ContextHooks):
         self._system_prompt: str | None = None
         self._superseded: set[str] = set()
         self._last_raw_estimate = 0
+        # told before every compaction ("auto" or "manual", the focus): PreCompact hooks
+        self.before_compact: Callable[[str, str | None], Awaitable[None]] | None = None
 
     def tools(self) -> list[Tool]:
         """The tools context management adds: `remember` when memory is on."""
@@ -223,6 +225,8 @@ class ContextManager(ContextHooks):
         focus: str | None,
         force: bool,
     ) -> Compaction | None:
+        if self.before_compact is not None:
+            await self.before_compact("manual" if force else "auto", focus)
         before = self.estimator.request(system_prompt, tools, history)
         ratio = self.estimator.ratio
         threshold = self.threshold

@@ -3,6 +3,7 @@
 It is made of, in this order: the built-in coding-assistant prompt
 (`prompts/system.md`), usage notes for the tools this session has
 (`prompts/tools.md`, one `## name` section per tool, in the registry's order), the
+names and descriptions of the skills (`skills.py`, sorted by name), the
 environment (OS, shell, workspace root, git or not, today's date — never the time),
 and the project instructions (AGENTS.md / WYCKOFF.md, see `instructions.py`).
 
@@ -88,12 +89,15 @@ class SystemPromptBuilder:
     tool_names: tuple[str, ...] = ()
     instructions: ProjectInstructions = field(default_factory=lambda: ProjectInstructions((), ""))
     base: str | None = None  # replaces prompts/system.md (tests, custom agents)
+    skills: str = ""  # the list of skills (context/skills.py `prompt_section`)
 
     def build(self) -> str:
         sections = [self.base if self.base is not None else load_prompt("system")]
         guidance = tool_guidance(self.tool_names)
         if guidance:
             sections.append(f"# Using the tools\n\n{guidance}")
+        if self.skills:
+            sections.append(self.skills)
         sections.append(f"# Environment\n\n{self.environment.render()}")
         if self.instructions.text:
             sections.append(

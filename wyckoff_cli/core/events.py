@@ -273,6 +273,25 @@ class Notice(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class HookRan(_Event):
+    """A user hook ran: for `hook_event` (`PreToolUse`, `Stop`, …), its `command` from
+    `source`, how long, and the `outcome`: `ok`, `blocked` (exit 2 or a JSON decision
+    that blocks or denies), `error` (another exit code: shown, not blocking) or
+    `timeout`. `message` is what the person is shown (stderr, the reason); `call_id`
+    the tool call it belongs to."""
+
+    type: ClassVar[str] = "hook_run"
+    hook_event: str
+    command: str
+    outcome: Literal["ok", "blocked", "error", "timeout"]
+    elapsed_ms: int = 0
+    exit_code: int | None = None
+    message: str = ""
+    source: str = ""
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MessageCommitted(_Event):
     """A message became final and was appended to the history (for persistence)."""
 
@@ -398,6 +417,7 @@ RuntimeEvent = (
     | Retrying
     | ServerToolUsed
     | Notice
+    | HookRan
     | MessageCommitted
     | TurnDone
     | TurnFailed

@@ -4,20 +4,57 @@ Subclass `RuntimeHooks` and override what you need. A hook may return a modified
 input (or `None` to keep it) and may raise `StopRun(reason)` to end the run; the turn
 then ends with `done.reason == "stopped"` and a valid history.
 
-Context management plugs in through `wyckoff_cli.context.hooks.ContextHooks`.
+Two hook points decide rather than change: `decide_tool(call, args)` may allow, deny
+or ask for a call (or change its arguments) after its arguments passed the schema and
+before the approval policy — across hooks, deny wins over ask over allow
+(`merge_decisions`); `before_stop(text)` may return a reminder that makes the turn go
+on instead of ending. `attach(emit)` gives a hook, at the start of each turn, the way
+to put its own events on that turn's stream.
+
+Context management plugs in through `wyckoff_cli.context.hooks.ContextHooks`; user
+hooks (Claude Code compatible) through `wyckoff_cli.runtime.user_hooks.UserHooks`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from wyckoff_cli.core.messages import Message, ToolCallPart, ToolSpec
 
 if TYPE_CHECKING:
     from wyckoff_cli.core.events import RuntimeEvent, TurnDone
     from wyckoff_cli.tools.base import Tool
+
+
+Emit = Callable[["RuntimeEvent"], Awaitable[None]]
+Permission = Literal["allow", "deny", "ask"]
+_STRENGTH = {None: 0, "allow": 1, "ask": 2, "deny": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDecision:
+    """What a hook says about one call: `permission` (`allow` skips the ordinary
+    approval question but never a deny rule or the questions asked in every mode; `ask`
+    asks even where the policy would allow; `deny` refuses with `reason`), and/or
+    `args` to run instead (validated against the tool's schema again)."""
+
+    permission: Permission | None = None
+    reason: str = ""
+    args: dict[str, Any] | None = None
+
+
+def merge_decisions(decisions: Iterable[ToolDecision | None]) -> ToolDecision | None:
+    """One decision from several hooks': the strongest permission (deny > ask > allow),
+    the reasons of that permission, and the last changed arguments (none when denied)."""
+    given = [d for d in decisions if d is not None]
+    if not given:
+        return None
+    permission = max((d.permission for d in given), key=lambda p: _STRENGTH[p])
+    reasons = [d.reason for d in given if d.permission == permission and d.reason]
+    args = next((d.args for d in reversed(given) if d.args is not None), None)
+    return ToolDecision(permission, "; ".join(reasons), None if permission == "deny" else args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,4 +97,15 @@ class RuntimeHooks:
         return None
 
     async def on_event(self, event: RuntimeEvent) -> None:
+        return None
+
+    def attach(self, emit: Emit) -> None:
+        """Called at the start of every turn with the way to emit onto its stream."""
+        return None
+
+    async def decide_tool(self, call: ToolCallPart, args: dict[str, Any]) -> ToolDecision | None:
+        return None
+
+    async def before_stop(self, text: str) -> str | None:
+        """The model ended its turn with `text`; a returned reminder makes it go on."""
         return None

@@ -306,6 +306,8 @@ class AgentRuntime:
         self, turn: _Turn, message: Message, system_prompt: str, guards: GuardPipeline
     ) -> tuple[ev.DoneReason, str]:
         for hook in self.hooks:
+            hook.attach(lambda event: self._emit(turn, event))
+        for hook in self.hooks:
             changed = await hook.before_run(message)
             if changed is not None:
                 message = changed
@@ -354,6 +356,10 @@ class AgentRuntime:
             if not calls:
                 verdict = guards.check_final(turn.state, assistant.text)
                 if verdict is None:
+                    reminder = await self._stop_reminder(assistant.text)
+                    if reminder:  # a Stop hook makes the turn go on
+                        await self._commit(turn, Message.user(reminder, synthetic="stop_hook"))
+                        continue
                     return "completed", turn.stops.full_text(assistant.text)
                 if verdict.unreliable:
                     names = ", ".join(req.describe() for req in verdict.missing)
@@ -396,6 +402,10 @@ class AgentRuntime:
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:
                 return "completed_by_tool", finisher.text
+
+    async def _stop_reminder(self, text: str) -> str:
+        reminders = [r for hook in self.hooks if (r := await hook.before_stop(text))]
+        return "\n\n".join(reminders)
 
     async def _model_round(self, turn: _Turn, request: ModelRequest) -> Message:
         model = self.provider.name

@@ -24,12 +24,12 @@ from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
-from wyckoff_cli.runtime.hooks import RuntimeHooks
+from wyckoff_cli.runtime.hooks import RuntimeHooks, ToolDecision, merge_decisions
 from wyckoff_cli.runtime.offload import offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
-from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.policy import ApprovalPolicy, Verdict
 from wyckoff_cli.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -177,13 +177,33 @@ class ToolCallRunner:
         except ToolError as exc:
             await self._answer(CallResult(call, exc.message, True), emit)
             return None, False
-        return await self._approve(call, tool, args, emit), False
+        decision = merge_decisions([await hook.decide_tool(call, args) for hook in self.hooks])
+        if decision is not None and decision.args is not None:  # a hook changed the arguments
+            problem = _invalid_arguments(tool, decision.args)
+            if problem is not None:
+                text = f"A hook changed the arguments, but they are invalid: {problem}"
+                await self._answer(CallResult(call, text, True), emit)
+                return None, False
+            args = decision.args
+            call = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
+        if decision is not None and decision.permission == "deny":
+            reason = decision.reason or "a hook refused it"
+            await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=reason))
+            await self._answer(CallResult(call, f"Not run: blocked by a hook: {reason}", True), emit)
+            return None, False
+        return await self._approve(call, tool, args, emit, decision), False
 
     async def _approve(
-        self, call: ToolCallPart, tool: Tool, args: dict[str, Any], emit: Emit
+        self,
+        call: ToolCallPart,
+        tool: Tool,
+        args: dict[str, Any],
+        emit: Emit,
+        hook: ToolDecision | None = None,
     ) -> _Prepared | None:
         ctx = self._context(call.id)
         verdict = await self.policy.decide(tool, args, ctx)  # off the event loop for long commands
+        verdict = hooked_verdict(verdict, hook, self.policy, tool, args, ctx)
         if verdict.action == "allow":
             if tool.requires_approval:
                 await emit(
@@ -342,6 +362,29 @@ class ToolCallRunner:
         return CallResult(
             call, text, False, display, offloaded, _ms(started), tool.completes_run, item.proposed_args
         )
+
+
+def hooked_verdict(
+    verdict: Verdict,
+    hook: ToolDecision | None,
+    policy: ApprovalPolicy,
+    tool: Tool,
+    args: dict[str, Any],
+    ctx: ToolContext,
+) -> Verdict:
+    """The policy's verdict after a hook's `allow` or `ask`: `ask` asks where the
+    policy allowed; `allow` skips an ordinary question (one "always" could answer), never
+    a deny or the questions asked in every mode (outside paths, destructive commands)."""
+    if hook is None:
+        return verdict
+    reason = hook.reason or "a hook asks for approval"
+    if hook.permission == "ask" and verdict.action == "allow":
+        return Verdict(
+            "ask", reason, policy.saveable_rule(tool, args, ctx) if tool.requires_approval else None
+        )
+    if hook.permission == "allow" and verdict.action == "ask" and verdict.rule is not None:
+        return Verdict("allow", hook.reason or "allowed by a hook")
+    return verdict
 
 
 def _partition(calls: Sequence[ToolCallPart], registry: ToolRegistry) -> list[list[ToolCallPart]]:

@@ -38,9 +38,11 @@ from wyckoff_cli.tools.sandbox import ShellSettings
 if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
+    from wyckoff_cli.context.skills import SkillCatalog
     from wyckoff_cli.runtime.agent_files import AgentCatalog
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.subagents import SessionBudget
+    from wyckoff_cli.runtime.user_hooks import UserHooks
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 
@@ -110,6 +112,11 @@ class SessionBuilder:
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
     hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
+    load_user_hooks: bool = True  # the hooks of config.toml and the project's files
+    trust_project_hooks: bool = False  # run untrusted project hooks this time (headless --trust-hooks)
+    _user_hooks: UserHooks | None = field(default=None, init=False, repr=False)
+    _skills: SkillCatalog | None = field(default=None, init=False, repr=False)
+
     host_files: HostFiles | None = None  # an editor's files and terminal (ACP), when offered
     host_terminal: HostTerminal | None = None
     subagents: bool | None = None  # the `task` tool; None: when the tools are the built-ins
@@ -117,6 +124,37 @@ class SessionBuilder:
     cost: Callable[[str, Usage], float | None] | None = None  # USD of a call; default: the catalogue
     _agents: AgentCatalog | None = field(default=None, init=False, repr=False)
     _budgets: dict[str | None, SessionBudget] = field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def user_hooks(self) -> UserHooks:
+        """The workspace's user hooks (read once; `reload_hooks` after a trust answer)."""
+        if self._user_hooks is None:
+            from wyckoff_cli.runtime.hook_config import HookSet, load_hooks
+            from wyckoff_cli.runtime.user_hooks import UserHooks
+
+            root = self.workspace.root
+            hookset = load_hooks(root) if self.load_user_hooks else HookSet(root)
+            if self.trust_project_hooks:
+                hookset.trusted_for_run.update(f.path for f in hookset.files if f.project)
+            self._user_hooks = UserHooks(hookset, project_dir=root, cwd=self.cwd)
+        return self._user_hooks
+
+    def reload_hooks(self) -> None:
+        """Read the hook files and their trust again (after the user trusted them)."""
+        from wyckoff_cli.runtime.hook_config import load_hooks
+
+        if self._user_hooks is not None and self.load_user_hooks:
+            trusted_for_run = self._user_hooks.hooks.trusted_for_run
+            self._user_hooks.hooks = load_hooks(self.workspace.root)
+            self._user_hooks.hooks.trusted_for_run = trusted_for_run
+
+    @property
+    def skills(self) -> SkillCatalog:
+        if self._skills is None:
+            from wyckoff_cli.context.skills import discover_skills
+
+            self._skills = discover_skills(self.workspace.root)
+        return self._skills
 
     @property
     def config(self) -> Config:
@@ -191,6 +229,11 @@ class SessionBuilder:
         policy = build_policy(config, mode, [*self.extra_allow, *allow])  # type: ignore[arg-type]
         provider = provider or self.provider(model)
         registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
+        skills = self.skills
+        if skills.skills and registry.get("skill") is None:
+            from wyckoff_cli.context.skills import skill_tool
+
+            registry.add(skill_tool(skills))
         context = None
         if self.manage_context:
             context = build_context(
@@ -202,19 +245,30 @@ class SessionBuilder:
             )
             for tool in context.tools():
                 registry.add(tool)
-            set_prompt(context, self.workspace.root, registry)
+            set_prompt(context, self.workspace.root, registry, skills)
         known = [*session_tool_names(), *registry.names()]  # rules may name tools this session lacks
         check_rule_tools(self.workspace.loaded.files, [*policy.allow, *policy.deny], known)
         policy.protected_roots = protected_roots
-        hooks = (  # checkpoints of the work tree before rounds that may change files
+        checkpoints = (  # checkpoints of the work tree before rounds that may change files
             checkpoint_hooks(
                 self.workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
             )
             if recorder is not None
             else []
         )
+        user_hooks = self.user_hooks
+        user_hooks.session_id = recorder.id if recorder is not None else None
+        user_hooks.transcript_path = str(recorder.directory / "chat.jsonl") if recorder is not None else None
+        user_hooks.permission_mode = lambda: policy.mode
+        if context is not None:
+            context.before_compact = user_hooks.pre_compact
+        hooks: list[RuntimeHooks] = [*self.hooks, *checkpoints, user_hooks]
+        if skills.skills:
+            from wyckoff_cli.runtime.skill_mentions import SkillMentions
+
+            hooks.append(SkillMentions(skills))
         budget = self.budget(recorder.id if recorder is not None else None)
-        runtime_hooks = [*self.hooks, *hooks, *_budget_hooks(budget)]
+        hooks += _budget_hooks(budget)
         runtime = AgentRuntime(
             provider,
             registry,
@@ -225,7 +279,7 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
-            hooks=runtime_hooks,
+            hooks=hooks,
             host_files=self.host_files,
             host_terminal=self.host_terminal,
         )
@@ -240,7 +294,7 @@ class SessionBuilder:
             context,
             recorder,
             self.fixed_prompt,
-            checkpoints=hooks[0].commands() if hooks else None,
+            checkpoints=checkpoints[0].commands() if checkpoints else None,
         )
         if self.subagents if self.subagents is not None else self.tools_factory is None:
             from wyckoff_cli.session.subagents import add_task_tool
@@ -321,14 +375,19 @@ def build_context(
     )
 
 
-def set_prompt(context: ContextManager, root: Path, registry: ToolRegistry) -> None:
-    """Give the context manager its system prompt, listing the registry's tools."""
+def set_prompt(
+    context: ContextManager, root: Path, registry: ToolRegistry, skills: SkillCatalog | None = None
+) -> None:
+    """Give the context manager its system prompt, listing the registry's tools and
+    the skills' names and descriptions."""
     from wyckoff_cli.context.prompt import Environment, SystemPromptBuilder
+    from wyckoff_cli.context.skills import prompt_section
 
     environment, names = Environment.detect(root), tuple(registry.names())
+    listed = prompt_section(skills, context.context_window) if skills is not None else ""
     reload = context.reload_instructions
     context.prompt = (
-        SystemPromptBuilder(environment, names, reload())
+        SystemPromptBuilder(environment, names, reload(), skills=listed)
         if reload
-        else SystemPromptBuilder(environment, names)
+        else SystemPromptBuilder(environment, names, skills=listed)
     )

@@ -1,7 +1,8 @@
 """Slash commands: declared once, with a description, here.
 
-`/help` and the input's completion both read `COMMANDS`; the chat screen dispatches
-a command to its `command_<name>` method.
+`/help` and the input's completion both read the controller's `slash_commands`:
+these built-ins, then the custom commands (session/custom_commands.py) with the
+folder they came from.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ class SlashCommand:
     name: str
     description: str
     argument: str = ""  # e.g. "[ID]" — shown in help and completion
+    source: str = ""  # a custom command's origin: "project", "project (.claude)", "user"
 
     @property
     def usage(self) -> str:
-        return f"/{self.name} {self.argument}".rstrip()
+        where = f" ({self.source})" if self.source else ""
+        return f"/{self.name}{where} {self.argument}".rstrip()
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -32,6 +35,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("permissions", "list the allow and deny rules", "[remove RULE]"),
     SlashCommand("init", "ask the model to write AGENTS.md for this project"),
     SlashCommand("export", "export this session as Markdown", "[FILE]"),
+    SlashCommand("skills", "list the skills and what each costs when loaded"),
+    SlashCommand("hooks", "list the user hooks with their source and trust", "[trust]"),
     SlashCommand("rewind", "go back to an earlier message: code, conversation or both (Esc Esc)"),
     SlashCommand("undo", "restore the files as they were before the last round that changed them"),
     SlashCommand("redo", "bring back what the last /undo removed"),

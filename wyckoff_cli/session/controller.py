@@ -11,46 +11,39 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.session import extensions
 from wyckoff_cli.session.builder import Session, SessionBuilder
+from wyckoff_cli.session.commands import SlashCommand
+from wyckoff_cli.session.custom_commands import (
+    CommandCatalog,
+    ShellExpansion,
+    runtime_for_model,
+    shell_snippets,
+    turn_rules,
+)
+from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
+from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
 from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
 
 if TYPE_CHECKING:
+    from wyckoff_cli.runtime.hook_config import HookFile
     from wyckoff_cli.runtime.loop import AbortSignal
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 
 log = logging.getLogger(__name__)
 
-INIT_PROMPT = (
-    "Write an AGENTS.md file at the root of this repository for coding assistants working here. "
-    "First look around: list the files, read the README and build files, find how to install, run the "
-    "tests and lint. Then write a concise AGENTS.md (under 150 lines) covering: what the project is, the "
-    "layout, how to set up, build, test and lint (exact commands), code style and conventions you "
-    "observed, and anything surprising. If an AGENTS.md exists, improve it instead of replacing it."
-)
-
 
 # (store, session id, "md" | "json") -> the exported text; the CLI's `sessions export`
 Exporter = Callable[["SessionStore", str, str], str]
-
-
-@dataclass(frozen=True, slots=True)
-class TurnRequest:
-    """A command that becomes a turn: the text sent, what the transcript shows for it,
-    and the tools the turn must call."""
-
-    text: str
-    shown: str
-    required_tools: tuple[str, ...] = ()
 
 
 class ChatController:
@@ -81,6 +74,9 @@ class ChatController:
         self._session: Session | None = None
         self._recorder: SessionRecorder | None = None
         self._empty = Conversation()
+        self._commands: CommandCatalog | None = None
+        self._approved_snippets: set[str] = set()  # `!`…`` commands approved this app run
+        self._hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
         if loaded is not None:
             self._recorder = builder.open_recorder(self.model, loaded)
             self.status.restore(loaded.info.usage_by_model)
@@ -189,19 +185,58 @@ class ChatController:
     # ---------------------------------------------------------------- turns
 
     async def turn(
-        self, text: str, abort: AbortSignal, required_tools: Sequence[str] = ()
+        self,
+        text: str,
+        abort: AbortSignal,
+        required_tools: Sequence[str] = (),
+        request: TurnRequest | None = None,
     ) -> AsyncIterator[ev.RuntimeEvent]:
+        """One turn; `request` when it comes from a command (its `!`…`` snippets run
+        first, its rules hold for this turn only, its model answers this turn)."""
         session = self.session
-        try:
-            async for event in session.runtime.run_stream(
-                session.conversation,
-                text,
-                system_prompt=session.system_prompt,
-                abort=abort,
-                required_tools=required_tools,
-            ):
-                self._observe(event)
+        if self._hook_source is not None:  # SessionStart hooks; their events come with the turn
+            source, self._hook_source = self._hook_source, None
+            await self.builder.user_hooks.session_start(source)
+        runtime = session.runtime
+        if request is not None:
+            for event in extensions.request_notices(request):
                 yield event
+            if shell_snippets(text):
+                expansion = ShellExpansion(
+                    text,
+                    request.command or "command",
+                    session.policy,
+                    session.registry,
+                    self.root,
+                    session.runtime.tool_env,
+                    self._approved_snippets,
+                )
+                async for event in expansion.events():
+                    self._observe(event)
+                    yield event
+                if expansion.failed is not None:
+                    yield ev.Notice("error", expansion.failed)
+                    yield ev.TurnDone("", "stopped", 0)
+                    return
+                text = expansion.text
+            if request.model and request.model != self.model:
+                problem = self.check_model(request.model)
+                if problem:
+                    yield ev.Notice("error", f"/{request.command}: {problem}")
+                    yield ev.TurnDone("", "error", 0)
+                    return
+                runtime = runtime_for_model(runtime, self.builder.provider(request.model))
+        try:
+            with turn_rules(session.policy, request.allow if request is not None else ()):
+                async for event in runtime.run_stream(
+                    session.conversation,
+                    text,
+                    system_prompt=session.system_prompt,
+                    abort=abort,
+                    required_tools=required_tools,
+                ):
+                    self._observe(event)
+                    yield event
         finally:
             if session.recorder is not None:
                 session.recorder.flush()
@@ -270,6 +305,10 @@ class ChatController:
         except Exception as exc:
             yield ev.Notice("error", f"Compaction failed: {getattr(exc, 'message', exc)}")
             return
+        finally:
+            for hook_event in self.builder.user_hooks.take_events():  # PreCompact hooks
+                self._observe(hook_event)
+                yield hook_event
         if event is None:
             yield ev.Notice("info", "Nothing to compact yet")
         side = session.runtime.side_usage()
@@ -283,7 +322,8 @@ class ChatController:
             self._recorder.flush()
 
     async def new_session(self) -> ev.RuntimeEvent:
-        await self._close_session(recorder=True)
+        await self._close_session(recorder=True, reason="clear")
+        self._hook_source = "clear"
         self.loaded = None
         self._empty = Conversation()
         self.status.reset()
@@ -300,14 +340,19 @@ class ChatController:
             recorder = self.builder.open_recorder(self.model, loaded)
         except SessionLocked as exc:  # another process writes it (storage/session_lock.py)
             return ev.Notice("error", exc.message)
-        await self._close_session(recorder=True)
+        await self._close_session(recorder=True, reason="other")
+        self._hook_source = "resume"
         self.loaded = loaded
         self._recorder = recorder
         self.status.reset()
         self.status.restore(loaded.info.usage_by_model)
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))
 
-    async def _close_session(self, *, recorder: bool = False) -> None:
+    async def _close_session(self, *, recorder: bool = False, reason: str = "exit") -> None:
+        if recorder and self._session is not None and self._hook_source is None:
+            await self.builder.user_hooks.session_end(reason)  # recorded in the session ending
+            for event in self.builder.user_hooks.take_events():
+                self._observe(event)
         if self._session is not None:
             await self._session.runtime.close()
             self._session = None
@@ -317,14 +362,36 @@ class ChatController:
 
     async def aclose(self) -> None:
         await self._close_session(recorder=True)
+        await self.builder.user_hooks.aclose()
 
     # ---------------------------------------------------------------- commands
 
+    @property
+    def custom_commands(self) -> CommandCatalog:
+        """The custom slash commands (read at first use)."""
+        if self._commands is None:
+            from wyckoff_cli.session.custom_commands import discover_commands
+
+            self._commands = discover_commands(self.root)
+        return self._commands
+
+    @property
+    def slash_commands(self) -> list[SlashCommand]:
+        """What `/help` and completion list: the built-ins, then the custom commands."""
+        return extensions.slash_commands(self.custom_commands, self.builder.config.commands.prefer)
+
     def expand(self, name: str, argument: str) -> TurnRequest | None:
-        """A command that is a prompt for the model, as the turn to run; else None."""
-        if name == "init":
-            return TurnRequest(INIT_PROMPT, "/init", ("write_file",))
-        return None
+        """A command that is a prompt for the model, as the turn to run; else None. A
+        custom command with a built-in's name runs only when `commands.prefer` names it."""
+        return extensions.expand(name, argument, self.custom_commands, self.builder.config.commands.prefer)
+
+    def hooks_needing_trust(self) -> list[HookFile]:
+        """The project's hook files not trusted yet (new or changed)."""
+        return self.builder.user_hooks.hooks.needing_trust()
+
+    def trust_hooks(self, files: list[HookFile], trusted: bool) -> ev.RuntimeEvent:
+        """The user's answer to the trust question: record it, or leave them off."""
+        return extensions.answer_trust(self.builder, files, trusted)
 
     async def command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
         """Run a slash command; what it shows or changes comes back as events."""
@@ -365,6 +432,10 @@ class ChatController:
             yield self._permissions(argument)
         elif name == "export":
             yield self._export(argument)
+        elif name == "skills":
+            yield extensions.skills_output(self.builder.skills)
+        elif name == "hooks":
+            yield extensions.hooks_output(self.builder, argument)
         else:
             yield ev.Notice("warning", f"/{name} is not a command here")
 

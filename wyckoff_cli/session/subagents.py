@@ -17,6 +17,7 @@ from typing import Any
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.runtime.agent_files import AgentCatalog, AgentDefinition, load_agents, narrower_mode
+from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings
 from wyckoff_cli.runtime.subagents import (
     TASK_TOOL,
@@ -29,6 +30,7 @@ from wyckoff_cli.runtime.subagents import (
     transcript_path,
 )
 from wyckoff_cli.storage.config import Config
+from wyckoff_cli.tools.policy import ApprovalPolicy
 
 # The builder imports this module (lazily), so its types are not imported back here:
 SessionBuilder = Any  # session/builder.py SessionBuilder
@@ -78,7 +80,9 @@ class SessionChildFactory:
         provider = parent.provider if model == parent.model else self.builder.provider(model)
         registry = child_registry(parent.registry, agent)
         policy = child_policy(parent.policy, narrower_mode(parent.policy.mode, agent.permission_mode), agent)
-        hooks = [*self.builder.hooks, *([BudgetHook(self.budget)] if self.budget is not None else [])]
+        hooks = [*self.builder.hooks, self.user_hooks(policy)]
+        if self.budget is not None:
+            hooks.append(BudgetHook(self.budget))
         runtime = AgentRuntime(
             provider,
             registry,
@@ -93,6 +97,17 @@ class SessionChildFactory:
             host_terminal=parent.runtime.host_terminal,
         )
         return ChildRun(runtime, self.system_prompt(agent, registry.names()), model)
+
+    def user_hooks(self, policy: ApprovalPolicy) -> RuntimeHooks:
+        """The workspace's user hooks for a child: PreToolUse and PostToolUse hold for
+        its calls as for the parent's, and its turn's end runs `SubagentStop`."""
+        from wyckoff_cli.runtime.user_hooks import UserHooks
+
+        parent = self.builder.user_hooks
+        hooks = UserHooks(parent.hooks, project_dir=parent.project_dir, cwd=parent.cwd, subagent=True)
+        hooks.session_id, hooks.transcript_path = parent.session_id, parent.transcript_path
+        hooks.permission_mode = lambda: policy.mode
+        return hooks
 
     def system_prompt(self, agent: AgentDefinition, tools: Sequence[str]) -> str:
         """The definition's body, the tools it has and the project instructions."""

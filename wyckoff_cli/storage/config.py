@@ -26,6 +26,7 @@ from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
+from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
 
 
 @dataclass(frozen=True)
@@ -270,6 +271,8 @@ class Config:
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
     agents: AgentsConfig = _doc("Sub-agents.", default_factory=AgentsConfig)
     session: SessionConfig = _doc("Session limits.", default_factory=SessionConfig)
+    hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
+    commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
 
 
 # --------------------------------------------------------------------------- loading
@@ -515,6 +518,15 @@ def find_key_line(path: Path, key: str) -> int | None:
         if current == table and re.match(rf"^[\"']?{re.escape(leaf)}[\"']?\s*=", stripped):
             return number
         if not current and re.match(rf"^{re.escape(key)}\s*=", stripped):
+            return number
+    # a key inside an inline table (`hooks = [{ timeout = "x" }]`): the first line of an
+    # enclosing table that sets it
+    current = ""
+    for number, line in enumerate(lines, 1):
+        match = header.match(line)
+        if match:
+            current = match.group(1).replace('"', "").replace("'", "")
+        elif current and table.startswith(current) and re.search(rf"\b{re.escape(leaf)}\s*=", line):
             return number
     return None
 

@@ -4,9 +4,10 @@ gitignore-aware)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from wyckoff_cli.session.commands import COMMANDS
+from wyckoff_cli.session.commands import COMMANDS, SlashCommand
 
 MAX_FILES = 20_000
 MAX_SHOWN = 12
@@ -36,8 +37,9 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
 
 
 class Completions:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, commands: Callable[[], Sequence[SlashCommand]] | None = None) -> None:
         self.root = root
+        self.commands = commands or (lambda: COMMANDS)  # built-ins and custom commands
         self._files: list[str] = []
         self._loaded_at = 0.0
 
@@ -47,8 +49,8 @@ class Completions:
         if word.startswith("/"):
             return [
                 (f"/{c.name} ", f"{c.usage:<24} {c.description}")
-                for c in COMMANDS
-                if c.name.startswith(word[1:].lower())
+                for c in self.commands()
+                if c.name.lower().startswith(word[1:].lower())
             ]
         return []
 

@@ -192,6 +192,13 @@ class EventRouter:
                 self.view.add_notice("info", f"{summary}" + (f" — {shown}" if shown else ""))
             case ev.Notice(level=level, message=message):
                 self.view.add_notice(level, message)
+            case ev.HookRan(call_id=call_id):
+                line = hook_line(event)
+                view = self.tools.get(call_id) if call_id else None
+                if view is not None:
+                    view.add_hook_line(line, event.outcome)
+                elif event.outcome != "ok" or event.message:
+                    self.view.add_notice("warning" if event.outcome != "ok" else "info", line)
             case ev.MessageCommitted():
                 pass  # the session recorder persists it
             case ev.TurnFailed(kind=kind, message=message):
@@ -223,3 +230,10 @@ class EventRouter:
                         self.view.request_approval(request, event.agent)
             case _:
                 assert_never(event)
+
+
+def hook_line(event: ev.HookRan) -> str:
+    """`↳ PreToolUse hook ./check.sh · 12 ms · blocked: no rm`."""
+    command = event.command if len(event.command) <= 60 else event.command[:59] + "…"
+    text = f"↳ {event.hook_event} hook {command} · {event.elapsed_ms} ms · {event.outcome}"
+    return f"{text}: {event.message}" if event.message else text

@@ -28,8 +28,9 @@ from textual.worker import Worker
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.runtime.loop import AbortSignal
-from wyckoff_cli.session.commands import COMMANDS, parse_command
+from wyckoff_cli.session.commands import parse_command
 from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
 from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
 from wyckoff_cli.tui.completion import Completions
@@ -89,7 +90,7 @@ class ChatScreen(Screen[None]):
         self._last_ctrl_c = 0.0
         self._approvals: list[ApprovalScreen] = []
         self._escapes = DoubleEscape()
-        self.completions = Completions(controller.root)
+        self.completions = Completions(controller.root, lambda: controller.slash_commands)
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -117,6 +118,19 @@ class ChatScreen(Screen[None]):
                 "info",
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
+        self._ask_hook_trust()
+
+    def _ask_hook_trust(self) -> None:
+        """Project hooks not trusted yet: ask, naming each command, before any turn."""
+        waiting = self.controller.hooks_needing_trust()
+        if not waiting:
+            return
+        from wyckoff_cli.tui.screens.trust import HookTrustScreen
+
+        def answered(trusted: bool | None) -> None:
+            self.router.handle(self.controller.trust_hooks(waiting, bool(trusted)))
+
+        self.app.push_screen(HookTrustScreen(waiting), answered)
 
     def _shell_notice(self) -> None:
         if notice := self.controller.builder.shell_notice():
@@ -164,9 +178,12 @@ class ChatScreen(Screen[None]):
             table = Table(title=output.title or None, title_justify="left", show_edge=False)
             for number, column in enumerate(output.columns):
                 table.add_column(column, justify="left" if number == 0 else "right")
+            total = output.command == "cost"  # its last row is the total
             for number, row in enumerate(output.rows):
-                table.add_row(*row, style="bold" if number == len(output.rows) - 1 else None)
+                table.add_row(*row, style="bold" if total and number == len(output.rows) - 1 else None)
             self._mount(Static(table, classes="command-output"))
+            if output.text:
+                self._mount(Static(Text(output.text), classes="command-output"))
         else:
             self._mount(Static(Text(output.text), classes="command-output"))
 
@@ -232,7 +249,14 @@ class ChatScreen(Screen[None]):
             self.run_command(command[0].name, command[1])
             return
         if text.startswith("/"):
-            self.add_notice("warning", f"Unknown command {text.split()[0]} — /help lists them")
+            name, _, argument = text[1:].partition(" ")
+            request = self.controller.expand(name.strip(), argument.strip())
+            if request is None:
+                self.add_notice("warning", f"Unknown command {text.split()[0]} — /help lists them")
+            elif self.busy:
+                self.add_notice("warning", f"/{name} waits for the turn to end (Esc interrupts it)")
+            else:
+                self.start_request(request)
             return
         if self.busy:
             self.queued.append(text)
@@ -245,16 +269,33 @@ class ChatScreen(Screen[None]):
         return self.turn_worker is not None and self.turn_worker.is_running
 
     def start_turn(
-        self, text: str, *, shown: str | None = None, required_tools: tuple[str, ...] = ()
+        self,
+        text: str,
+        *,
+        shown: str | None = None,
+        required_tools: tuple[str, ...] = (),
+        request: TurnRequest | None = None,
     ) -> None:
         self.add_user(text if shown is None else shown)
         self.transcript.follow()
         self.abort = AbortSignal()
-        self.turn_worker = self.run_turn(text, self.abort, required_tools)
+        self.turn_worker = self.run_turn(text, self.abort, required_tools, request)
+
+    def start_request(self, request: TurnRequest) -> None:
+        """A command that is a turn (/init, a custom command)."""
+        self.start_turn(
+            request.text, shown=request.shown, required_tools=request.required_tools, request=request
+        )
 
     @work(exclusive=True, group="turn")
-    async def run_turn(self, text: str, abort: AbortSignal, required_tools: tuple[str, ...] = ()) -> None:
-        await self._route(self.controller.turn(text, abort, required_tools))
+    async def run_turn(
+        self,
+        text: str,
+        abort: AbortSignal,
+        required_tools: tuple[str, ...] = (),
+        request: TurnRequest | None = None,
+    ) -> None:
+        await self._route(self.controller.turn(text, abort, required_tools, request))
         self.call_after_refresh(self._next_queued)
 
     async def _route(self, events: AsyncIterator[ev.RuntimeEvent]) -> None:
@@ -289,7 +330,7 @@ class ChatScreen(Screen[None]):
         elif name in CHECKPOINT_COMMANDS:
             run_checkpoint_command(self, name)
         elif (request := self.controller.expand(name, argument)) is not None:
-            self.start_turn(request.text, shown=request.shown, required_tools=request.required_tools)
+            self.start_request(request)
         else:
             self._run_command(name, argument)
 
@@ -310,7 +351,7 @@ class ChatScreen(Screen[None]):
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")
         table.add_column()
-        for command in COMMANDS:
+        for command in self.controller.slash_commands:
             table.add_row(command.usage, command.description)
         table.add_row("", "")
         for key, what in KEYS:

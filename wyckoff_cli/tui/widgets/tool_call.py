@@ -62,6 +62,7 @@ class ToolCallView(Static, can_focus=True):
         self.expanded = False
         self._frame = 0
         self._timer: Timer | None = None
+        self.hook_lines: list[Text] = []  # one per user hook run for this call
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -82,6 +83,11 @@ class ToolCallView(Static, can_focus=True):
         self.output += text
         if len(self.output) > 200_000:
             self.output = self.output[-100_000:]
+        self.refresh_view()
+
+    def add_hook_line(self, line: str, outcome: str) -> None:
+        style = {"ok": "dim", "blocked": "yellow", "error": "red", "timeout": "red"}.get(outcome, "dim")
+        self.hook_lines.append(Text(line, style=style))
         self.refresh_view()
 
     def succeed(self, result: str, elapsed_ms: int, display: dict[str, Any] | None) -> None:
@@ -122,6 +128,7 @@ class ToolCallView(Static, can_focus=True):
             parts.append(Text(tail, style="dim"))
         elif self.status in ("ok", "error"):
             parts.append(self._body())
+        parts.extend(self.hook_lines)
         return Group(*parts)
 
     def _header(self) -> Text:

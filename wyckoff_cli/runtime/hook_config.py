@@ -1,0 +1,264 @@
+"""Where user hooks come from, and whether they may run.
+
+Sources, all in Claude Code's shape (event → matcher groups → commands):
+- the user's `config.toml` (`[[hooks.PreToolUse]]` …): the user's own, always runs;
+- the project's `.wyckoff/config.toml`, `.claude/settings.json` and
+  `.claude/settings.local.json` (the `hooks` key): a cloned repository's files, so
+  they run only once the user trusted that file's hook configuration (storage/trust.py,
+  kind `hooks`, the hash of the file's `hooks` section: other edits do not ask again,
+  a changed hook configuration does).
+
+A `.claude/settings.json` may name events or hook types Wyckoff does not have (e.g.
+`PermissionRequest`, `"type": "prompt"`); those are skipped and listed as problems
+(`wyckoff hooks list` shows them), never an error that stops the session. The TOML
+files are typed configuration: a wrong key there is an error naming file and line
+(storage/config.py), raised when the workspace is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.config import build, read_toml
+from wyckoff_cli.storage.config_extensions import HookMatcher, HooksConfig
+from wyckoff_cli.storage.trust import TrustState, TrustStore, canonical_hash
+
+HOOK_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+)
+TRUST_KIND = "hooks"
+DEFAULT_TIMEOUT = 60.0
+
+# Claude Code's tool names → Wyckoff's, so a matcher written for Claude Code selects
+# the same tools here (`Bash` matches run_shell, `Edit|Write` edit_file and write_file).
+CLAUDE_TOOL_NAMES: dict[str, str] = {
+    "Bash": "run_shell",
+    "Read": "read_file",
+    "Write": "write_file",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "Glob": "glob",
+    "Grep": "grep",
+    "LS": "list_dir",
+    "TodoWrite": "todo_write",
+    "BashOutput": "task_output",
+    "KillShell": "task_stop",
+    "KillBash": "task_stop",
+    "Skill": "skill",
+}
+CLAUDE_NAME_OF = {ours: theirs for theirs, ours in reversed(CLAUDE_TOOL_NAMES.items())}
+
+
+@dataclass(frozen=True, slots=True)
+class HookSpec:
+    event: str
+    matcher: str
+    command: str
+    timeout: float
+    file: Path
+    source: str  # "user config", "project config", ".claude/settings.json", …
+    project: bool  # from the project's files: needs trust
+
+    def matches(self, value: str | None) -> bool:
+        """Whether this hook runs for `value` (a tool name, a SessionStart source, a
+        PreCompact trigger). Empty or `*` matches everything; otherwise the matcher is
+        a regular expression matched against the whole value, or, for a tool, against
+        Claude Code's name of it too."""
+        if self.matcher in ("", "*") or value is None:
+            return True
+        candidates = [value]
+        if value in CLAUDE_NAME_OF:
+            candidates.append(CLAUDE_NAME_OF[value])
+        try:
+            pattern = re.compile(self.matcher)
+        except re.error:
+            return self.matcher in candidates
+        return any(pattern.fullmatch(c) for c in candidates)
+
+
+@dataclass
+class HookFile:
+    """One file's hooks and their trust."""
+
+    path: Path
+    source: str
+    project: bool
+    specs: list[HookSpec]
+    digest: str
+    state: TrustState | None = None  # None: the user's own file (no trust needed)
+
+    @property
+    def runnable(self) -> bool:
+        return self.state is None or self.state == "trusted"
+
+
+@dataclass
+class HookSet:
+    root: Path
+    files: list[HookFile] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    trusted_for_run: set[Path] = field(default_factory=set)  # trusted without a record
+
+    @property
+    def specs(self) -> list[HookSpec]:
+        return [spec for f in self.files for spec in f.specs]
+
+    def runnable(self, event: str) -> list[HookSpec]:
+        return [
+            spec
+            for f in self.files
+            if f.runnable or f.path in self.trusted_for_run
+            for spec in f.specs
+            if spec.event == event
+        ]
+
+    def needing_trust(self) -> list[HookFile]:
+        """The project files whose hook configuration is not trusted (new or changed)."""
+        return [f for f in self.files if not f.runnable and f.path not in self.trusted_for_run]
+
+    def state_of(self, file: HookFile) -> str:
+        if file.state is None:
+            return "user"
+        if file.path in self.trusted_for_run and file.state != "trusted":
+            return "trusted for this run"
+        return file.state
+
+
+def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
+    """Every hook the user and this project configure, with the project files' trust."""
+    store = store or TrustStore()
+    found = HookSet(root)
+    user = paths.config_file()
+    _add_toml(found, user, "user config", project=False, store=store)
+    _add_toml(found, paths.project_config_file(root), "project config", project=True, store=store)
+    for name in ("settings.json", "settings.local.json"):
+        _add_claude(found, root / ".claude" / name, f".claude/{name}", store)
+    return found
+
+
+def trust_files(files: list[HookFile], store: TrustStore | None = None) -> None:
+    """Record that the user trusted these files' hook configurations as they are now."""
+    store = store or TrustStore()
+    for file in files:
+        store.trust(file.path, TRUST_KIND, file.digest)
+        file.state = "trusted"
+
+
+def _add_toml(found: HookSet, path: Path, source: str, *, project: bool, store: TrustStore) -> None:
+    try:
+        data = read_toml(path)
+    except Exception as exc:  # reported by load_config with file and line already
+        found.problems.append(str(getattr(exc, "message", exc)))
+        return
+    if not data or not data.get("hooks"):
+        return
+    hooks = data["hooks"]
+    try:
+        config: HooksConfig = build(HooksConfig, hooks, path, "hooks.")
+    except Exception as exc:
+        found.problems.append(str(getattr(exc, "message", exc)))
+        return
+    specs = [
+        HookSpec(event, group.matcher, command.command, command.timeout, path, source, project)
+        for event in HOOK_EVENTS
+        for group in getattr(config, event)
+        for command in _commands(group)
+    ]
+    _add_file(found, path, source, project, specs, hooks, store)
+
+
+def _commands(group: HookMatcher) -> list[Any]:
+    return [c for c in group.hooks if c.command.strip()]
+
+
+def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore) -> None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        found.problems.append(f"{path}: cannot read it ({exc.strerror})")
+        return
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        found.problems.append(f"{path}: invalid JSON: {exc}")
+        return
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not hooks:
+        return
+    if not isinstance(hooks, dict):
+        found.problems.append(f"{path}: `hooks` must be an object of events")
+        return
+    specs: list[HookSpec] = []
+    for event, groups in hooks.items():
+        if event not in HOOK_EVENTS:
+            found.problems.append(f"{path}: the hook event {event!r} is not supported here; skipped")
+            continue
+        if not isinstance(groups, list):
+            found.problems.append(f"{path}: hooks.{event} must be a list of matcher groups")
+            continue
+        for number, group in enumerate(groups):
+            where = f"{path}: hooks.{event}[{number}]"
+            if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
+                found.problems.append(f"{where} must be an object with a `hooks` list")
+                continue
+            matcher = group.get("matcher", "")
+            if not isinstance(matcher, str):
+                found.problems.append(f"{where}.matcher must be a string")
+                continue
+            for index, hook in enumerate(group.get("hooks", [])):
+                spec = _claude_hook(hook, f"{where}.hooks[{index}]", event, matcher, path, source, found)
+                if spec is not None:
+                    specs.append(spec)
+    _add_file(found, path, source, True, specs, hooks, store)
+
+
+def _claude_hook(
+    hook: Any, where: str, event: str, matcher: str, path: Path, source: str, found: HookSet
+) -> HookSpec | None:
+    if not isinstance(hook, dict):
+        found.problems.append(f"{where} must be an object")
+        return None
+    kind = hook.get("type", "command")
+    if kind != "command":
+        found.problems.append(f"{where}: hooks of type {kind!r} are not supported here; skipped")
+        return None
+    command = hook.get("command")
+    if not isinstance(command, str) or not command.strip():
+        found.problems.append(f"{where}: `command` must be a non-empty string")
+        return None
+    timeout = hook.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        found.problems.append(f"{where}: `timeout` must be a positive number of seconds; using 60")
+        timeout = DEFAULT_TIMEOUT
+    return HookSpec(event, matcher, command, float(timeout), path, source, True)
+
+
+def _add_file(
+    found: HookSet,
+    path: Path,
+    source: str,
+    project: bool,
+    specs: list[HookSpec],
+    raw: Any,
+    store: TrustStore,
+) -> None:
+    if not specs:
+        return
+    digest = canonical_hash(raw)
+    state = store.state(path, TRUST_KIND, digest) if project else None
+    found.files.append(HookFile(path, source, project, specs, digest, state))

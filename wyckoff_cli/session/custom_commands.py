@@ -1,0 +1,306 @@
+"""Custom slash commands: Markdown files that become a turn (Claude Code's format).
+
+Looked for, first match of a name winning, in the project's `.wyckoff/commands/` and
+`.claude/commands/`, then the user config folder's `commands/`. A sub-folder makes a
+namespace: `git/commit.md` is `/git:commit`. Front matter (all optional):
+`description`, `argument-hint`, `allowed-tools` (permission rules granted for that
+turn only; Claude Code's tool names are translated: `Bash(git add:*)` is
+`run_shell(git add:*)`), `model` (the model of that turn), `agent` (recorded; run as
+a sub-agent once sub-agents exist), `required-tools` (tools the turn must call: the
+loop guard checks them).
+
+The body may use `$ARGUMENTS` (everything after the name), `$1` … `$9` (the words,
+quotes respected), `@path` (the file is attached as a typed `@path` is: the model
+must read it) and `` !`command` ``: the command runs before the message is sent and
+its output replaces it. Such a command goes through the session's permission policy
+like a model's `run_shell` call — asked about (an `approval_request` the host answers)
+unless a rule or the mode allows it, refused in plan mode — and an approval holds for
+the rest of the session.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wyckoff_cli.context.frontmatter import FrontMatterError, read_document
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalResponder
+from wyckoff_cli.core.errors import ToolError
+from wyckoff_cli.runtime.hook_config import CLAUDE_TOOL_NAMES
+from wyckoff_cli.storage import paths
+from wyckoff_cli.tools.base import ToolContext, ToolOutcome
+from wyckoff_cli.tools.policy import ApprovalPolicy, invalid_rules
+
+if TYPE_CHECKING:
+    from wyckoff_cli.runtime.loop import AgentRuntime
+    from wyckoff_cli.tools.registry import ToolRegistry
+
+_NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_SHELL = re.compile(r"(?<![\w`])!`([^`\n]+)`")
+_POSITIONAL = re.compile(r"\$([1-9])(?!\d)")
+_EXIT_OK = re.compile(r"\n?\[exit code 0\]\s*$")
+_RULE = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*(\(.*\))?\s*$", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class CustomCommand:
+    name: str  # "git:commit"
+    body: str
+    path: Path
+    source: str  # "project", "project (.claude)", "user"
+    description: str = ""
+    argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = ()  # in Wyckoff's rule syntax
+    required_tools: tuple[str, ...] = ()
+    model: str | None = None
+    agent: str | None = None
+
+
+@dataclass
+class CommandCatalog:
+    commands: list[CustomCommand] = field(default_factory=list)  # sorted by name
+    problems: list[str] = field(default_factory=list)
+
+    def get(self, name: str) -> CustomCommand | None:
+        return next((c for c in self.commands if c.name == name), None)
+
+
+def command_folders(root: Path) -> list[tuple[Path, str]]:
+    return [
+        (root / ".wyckoff" / "commands", "project"),
+        (root / ".claude" / "commands", "project (.claude)"),
+        (paths.config_dir() / "commands", "user"),
+    ]
+
+
+def discover_commands(root: Path) -> CommandCatalog:
+    catalog = CommandCatalog()
+    seen: set[str] = set()
+    for folder, source in command_folders(root):
+        if not folder.is_dir():
+            continue
+        for file in sorted(folder.rglob("*.md")):
+            parts = file.relative_to(folder).with_suffix("").parts
+            if not all(_NAME_PART.match(p) for p in parts):
+                catalog.problems.append(f"{file}: not a usable command name (letters, digits, '-', '_', '.')")
+                continue
+            name = ":".join(parts)
+            if name in seen:
+                continue
+            try:
+                command = load_command(file, name, source, catalog.problems)
+            except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
+                catalog.problems.append(f"{file}: {exc}")
+                continue
+            seen.add(name)
+            catalog.commands.append(command)
+    catalog.commands.sort(key=lambda c: c.name)
+    return catalog
+
+
+def load_command(file: Path, name: str, source: str, problems: list[str]) -> CustomCommand:
+    document = read_document(file)
+    rules: list[str] = []
+    for written in document.items("allowed-tools"):
+        rule = translate_rule(written)
+        problem = invalid_rules([rule])
+        if problem:
+            problems.append(f"{file}: allowed-tools {written!r} is not a rule here: {problem[0]}")
+        else:
+            rules.append(rule)
+    description = " ".join(document.text("description").split())
+    if not description:
+        first = next((line.strip() for line in document.body.splitlines() if line.strip()), "")
+        description = first.lstrip("# ")[:80]
+    return CustomCommand(
+        name=name,
+        body=document.body,
+        path=file,
+        source=source,
+        description=description,
+        argument_hint=document.text("argument-hint"),
+        allowed_tools=tuple(rules),
+        required_tools=tuple(document.items("required-tools")),
+        model=document.text("model") or None,
+        agent=document.text("agent") or None,
+    )
+
+
+def translate_rule(written: str) -> str:
+    """Claude Code's `Bash(git add:*)` → `run_shell(git add:*)`; Wyckoff's own rules
+    and MCP tool names are kept."""
+    match = _RULE.match(written)
+    if match is None:
+        return written.strip()
+    tool, pattern = match.group(1), match.group(2) or ""
+    return CLAUDE_TOOL_NAMES.get(tool, tool) + pattern
+
+
+# ---------------------------------------------------------------------- expansion
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """A command that becomes a turn: the text sent, what the transcript shows for it,
+    the tools the turn must call, and for a custom command the rules allowed for this
+    turn only, the model of the turn, the agent named, and the command's name (its
+    `` !`…` `` snippets run before the text is sent)."""
+
+    text: str
+    shown: str
+    required_tools: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    model: str | None = None
+    agent: str | None = None
+    command: str | None = None
+
+
+def request_for(command: CustomCommand, argument: str) -> TurnRequest:
+    shown = f"/{command.name} {argument}".rstrip()
+    return TurnRequest(
+        substitute_arguments(command.body, argument),
+        shown,
+        command.required_tools,
+        command.allowed_tools,
+        command.model,
+        command.agent,
+        command.name,
+    )
+
+
+def substitute_arguments(body: str, argument: str) -> str:
+    """`$ARGUMENTS` and `$1`…`$9`; a body using neither gets the arguments appended
+    (as Claude Code does), so they are never lost."""
+    try:
+        words = shlex.split(argument)
+    except ValueError:
+        words = argument.split()
+    uses = "$ARGUMENTS" in body or _POSITIONAL.search(body) is not None
+    text = body.replace("$ARGUMENTS", argument)
+    text = _POSITIONAL.sub(
+        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
+    )
+    if argument and not uses:
+        text = f"{text.rstrip()}\n\nARGUMENTS: {argument}"
+    return text
+
+
+def shell_snippets(text: str) -> list[str]:
+    return [m.group(1).strip() for m in _SHELL.finditer(text)]
+
+
+@dataclass
+class ShellExpansion:
+    """Runs a command's `` !`…` `` snippets through the policy, and gives the text
+    with their output inlined. Iterate `events()` (approval requests included, for the
+    host to answer); then read `text`, or `failed` when a snippet could not run."""
+
+    text: str
+    name: str
+    policy: ApprovalPolicy
+    registry: ToolRegistry
+    workspace: Path
+    env: dict[str, str] | None
+    approved: set[str]  # commands approved earlier this session
+    failed: str | None = None
+
+    async def events(self) -> AsyncIterator[ev.RuntimeEvent]:
+        outputs: dict[str, str] = {}
+        for number, command in enumerate(dict.fromkeys(shell_snippets(self.text)), 1):
+            async for event in self._run(command, f"cmd-{self.name}-{number}", outputs):
+                yield event
+            if self.failed is not None:
+                return
+        self.text = _SHELL.sub(lambda m: outputs.get(m.group(1).strip(), m.group(0)), self.text)
+
+    async def _run(
+        self, command: str, call_id: str, outputs: dict[str, str]
+    ) -> AsyncIterator[ev.RuntimeEvent]:
+        tool = self.registry.get("run_shell")
+        if tool is None:
+            self.failed = f"/{self.name} runs `{command}`, but this session has no run_shell tool"
+            return
+        if self.policy.mode == "plan":
+            self.failed = f"/{self.name} runs `{command}` first; commands never run in plan mode"
+            return
+        args: dict[str, Any] = {"command": command}
+        ctx = ToolContext(workspace=self.workspace, call_id=call_id, env=self.env)
+        verdict = await self.policy.decide(tool, args, ctx)
+        if verdict.action == "deny":
+            self.failed = f"/{self.name}: `{command}` was refused: {verdict.reason}"
+            return
+        if verdict.action == "ask" and command not in self.approved:
+            preview: dict[str, Any] = {"kind": "args"}
+            if tool.preview is not None:
+                try:
+                    preview = dict(tool.preview(args, ctx))
+                except Exception:
+                    preview = {"kind": "args"}
+            reason = f"/{self.name} runs this before sending its prompt ({verdict.reason})"
+            responder = ApprovalResponder(lambda edited: _invalid(tool, edited))
+            yield ev.ApprovalRequested(
+                call_id, tool.name, args, preview, verdict.rule, reason, list(tool.editable_fields), responder
+            )
+            decision = await responder.wait()
+            if decision.kind == "deny":
+                yield ev.ApprovalDecided(call_id, tool.name, "deny", feedback=decision.feedback)
+                self.failed = f"/{self.name}: `{command}` was not approved, so the prompt was not sent"
+                return
+            if decision.kind == "edit" and decision.args is not None:
+                args = decision.args
+                again = await self.policy.decide(tool, args, ctx)
+                if again.action == "deny":
+                    self.failed = f"/{self.name}: the edited command was refused: {again.reason}"
+                    return
+            rule = verdict.rule if decision.kind == "always" else None
+            if rule:
+                self.policy.remember(rule)
+            yield ev.ApprovalDecided(call_id, tool.name, decision.kind, rule=rule)
+            self.approved.add(command)
+        yield ev.ToolStarted(call_id, tool.name, args)
+        try:
+            outcome = await tool.run(args, ctx)
+        except ToolError as exc:
+            yield ev.ToolFailed(call_id, tool.name, exc.message)
+            self.failed = f"/{self.name}: `{command}` failed: {exc.message}"
+            return
+        text = outcome.text if isinstance(outcome, ToolOutcome) else str(outcome)
+        outputs[command] = _EXIT_OK.sub("", text).strip()  # a failing command keeps its exit code line
+        yield ev.ToolSucceeded(call_id, tool.name, text)
+
+
+def _invalid(tool: Any, args: dict[str, Any]) -> str | None:
+    try:
+        tool.check_arguments(args)
+    except ToolError as exc:
+        return exc.message
+    return None
+
+
+@contextmanager
+def turn_rules(policy: ApprovalPolicy, rules: tuple[str, ...]) -> Iterator[None]:
+    """Allow `rules` for one turn only (a command's `allowed-tools`)."""
+    added = [r for r in rules if r not in policy.allow]
+    policy.allow.extend(added)
+    try:
+        yield
+    finally:
+        for rule in added:
+            if rule in policy.allow:
+                policy.allow.remove(rule)
+
+
+def runtime_for_model(runtime: AgentRuntime, provider: Any) -> AgentRuntime:
+    """The session's runtime with another provider, for one turn (a command's
+    `model`): tools, policy, hooks, context and background tasks are shared."""
+    import copy
+
+    other = copy.copy(runtime)
+    other.provider = provider
+    return other

@@ -1,0 +1,66 @@
+"""The trust question for a project's hooks: every command is named before any runs.
+
+`y` trusts (recorded for these files as they are now; a changed configuration asks
+again), `n` or Esc leaves them off for this session. Keys pressed in the first
+`GRACE_SECONDS` are ignored, so typing ahead never trusts anything by accident.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from wyckoff_cli.runtime.hook_config import HookFile
+from wyckoff_cli.tui.screens.approval import GRACE_SECONDS
+
+
+def describe_files(files: list[HookFile]) -> Text:
+    text = Text()
+    for file in files:
+        changed = " (changed since you trusted it)" if file.state == "changed" else ""
+        text.append(f"{file.path}{changed}\n", style="bold")
+        for spec in file.specs:
+            text.append(f"  {spec.event}", style="cyan")
+            text.append(f" [{spec.matcher or '*'}]  ", style="dim")
+            text.append(f"{spec.command}\n")
+    return text
+
+
+class HookTrustScreen(ModalScreen[bool]):
+    DEFAULT_CSS = """
+    HookTrustScreen { align: center middle; }
+    HookTrustScreen > Vertical {
+        width: 90%; max-width: 120; height: auto; max-height: 90%;
+        border: thick $warning; background: $surface; padding: 0 1;
+    }
+    HookTrustScreen #title { text-style: bold; margin: 0 0 1 0; }
+    HookTrustScreen #commands { height: auto; max-height: 24; margin: 0 0 1 0; }
+    """
+    BINDINGS = [
+        Binding("y", "answer(True)", "Trust", show=False),
+        Binding("n", "answer(False)", "Do not run", show=False),
+        Binding("escape", "answer(False)", "Do not run", show=False),
+    ]
+
+    def __init__(self, files: list[HookFile]) -> None:
+        super().__init__()
+        self.files = files
+        self.opened = time.monotonic()
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("This project configures hooks: commands Wyckoff would run on its own.", id="title")
+            with VerticalScroll(id="commands"):
+                yield Static(describe_files(self.files))
+            yield Static("y  trust and run them    n / Esc  do not run them this session")
+
+    def action_answer(self, trusted: bool) -> None:
+        if time.monotonic() - self.opened < GRACE_SECONDS:
+            return
+        self.dismiss(trusted)
