@@ -337,7 +337,9 @@ async def test_cost_is_attributed_per_agent_and_totalled(project: Path) -> None:
     assert status.cost == pytest.approx(0.003 + 0.0022)
     assert status.main_cost() == pytest.approx(0.0022)
     assert status.input_tokens == 5000
-    assert ("agents", "main $0.0022 · finder $0.0030") in status.segments()
+    names = [name for name, _ in status.segments()]
+    assert names[5:8] == ["cost", "agents", "cache"]  # the share beside the total, before the cache
+    assert dict(status.segments())["agents"] == "main $0.0022 · finder $0.0030"
     session.recorder.flush()  # type: ignore[union-attr]
     info = json.loads((session.recorder.directory / "session.json").read_text())  # type: ignore[union-attr]
     assert json.dumps(info).count("scripted:child") >= 1  # the session's saved totals include the child

@@ -151,10 +151,10 @@ class StatusModel:
             ),
             ("cost", f"{cost} saved ${self.saved:.4f}"),
         ]
-        if self.per_agent:  # the sub-agents' share, before the cache figures (dropped first)
+        if self.per_agent:  # the sub-agents' share after the cost; the cache figures go last
             shares = [f"main ${self.main_cost():.4f}"]
             shares += [f"{name} ${t.cost:.4f}" for name, t in self.per_agent.items()]
-            parts.insert(5, ("agents", " · ".join(shares)))
+            parts = [*parts[:5], parts[6], ("agents", " · ".join(shares)), parts[5]]
         if self.background_running:
             parts.append(
                 ("background", f"{self.background_running} bg task{'s' * (self.background_running > 1)}")
