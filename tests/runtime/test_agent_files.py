@@ -107,3 +107,33 @@ def test_wyckoff_agents_list(workspace: Path) -> None:
     assert f"helper   {folder / 'helper.md'}" in out and "tools: read_file, grep" in out
     assert f"{folder / 'bad.md'}, line 1: the front matter is not closed" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("toml", "words"),
+    [
+        ("[agents]\nmax_rounds = 0\n", "agents.max_rounds must be an integer at least 1"),
+        ("[agents]\nmax_rounds = 99999\n", "at most 10,000"),
+        ("[session]\nmax_budget_usd = 0\n", "session.max_budget_usd must be a finite number greater than 0"),
+        ("[session]\nmax_budget_usd = -1.5\n", "greater than 0"),
+        ("[session]\nmax_budget_usd = nan\n", "session.max_budget_usd"),
+    ],
+)
+def test_bad_agent_and_budget_settings_are_config_errors(workspace: Path, toml: str, words: str) -> None:
+    from wyckoff_cli.core.errors import ConfigError
+    from wyckoff_cli.storage.config import load_config
+
+    (workspace / ".wyckoff" / "config.toml").write_text(toml, encoding="utf-8")
+    with pytest.raises(ConfigError, match="line 2") as caught:
+        load_config(workspace)
+    assert words in caught.value.message
+
+
+def test_agent_and_budget_settings_load(workspace: Path) -> None:
+    from wyckoff_cli.storage.config import load_config
+
+    (workspace / ".wyckoff" / "config.toml").write_text(
+        "[agents]\nmax_rounds = 5\n[session]\nmax_budget_usd = 2.5\n", encoding="utf-8"
+    )
+    config = load_config(workspace).config
+    assert (config.agents.max_rounds, config.session.max_budget_usd) == (5, 2.5)

@@ -301,7 +301,7 @@ class SessionBuilder:
 
             add_task_tool(self, session, budget)
             if context is not None:
-                set_prompt(context, self.workspace.root, registry)  # the prompt lists `task` too
+                set_prompt(context, self.workspace.root, registry, skills)  # it lists `task` too
         return session
 
 

@@ -26,6 +26,7 @@ from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
+from wyckoff_cli.storage.config_agents import AgentsConfig, SessionConfig
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
 
 
@@ -197,29 +198,6 @@ class ShellConfig:
     )
     env_remove: list[str] = _doc(
         "More variables (globs) removed from commands' environment.", default_factory=list
-    )
-
-
-@dataclass
-class AgentsConfig:
-    """`[agents]`: sub-agents run by the `task` tool (docs/SUBAGENTS.md)."""
-
-    max_rounds: int = _doc(
-        "Tool rounds a sub-agent may take per task (an agent file's `max_rounds` overrides it).",
-        default=20,
-        range=Range(1, 10_000),
-    )
-
-
-@dataclass
-class SessionConfig:
-    """`[session]`: limits for a whole session."""
-
-    max_budget_usd: float | None = _doc(
-        "Stop the session, sub-agents included, once its model calls cost this much (USD); "
-        "`--max-budget-usd` overrides it. Unset: no limit.",
-        default=None,
-        range=Range(0, 1_000_000, low_open=True),
     )
 
 
