@@ -252,6 +252,8 @@ async def test_continue_false_stops_the_run(workspace: Path, tmp_path: Path) -> 
     [
         ("run_shell", "run_shell", True),
         ("Bash", "run_shell", True),  # Claude Code's name of the tool
+        ("WebFetch", "web_fetch", True),
+        ("WebFetch", "web_search", False),
         ("Edit|Write", "write_file", True),
         ("Edit|Write", "run_shell", False),
         ("mcp__github__.*", "mcp__github__list_issues", True),

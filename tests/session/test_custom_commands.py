@@ -87,6 +87,7 @@ def test_arguments(body: str, argument: str, expected: str) -> None:
         ("Bash", "run_shell"),
         ("Edit(src/**)", "edit_file(src/**)"),
         ("Write", "write_file"),
+        ("WebFetch(domain:docs.python.org)", "web_fetch(domain:docs.python.org)"),
         ("run_shell(pytest*)", "run_shell(pytest*)"),
         ("mcp__github__list_issues", "mcp__github__list_issues"),
     ],

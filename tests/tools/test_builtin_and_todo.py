@@ -1,4 +1,4 @@
-"""The built-in registry, its schemas and descriptions; todo_write; the fetch_url extension point."""
+"""The built-in registry, its schemas and descriptions; todo_write."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from tests.tools.conftest import run_tool
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.builtin import default_registry
-from wyckoff_cli.tools.fetch import make_fetch_url_tool
-from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.todo import todo_write
 
 EXPECTED = [
@@ -69,15 +67,15 @@ def test_schemas_and_descriptions() -> None:
 
 
 def test_extra_tools_come_last() -> None:
-    async def fetch(url: str) -> str:
-        return "page"
+    from wyckoff_cli.storage.web_config import WebConfig
+    from wyckoff_cli.tools.web import web_tools
 
-    registry = default_registry(extra=[make_fetch_url_tool(fetch)])
-    assert registry.names() == [*EXPECTED, "fetch_url"]
+    registry = default_registry(extra=web_tools(WebConfig(), {}))
+    assert registry.names() == [*EXPECTED, "web_fetch"]
 
 
 def test_tools_import_no_ui_provider_or_storage_code() -> None:
-    for path in TOOLS_DIR.glob("*.py"):
+    for path in TOOLS_DIR.rglob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             names: list[str] = []
@@ -104,7 +102,7 @@ def test_tools_import_no_ui_provider_or_storage_code() -> None:
 
 
 def test_modules_stay_small() -> None:
-    for path in TOOLS_DIR.glob("*.py"):
+    for path in TOOLS_DIR.rglob("*.py"):
         assert len(path.read_text().splitlines()) < 600, path.name
 
 
@@ -135,23 +133,3 @@ async def test_todo_write(ctx: ToolContext) -> None:
 async def test_todo_write_rejects_bad_items(ctx: ToolContext, items: list[dict[str, Any]]) -> None:
     with pytest.raises(ToolError):
         await run_tool(todo_write, ctx, items=items)
-
-
-async def test_fetch_url_extension_point(root: Path, ctx: ToolContext) -> None:
-    async def fetch(url: str) -> str:
-        if "fail" in url:
-            raise ConnectionError("no route")
-        return "x" * 10_000
-
-    tool = make_fetch_url_tool(fetch)
-    outcome = await run_tool(tool, ctx, url="https://docs.python.org/3/")
-    assert outcome.text.startswith("x" * 100) and "cut: the page has 10,000 characters" in outcome.text
-    with pytest.raises(ToolError, match="not an http"):
-        await run_tool(tool, ctx, url="file:///etc/passwd")
-    with pytest.raises(ToolError, match="ConnectionError: no route"):
-        await run_tool(tool, ctx, url="https://fail.example/")
-    policy = ApprovalPolicy(allow=["fetch_url(https://docs.python.org/*)"])
-    assert policy.evaluate(tool, {"url": "https://docs.python.org/3/"}, ctx).action == "allow"
-    ask = policy.evaluate(tool, {"url": "https://evil.example/"}, ctx)
-    assert ask.action == "ask" and ask.rule == "fetch_url(https://evil.example/)"
-    assert ApprovalPolicy(mode="plan").evaluate(tool, {"url": "https://x.org/"}, ctx).action == "ask"

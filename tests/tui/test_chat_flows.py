@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 
@@ -386,5 +387,69 @@ async def test_retry_and_server_tool_events_are_shown(tmp_path: Path) -> None:
         assert answer is not None and not answer.is_attached  # type: ignore[attr-defined]
         messages = {n.kind: n.message for n in screen.query(NoticeLine)}
         assert messages["retry"] == "a:x failed (overloaded); retrying in 1.5 s (attempt 2 of 3)"
-        assert messages["info"] == "searched the web: tides — Tides"
+        assert messages["info"] == "searched the web: tides\n  • Tides — https://t.example"
         await asyncio.sleep(0)
+
+
+async def test_server_search_shows_the_query_and_linked_sources(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        sources = [
+            {"url": "https://peps.python.org/pep-0758/", "title": "PEP 758"},
+            {"url": "https://docs.python.org/3.14/", "title": ""},
+        ]
+        screen.router.handle(
+            ev.ServerToolUsed("web_search", "searched the web: python 3.14", "anthropic", sources)
+        )
+        await pilot.pause()
+        notice = [n for n in screen.query(NoticeLine) if "searched the web" in n.message][0]
+        assert notice.message.splitlines() == [
+            "searched the web: python 3.14",
+            "  • PEP 758 — https://peps.python.org/pep-0758/",
+            "  • https://docs.python.org/3.14/",
+        ]
+
+
+async def test_cost_counts_and_prices_server_side_searches(tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    from wyckoff_cli.core.usage import Usage
+    from wyckoff_cli.models.costs import cost_of
+    from wyckoff_cli.models.facts import resolve_model_facts
+
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+
+        def price(model: str, usage: ev.UsageReported) -> tuple[float, float] | None:
+            cost = cost_of(usage.usage, resolve_model_facts(model).prices)
+            return None if cost is None else (cost.total, cost.saved)
+
+        screen.status.price = price
+        usage = Usage(1000, 100, web_searches=3)
+        screen.status.observe(ev.UsageReported.from_usage("anthropic:claude-sonnet-4-5", usage))
+        totals = screen.status.per_model["anthropic:claude-sonnet-4-5"]
+        assert totals.web_searches == 3
+        assert totals.cost == pytest.approx(1000 * 3 / 1e6 + 100 * 15 / 1e6 + 3 * 10 / 1000)
+        await send(pilot, "/cost")
+        shown = [plain_text(w.content, 160) for w in screen.query(Static) if w.has_class("command-output")]
+        assert shown and "searches" in shown[-1]
+        assert "$0.0345" in shown[-1]
+
+
+def test_fetch_approval_shows_the_url_and_its_domain() -> None:
+    from wyckoff_cli.tui.screens.approval import render_preview
+
+    preview = {
+        "kind": "fetch",
+        "url": "https://docs.python.org/3/library/json.html",
+        "host": "docs.python.org",
+        "rule": "web_fetch(domain:docs.python.org)",
+        "reason": "default mode asks before using web_fetch",
+    }
+    args = {"url": "https://Docs.Python.org/3/library/json.html", "prompt": "JSONDecodeError"}
+    request = ev.ApprovalRequested("c1", "web_fetch", args, preview, preview["rule"])
+    shown = plain_text(render_preview(request))
+    assert "GET https://docs.python.org/3/library/json.html" in shown
+    assert "domain docs.python.org" in shown and "looking for: JSONDecodeError" in shown

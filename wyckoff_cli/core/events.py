@@ -208,6 +208,7 @@ class UsageReported(_Event):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    web_searches: int = 0  # server-side web searches the vendor bills for this call
 
     @classmethod
     def from_usage(cls, model: str, usage: Usage) -> UsageReported:
@@ -221,6 +222,7 @@ class UsageReported(_Event):
             self.cache_read_tokens,
             self.cache_write_tokens,
             self.reasoning_tokens,
+            self.web_searches,
         )
 
 

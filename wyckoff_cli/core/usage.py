@@ -17,7 +17,9 @@ class Usage:
     from or written to the prompt cache; `cache_read_tokens` and `cache_write_tokens`
     say how many of them were. Each vendor adapter converts its own report into this
     convention (see `docs/MODELS.md`). `reasoning_tokens` are part of `output_tokens`
-    and billed as output. Costs (`models/costs.py`) are computed from this type.
+    and billed as output. `web_searches` counts the vendor's server-side web searches
+    as it bills them (per search, priced per 1,000 in the catalogue). Costs
+    (`models/costs.py`) are computed from this type.
     """
 
     input_tokens: int = 0
@@ -25,6 +27,7 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    web_searches: int = 0
 
     @property
     def uncached_input_tokens(self) -> int:
@@ -37,6 +40,7 @@ class Usage:
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
+            self.web_searches + other.web_searches,
         )
 
     def to_dict(self) -> dict[str, int]:
@@ -46,6 +50,7 @@ class Usage:
             "cache_read_tokens": self.cache_read_tokens,
             "cache_write_tokens": self.cache_write_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "web_searches": self.web_searches,
         }
 
     @classmethod

@@ -72,6 +72,9 @@ class CatalogueEntry:
     api_key_env: str | None = None
     note: str | None = None
     api: str | None = None  # "responses": served by the OpenAI Responses API only
+    # USD per 1,000 server-side web searches; set only for models whose vendor search
+    # Wyckoff uses (Anthropic web search, OpenAI Responses web search, Gemini grounding)
+    web_search: float | None = None
 
     @property
     def id(self) -> str:
@@ -225,7 +228,7 @@ def parse_catalogue(data: Mapping[str, Any], source: str = "<catalogue>") -> Cat
 
 
 _REQUIRED = {"vendor", "provider", "context_window", "max_output", "reasoning", "images", *PRICE_FIELDS}
-_OPTIONAL = {"tiers", "aliases", "base_url", "api_key_env", "note", "api"}
+_OPTIONAL = {"tiers", "aliases", "base_url", "api_key_env", "note", "api", "web_search"}
 
 
 def _entry(reader: _Reader, name: str, raw: Mapping[str, Any]) -> CatalogueEntry:
@@ -272,6 +275,7 @@ def _entry(reader: _Reader, name: str, raw: Mapping[str, Any]) -> CatalogueEntry
         api_key_env=reader.optional_string(raw, "api_key_env", where),
         note=reader.optional_string(raw, "note", where),
         api=_api(reader.optional_string(raw, "api", where), where),
+        web_search=reader.price(raw, "web_search", where) if "web_search" in raw else None,
     )
 
 

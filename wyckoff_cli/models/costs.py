@@ -3,7 +3,7 @@
 The cost of one call uses all four prices (USD per million tokens):
 
     uncached input × input + cache reads × cache_read + cache writes × cache_write
-    + output × output
+    + output × output  (+ server-side web searches × the per-1,000 search price)
 
 Reasoning/thinking tokens are billed as output: in the normalized counts they are
 *part of* `output_tokens`. "Without cache" is the same call with every input token at
@@ -47,10 +47,11 @@ class Cost:
     cache_write: float = 0.0
     output: float = 0.0
     without_cache: float = 0.0
+    web_search: float = 0.0  # server-side web searches (per 1,000, as the catalogue says)
 
     @property
     def total(self) -> float:
-        return self.input + self.cache_read + self.cache_write + self.output
+        return self.input + self.cache_read + self.cache_write + self.output + self.web_search
 
     @property
     def saved(self) -> float:
@@ -64,6 +65,7 @@ class Cost:
             self.cache_write + other.cache_write,
             self.output + other.output,
             self.without_cache + other.without_cache,
+            self.web_search + other.web_search,
         )
 
 
@@ -99,12 +101,14 @@ def cost_of(usage: Usage, prices: Prices) -> Cost | None:
     if rates is None:
         return None
     output = usage.output_tokens * rates.output / PER_MILLION
+    searches = usage.web_searches * (prices.web_search or 0.0) / 1000
     return Cost(
         input=(prompt - cached) * rates.input / PER_MILLION,
         cache_read=usage.cache_read_tokens * rates.cache_read / PER_MILLION,
         cache_write=usage.cache_write_tokens * rates.cache_write / PER_MILLION,
         output=output,
-        without_cache=prompt * rates.input / PER_MILLION + output,
+        without_cache=prompt * rates.input / PER_MILLION + output + searches,
+        web_search=searches,
     )
 
 

@@ -65,6 +65,7 @@ class Prices:
     cache_read: float | None = None
     cache_write: float | None = None
     tiers: tuple[PriceTier, ...] = ()
+    web_search: float | None = None  # USD per 1,000 server-side web searches
 
     @property
     def known(self) -> bool:
@@ -184,7 +185,10 @@ def resolve_model_facts(
             values[name] = None
     flat = any(source == "configured" for source in sources.values())
     tiers = () if entry is None or flat else entry.tiers
-    prices = Prices(values["input"], values["output"], values["cache_read"], values["cache_write"], tiers)
+    search = None if entry is None else entry.web_search
+    prices = Prices(
+        values["input"], values["output"], values["cache_read"], values["cache_write"], tiers, search
+    )
 
     return ModelFacts(
         model_id=model_id,

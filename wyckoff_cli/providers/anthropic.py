@@ -24,6 +24,7 @@ first request is made, never at module import.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import warnings
@@ -40,6 +41,7 @@ from wyckoff_cli.core.messages import (
     ToolSpec,
 )
 from wyckoff_cli.core.usage import Usage
+from wyckoff_cli.providers import server_search
 from wyckoff_cli.providers.base import (
     ServerToolChunk,
     StopChunk,
@@ -251,6 +253,7 @@ class AnthropicProvider(SDKProvider):
         converted = convert_messages(messages)
         system = [{"type": "text", "text": system_prompt}] if system_prompt else []
         tool_list = [tool_to_anthropic(spec) for spec in tools]
+        tool_list += server_search.anthropic_tools(self.spec)  # docs/TOOLS.md, server-side search
         apply_cache_breakpoints(system, tool_list, converted)
         params: dict[str, Any] = {
             "model": self.spec.model,
@@ -326,6 +329,7 @@ class EventReader(StreamReader):
         self.output_tokens = 0
         self.cache_read = 0
         self.cache_write = 0
+        self.web_searches = 0  # usage.server_tool_use.web_search_requests (billed per search)
         self.stop_reason = ""
         self._kinds: dict[int, str] = {}  # block index -> block type
         self._thinking: dict[int, str] = {}  # open thinking blocks: index -> signature
@@ -357,6 +361,8 @@ class EventReader(StreamReader):
         if not self.ended:
             raise self.cut_off("message_stop")
         usage = anthropic_usage(self.input_tokens, self.output_tokens, self.cache_read, self.cache_write)
+        if self.web_searches:
+            usage = dataclasses.replace(usage, web_searches=self.web_searches)
         self.out.append(UsageChunk(usage, self.model_id))
         self.out.append(StopChunk(_STOP_REASONS.get(self.stop_reason, "other"), self.stop_reason))
 
@@ -372,6 +378,9 @@ class EventReader(StreamReader):
             value = usage.get(source)
             if isinstance(value, int):
                 setattr(self, target, value)
+        searches = (usage.get("server_tool_use") or {}).get("web_search_requests")
+        if isinstance(searches, int):
+            self.web_searches = searches
 
     def _start(self, index: int, block: dict[str, Any]) -> None:
         kind = block.get("type", "")

@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import re
 import uuid
@@ -42,6 +43,7 @@ from wyckoff_cli.core.messages import (
     ToolSpec,
 )
 from wyckoff_cli.core.usage import Usage
+from wyckoff_cli.providers import server_search
 from wyckoff_cli.providers.base import (
     ServerToolChunk,
     StopChunk,
@@ -146,6 +148,8 @@ class GeminiProvider(SDKProvider):
             body["systemInstruction"] = {"parts": [{"text": system_prompt}]}
         if tools:
             body["tools"] = [{"functionDeclarations": [tool_to_gemini(spec) for spec in tools]}]
+        if server_search.enabled(self.spec):  # Google Search grounding (docs/TOOLS.md)
+            body["tools"] = [*body.get("tools", []), *server_search.gemini_tools(self.spec)]
         config: dict[str, Any] = {}
         thinking = self._thinking()
         if thinking:
@@ -273,7 +277,11 @@ class ResponseReader(StreamReader):
         if self._grounding is not None:
             self.out.append(_grounding_chunk(self._grounding))
         if isinstance(self._metadata, dict):
-            self.out.append(UsageChunk(_usage(self._metadata), self.model_id))
+            usage = _usage(self._metadata)
+            queries = (self._grounding or {}).get("webSearchQueries") or ()
+            if queries:  # Google bills grounding per search query (Gemini 3)
+                usage = dataclasses.replace(usage, web_searches=len(queries))
+            self.out.append(UsageChunk(usage, self.model_id))
         self.out.append(StopChunk(_FINISH.get(self.finish_reason, "other"), self.finish_reason))
 
     def _part(self, part: dict[str, Any]) -> None:

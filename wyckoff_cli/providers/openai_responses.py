@@ -24,6 +24,7 @@ models the catalogue marks `api = "responses"`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
@@ -38,6 +39,7 @@ from wyckoff_cli.core.messages import (
     ToolCallPart,
     ToolSpec,
 )
+from wyckoff_cli.providers import server_search
 from wyckoff_cli.providers.base import (
     ServerToolChunk,
     StopChunk,
@@ -51,6 +53,7 @@ from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.openai_compat import openai_usage
 from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
 from wyckoff_cli.providers.sdk_errors import stream_error
+from wyckoff_cli.providers.server_search import search_sources, url_citations
 
 VENDOR = "openai-responses"  # the tag of this API's server-tool parts
 THINKING_VENDORS = ("openai", "openai-responses")  # reasoning items are tagged by model family
@@ -149,6 +152,9 @@ class OpenAIResponsesProvider(SDKProvider):
             params["instructions"] = system_prompt
         if tools:
             params["tools"] = [tool_to_responses(spec) for spec in tools]
+        if server_search.enabled(self.spec):  # the hosted web search tool (docs/TOOLS.md)
+            params["tools"] = [*params.get("tools", []), *server_search.responses_tools(self.spec)]
+            params["include"] = [*params["include"], server_search.RESPONSES_SOURCES]
             params["tool_choice"] = "auto"
         if self.spec.thinking != "off" and (
             self.spec.reasoning_effort or _REASONING_MODELS.search(self.spec.model)
@@ -201,6 +207,7 @@ class ResponsesReader(StreamReader):
         self._summaries: dict[str, int] = {}  # reasoning item id -> summary parts seen
         self.stop: StopChunk | None = None
         self.usage: UsageChunk | None = None
+        self.web_searches = 0  # web_search_call items (billed per call)
 
     def feed(self, event: str, data: bytes) -> None:
         payload = json.loads(data)
@@ -262,7 +269,14 @@ class ResponsesReader(StreamReader):
             query = action.get("query") if isinstance(action, dict) else None
             summary = f"searched the web: {query}" if name == "web_search" and query else f"used {name}"
             part = ServerToolPart(VENDOR, name, dict(item), "call", item.get("id"))
-            self.out.append(ServerToolChunk(name, summary, part))
+            if name == "web_search":
+                self.web_searches += 1
+            self.out.append(ServerToolChunk(name, summary, part, search_sources(action)))
+        elif kind == "message":
+            sources = url_citations(item)
+            if sources:
+                titles = ", ".join(s["title"] or s["url"] for s in sources)
+                self.out.append(ServerToolChunk("citations", f"cited: {titles}", sources=sources))
 
     def _finished(self, response: dict[str, Any]) -> None:
         self.ended = True
@@ -288,6 +302,9 @@ class ResponsesReader(StreamReader):
         if not self.ended:
             raise self.cut_off("response.completed")
         if self.usage is not None:
+            if self.web_searches:
+                usage = dataclasses.replace(self.usage.usage, web_searches=self.web_searches)
+                self.usage = dataclasses.replace(self.usage, usage=usage)
             self.out.append(self.usage)
         if self.stop is not None:
             self.out.append(self.stop)

@@ -58,6 +58,8 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "KillShell": "task_stop",
     "KillBash": "task_stop",
     "Skill": "skill",
+    "WebFetch": "web_fetch",
+    "WebSearch": "web_search",
 }
 CLAUDE_NAME_OF = {ours: theirs for theirs, ours in reversed(CLAUDE_TOOL_NAMES.items())}
 

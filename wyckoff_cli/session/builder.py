@@ -29,6 +29,7 @@ from wyckoff_cli.session.shell import (
 )
 from wyckoff_cli.storage.config import Config, LoadedConfig, load_config
 from wyckoff_cli.storage.paths import find_project_root
+from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
@@ -229,6 +230,9 @@ class SessionBuilder:
         policy = build_policy(config, mode, [*self.extra_allow, *allow])  # type: ignore[arg-type]
         provider = provider or self.provider(model)
         registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
+        if self.tools_factory is None:  # the web tools of `[web]` (tools/web)
+            for tool in session_web_tools(config, provider):
+                registry.add(tool)
         skills = self.skills
         if skills.skills and registry.get("skill") is None:
             from wyckoff_cli.context.skills import skill_tool
@@ -311,6 +315,17 @@ def _budget_hooks(budget: SessionBudget | None) -> list[RuntimeHooks]:
     from wyckoff_cli.runtime.subagents import BudgetHook
 
     return [BudgetHook(budget)]
+
+
+def session_web_tools(config: Config, provider: LLMProvider) -> list[Tool]:
+    """web_fetch and, when a search API is configured and the model has no server-side
+    search of its own, web_search, from `[web]`."""
+    import os
+
+    from wyckoff_cli.providers.server_search import searches_server_side
+    from wyckoff_cli.tools.web import web_tools
+
+    return web_tools(config.web, os.environ, provider_searches=searches_server_side(provider))
 
 
 def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:

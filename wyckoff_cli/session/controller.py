@@ -443,7 +443,17 @@ class ChatController:
         status = self.status
         if not status.per_model:
             return ev.Notice("info", "No model calls in this session yet")
-        columns = ["model", "calls", "input", "output", "cache read", "cache write", "cost", "cache saved"]
+        columns = [
+            "model",
+            "calls",
+            "input",
+            "output",
+            "cache read",
+            "cache write",
+            "searches",
+            "cost",
+            "cache saved",
+        ]
         rows = [
             [
                 model,
@@ -452,6 +462,7 @@ class ChatController:
                 f"{totals.output_tokens:,}",
                 f"{totals.cache_read_tokens:,}",
                 f"{totals.cache_write_tokens:,}",
+                f"{totals.web_searches:,}",
                 f"${totals.cost:.4f}" if totals.priced else "unpriced",
                 f"${totals.saved:.4f}",
             ]
@@ -466,6 +477,7 @@ class ChatController:
                 f"{status.output_tokens:,}",
                 f"{status.cache_read_tokens:,}",
                 f"{status.cache_write_tokens:,}",
+                f"{sum(t.web_searches for t in status.per_model.values()):,}",
                 f"${status.cost:.4f}",
                 f"${status.saved:.4f}",
             ]

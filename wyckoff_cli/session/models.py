@@ -11,7 +11,14 @@ from wyckoff_cli.storage.config import Config
 
 
 def resolve_model_spec(name: str, config: Config) -> ModelSpec:
-    """An alias from `[models]`, else `provider:model`."""
+    """An alias from `[models]`, else `provider:model`; marked to use the vendor's own
+    web search where the model has one and `[web] server_search` is on."""
+    from wyckoff_cli.providers.server_search import with_server_search
+
+    return with_server_search(_model_spec(name, config), config.web.server_search)
+
+
+def _model_spec(name: str, config: Config) -> ModelSpec:
     alias = config.models.get(name)
     if alias is not None:
         return ModelSpec(

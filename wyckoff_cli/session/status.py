@@ -26,6 +26,7 @@ class ModelTotals:
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    web_searches: int = 0  # server-side web searches (priced into `cost`)
     cost: float = 0.0
     saved: float = 0.0
     priced: bool = True
@@ -84,6 +85,7 @@ class StatusModel:
             totals.output_tokens += event.output_tokens
             totals.cache_read_tokens += event.cache_read_tokens
             totals.cache_write_tokens += event.cache_write_tokens
+            totals.web_searches += event.web_searches
             if priced is None:
                 totals.priced = False
             else:

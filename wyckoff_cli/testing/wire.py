@@ -38,6 +38,7 @@ Keys (all optional):
     stall           seconds to go silent after the content
     chars_per_second  pace text deltas (approximately) at this rate
     sse_file        replay this recorded SSE file verbatim (vendor must match)
+    web_search      a server-side web search answer (search_wire.py)
 
 Only the standard library is used: this module runs inside the fake HTTP server.
 """
@@ -97,6 +98,11 @@ def render(vendor: Vendor, scenario: dict[str, Any], base_dir: Path | None = Non
         raw = path.read_bytes().replace(b"\r\n", b"\n")
         events = [block + b"\n\n" for block in raw.split(b"\n\n") if block.strip()]
         return Rendered(events=events, drop=bool(scenario.get("drop")))
+    if scenario.get("web_search"):
+        from wyckoff_cli.testing.search_wire import render as render_search
+
+        head, tail = render_search(vendor, scenario)
+        return Rendered(events=head, tail=tail, drop=bool(scenario.get("drop")))
     text = scenario.get("text", "")
     if scenario.get("markdown_file"):
         text = _resolve(scenario["markdown_file"], base_dir).read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
 """The built-in tool set of a coding session.
 
-Extra tools (such as `fetch_url`, see fetch.py) are appended after the built-ins, so
+Extra tools (such as the web tools of tools/web) are appended after the built-ins, so
 the built-in part of the prompt stays byte-identical and cached.
 """
 

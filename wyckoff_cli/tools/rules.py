@@ -44,6 +44,7 @@ from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.ignore import glob_to_regex
 from wyckoff_cli.tools.shellparse import SimpleCommand, basename, normalize, pattern_words
 from wyckoff_cli.tools.subject import Subject
+from wyckoff_cli.tools.web.urls import check_domain_pattern, host_matches, suggest_url_rule
 
 _RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _WILDCARD = re.compile(r"(?<!\\)(?:\\\\)*[*?\[]")
@@ -122,6 +123,8 @@ def parse_rule(text: str) -> Rule:
             pattern = pattern[: qualifier.start()].strip()
             if not pattern:
                 raise RuleError(f"invalid rule {text!r}: `writes:` needs a command pattern before it")
+        if problem := check_domain_pattern(pattern):
+            raise RuleError(f"invalid rule {text!r}: {problem}")
     family: Family | None = None
     if tool in ALIASES:
         tool, family = ALIASES[tool]
@@ -245,9 +248,14 @@ def path_matches(pattern: str, relative: str | None, absolute: str) -> bool:
 def url_matches(pattern: str, subject: Subject) -> bool:
     if pattern.startswith("domain:"):
         host = pattern[len("domain:") :].strip().lower().rstrip(".")
+        if not host or not subject.host:
+            return False
         if host.startswith("*."):
-            return subject.host == host[2:] or subject.host.endswith(host[1:])
-        return bool(host) and subject.host == host
+            plain = subject.host == host[2:] or subject.host.endswith(host[1:])
+        else:
+            plain = subject.host == host
+        # also the host in its canonical spelling (IDNA, IPv4 as a dotted quad; web/urls.py)
+        return plain or host_matches(host, subject.host)
     return _text_matches(pattern, subject.text)
 
 
@@ -402,7 +410,8 @@ def command_prefix(command: SimpleCommand) -> str:
 
 def suggest_rule(tool: Tool, subject: Subject) -> str:
     """The narrowest sensible rule covering this call: the command prefix for one
-    command (the exact command when it is compound), the file's path for file tools."""
+    command (the exact command when it is compound), the file's path for file tools,
+    the domain for URLs (the exact URL when it has no host web_fetch would accept)."""
     if subject.kind == "command":
         parsed = subject.command
         if parsed is not None and len(parsed.commands) == 1 and parsed.complete:
@@ -410,6 +419,10 @@ def suggest_rule(tool: Tool, subject: Subject) -> str:
         return f"{tool.name}({_escape_command(normalize(subject.text))})"
     if subject.kind == "path":
         return f"{tool.name}({_escape_path(subject.text)})"
+    if subject.kind == "url" and subject.host:
+        domain = suggest_url_rule(tool.name, subject.text)  # the URL's domain: `TOOL(domain:HOST)`
+        if domain != tool.name:
+            return domain
     if subject.kind in ("text", "url") and subject.text:
         return f"{tool.name}({_escape_command(subject.text)})"
     return tool.name

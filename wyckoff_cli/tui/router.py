@@ -17,6 +17,7 @@ from typing import Protocol, assert_never
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
+from wyckoff_cli.tui.sources import server_tool_text
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
@@ -188,8 +189,7 @@ class EventRouter:
                     f"{model} failed ({error}); retrying in {delay:.1f} s (attempt {attempt} of {attempts})",
                 )
             case ev.ServerToolUsed(summary=summary, sources=sources):
-                shown = ", ".join(s.get("title") or s.get("url", "") for s in sources[:5])
-                self.view.add_notice("info", f"{summary}" + (f" — {shown}" if shown else ""))
+                self.view.add_notice("info", server_tool_text(summary, sources))
             case ev.Notice(level=level, message=message):
                 self.view.add_notice(level, message)
             case ev.HookRan(call_id=call_id):

@@ -48,6 +48,11 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
     elif isinstance(command, str):
         parts.append(Text.assemble(("$ ", "bold"), (command, "bold")))
         parts.append(Text(f"in {preview.get('cwd') or workspace or '.'}", style="dim"))
+    elif preview.get("kind") == "fetch" and preview.get("host"):  # web_fetch
+        parts.append(Text.assemble(("GET ", "bold"), (str(preview.get("url", "")), "bold")))
+        parts.append(Text(f"domain {preview['host']}", style="dim"))
+        if request.args.get("prompt"):
+            parts.append(Text(f"looking for: {request.args['prompt']}", style="dim"))
     else:
         parts.append(
             Syntax(
