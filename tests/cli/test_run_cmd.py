@@ -179,3 +179,26 @@ def test_unknown_model_suggests_ids_that_exist(workspace: Path, capsys: pytest.C
     err = capsys.readouterr().err
     assert "unknown model 'sonnet'" in err and "Your aliases: fast" in err
     assert "Did you mean anthropic:claude-sonnet" in err
+
+
+def test_text_output_separates_rounds_and_reports_refused_calls_on_stderr(
+    tmp_path: Path, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rounds = [
+        {"text": "I'll look first.", "tool_calls": [{"name": "frobnicate", "args": {}}]},
+        {
+            "text": "Now I'll try another way.",
+            "tool_calls": [{"name": "read_file", "args": {"path": "nope.txt"}}],
+        },
+        {"text": "That is all I can do."},
+    ]
+    code = main(["run", "--model", script(tmp_path, rounds), "--cwd", str(workspace), "look at it"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.out == "I'll look first.\n\nNow I'll try another way.\n\nThat is all I can do.\n"
+    refused = [
+        line
+        for line in captured.err.splitlines()
+        if line.startswith("wyckoff: ") and "not run or failed" in line
+    ]
+    assert len(refused) == 2 and "frobnicate" in refused[0] and "read_file" in refused[1]

@@ -150,3 +150,26 @@ async def test_session_is_usable_after_an_abort(workspace: Path) -> None:
     assert events2[-1].reason == "completed"  # type: ignore[union-attr]
     assert [m.role for m in provider.requests[1].messages] == ["user", "assistant", "user"]
     assert of_type(events2, ev.TurnDone)[0].text == "second turn"
+
+
+async def test_abort_mid_tool_leaves_no_pending_task_behind(workspace: Path) -> None:
+    """The output reader is cancelled with the tools: a pending one is reported as
+    "Task was destroyed but it is pending!" when the app quits."""
+    started = asyncio.Event()
+
+    async def slow(args: dict[str, Any], ctx: ToolContext) -> str:
+        started.set()
+        await asyncio.sleep(30)
+        return "never"
+
+    runtime, _ = make_runtime(
+        [{"tool_calls": [{"name": "slow", "args": {}}]}], [make_tool("slow", slow)], workspace
+    )
+    abort, events, history = AbortSignal(), [], Conversation()  # type: ignore[var-annotated]
+    task = asyncio.create_task(consume(runtime, history, abort, events))
+    await asyncio.wait_for(started.wait(), 2)
+    abort.abort()
+    await asyncio.wait_for(task, 2)
+    await asyncio.sleep(0)
+    left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+    assert not [t for t in left if "Queue.get" in repr(t.get_coro())], left

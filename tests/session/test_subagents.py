@@ -338,7 +338,7 @@ async def test_cost_is_attributed_per_agent_and_totalled(project: Path) -> None:
     assert status.main_cost() == pytest.approx(0.0022)
     assert status.input_tokens == 5000
     names = [name for name, _ in status.segments()]
-    assert names[5:8] == ["cost", "agents", "cache"]  # the share beside the total, before the cache
+    assert names[5:8] == ["cache", "cost", "agents"]  # the share beside the total
     assert dict(status.segments())["agents"] == "main $0.0022 · finder $0.0030"
     session.recorder.flush()  # type: ignore[union-attr]
     info = json.loads((session.recorder.directory / "session.json").read_text())  # type: ignore[union-attr]

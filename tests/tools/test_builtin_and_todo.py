@@ -25,6 +25,7 @@ EXPECTED = [
     "task_output",
     "task_stop",
     "todo_write",
+    "exit_plan",
 ]
 TOOLS_DIR = Path(__file__).resolve().parents[2] / "wyckoff_cli" / "tools"
 
@@ -33,7 +34,12 @@ def test_registry_order_and_flags() -> None:
     registry = default_registry()
     assert registry.names() == EXPECTED
     by_name = {tool.name: tool for tool in registry}
-    assert {n for n, t in by_name.items() if t.requires_approval} == {"edit_file", "write_file", "run_shell"}
+    assert {n for n, t in by_name.items() if t.requires_approval} == {
+        "edit_file",
+        "write_file",
+        "run_shell",
+        "exit_plan",
+    }
     assert {n for n, t in by_name.items() if t.concurrency_safe} == {
         "read_file",
         "list_dir",
@@ -52,6 +58,7 @@ def test_registry_order_and_flags() -> None:
         "task_output": "read",
         "task_stop": "other",
         "todo_write": "other",
+        "exit_plan": "other",
     }
     assert default_registry().specs() == registry.specs()  # stable: the prompt cache holds
 

@@ -15,6 +15,7 @@ from wyckoff_cli.core.events import ApprovalRequested
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.setup import SetupScreen
+from wyckoff_cli.tui.widgets.status_bar import StatusBar
 
 ROOT = Path("/home/dev/project")
 SIZE = (100, 32)
@@ -51,7 +52,9 @@ async def settle(pilot: Pilot[None]) -> None:
         await pilot.pause(0.05)
 
 
-def test_chat_mid_stream_with_status_bar(snap_compare: Any) -> None:
+def test_chat_mid_stream_with_status_bar(snap_compare: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(StatusBar, "spin", False)  # the spinner's frame and seconds vary
+
     async def run_before(pilot: Pilot[None]) -> None:
         screen = pilot.app.screen
         assert isinstance(screen, ChatScreen)
@@ -81,7 +84,7 @@ def test_approval_modal_with_a_diff(snap_compare: Any) -> None:
     )
 
     async def run_before(pilot: Pilot[None]) -> None:
-        await pilot.app.push_screen(ApprovalScreen(request, ROOT))
+        await pilot.app.push_screen(ApprovalScreen(request, ROOT, pause=0))
         await settle(pilot)
 
     assert snap_compare(app_at_rest(), terminal_size=SIZE, run_before=run_before)

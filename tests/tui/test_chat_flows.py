@@ -15,6 +15,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage.permissions import list_rules
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.subject import command_subject
+from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
@@ -24,6 +25,13 @@ from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView, plain_text
 
 SIZE = (100, 40)
+
+
+@pytest.fixture(autouse=True)
+def short_typing_pause(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dialogs' typing pause is 1 s; these tests do not type, 0.3 s will do
+    (test_approval_dialog.py tests the real pause)."""
+    monkeypatch.setattr(typing_guard, "PAUSE_SECONDS", 0.3)
 
 
 def shell_tool(ran: list[dict[str, Any]]) -> Tool:
@@ -44,6 +52,7 @@ def shell_tool(ran: list[dict[str, Any]]) -> Tool:
         requires_approval=True,
         kind="execute",
         preview=preview,
+        editable_fields=("command",),
         subject_of=command_subject(),
     )
 
@@ -66,6 +75,11 @@ async def settle(pilot: Pilot[None], screen: ChatScreen) -> None:
         if not screen.busy:
             break
     await pilot.pause()
+
+
+async def past_pause(pilot: Pilot[None]) -> None:
+    """Wait until a dialog's keys work (the typing pause is shortened in these tests)."""
+    await pilot.pause(typing_guard.PAUSE_SECONDS + 0.05)
 
 
 async def wait_for_screen(pilot: Pilot[None], kind: type) -> Any:
@@ -112,7 +126,7 @@ async def test_tool_call_with_allow_and_streamed_output(tmp_path: Path) -> None:
         await send(pilot, "run the tests")
         modal = await wait_for_screen(pilot, ApprovalScreen)
         assert modal.request.preview["command"] == "make test"
-        await pilot.pause(0.35)  # past the typing-ahead grace period
+        await past_pause(pilot)  # past the typing pause
         await pilot.press("y")
         await settle(pilot, screen)
         assert ran == [{"command": "make test"}]
@@ -130,7 +144,7 @@ async def test_keys_typed_during_the_grace_period_are_ignored(tmp_path: Path) ->
         await pilot.press("y")  # typed ahead: must not approve
         await pilot.pause(0.05)
         assert pilot.app.screen is modal and ran == []
-        await pilot.pause(0.35)
+        await past_pause(pilot)
         await pilot.press("escape")
         await settle(pilot, chat(app))
         assert ran == []
@@ -146,7 +160,7 @@ async def test_deny_with_feedback_reaches_the_model(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "ship it")
         await wait_for_screen(pilot, ApprovalScreen)
-        await pilot.pause(0.35)
+        await past_pause(pilot)
         await pilot.press("n")
         await pilot.press(*"not yet")
         await pilot.press("enter")
@@ -163,9 +177,10 @@ async def test_edit_runs_the_edited_arguments(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "test")
         modal = await wait_for_screen(pilot, ApprovalScreen)
-        await pilot.pause(0.35)
+        await past_pause(pilot)
         await pilot.press("e")
-        editor = modal.query_one("#editor", TextArea)
+        await pilot.press("ctrl+r")  # all the arguments as JSON
+        editor = modal.query_one("#json", TextArea)
         editor.load_text('{"command": "pytest -x"}')
         await pilot.press("ctrl+s")
         await settle(pilot, chat(app))
@@ -179,9 +194,9 @@ async def test_invalid_edit_is_refused_in_the_modal(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "test")
         modal = await wait_for_screen(pilot, ApprovalScreen)
-        await pilot.pause(0.35)
-        await pilot.press("e")
-        modal.query_one("#editor", TextArea).load_text('{"cmd": 1}')
+        await past_pause(pilot)
+        await pilot.press("e", "ctrl+r")
+        modal.query_one("#json", TextArea).load_text('{"cmd": 1}')
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert pilot.app.screen is modal
@@ -203,8 +218,11 @@ async def test_always_allows_the_next_call_and_is_saved(tmp_path: Path) -> None:
         await send(pilot, "look")
         modal = await wait_for_screen(pilot, ApprovalScreen)
         assert modal.request.rule
-        await pilot.pause(0.35)
+        await past_pause(pilot)
         await pilot.press("a")
+        await pilot.pause(0.05)
+        assert pilot.app.screen is modal and ran == []  # a letter alone saves nothing
+        await pilot.press("enter")
         await settle(pilot, chat(app))
         saved = [r.rule for r in list_rules(tmp_path) if r.kind == "allow"]
         assert len(ran) == 2 and saved == [modal.request.rule]

@@ -9,6 +9,7 @@ from typing import Any
 from tests.runtime.hook_support import hook_command, inputs
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle, shell_tool, wait_for_screen
+from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.trust import HookTrustScreen
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
@@ -35,7 +36,7 @@ async def test_untrusted_project_hooks_ask_naming_each_command_then_run(tmp_path
     async with app.run_test(size=SIZE) as pilot:
         trust = await wait_for_screen(pilot, HookTrustScreen)
         assert command in str(trust.query_one("#commands").children[0].render())
-        await pilot.pause(0.35)  # past the grace period
+        await pilot.pause(typing_guard.PAUSE_SECONDS + 0.1)  # past the typing pause
         await pilot.press("y")
         screen = chat(app)
         await send(pilot, "list files")
@@ -61,12 +62,12 @@ async def test_declining_trust_leaves_the_hooks_off(tmp_path: Path) -> None:
     app, _ = make_app(root, rounds, [shell_tool(ran)])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, HookTrustScreen)
-        await pilot.pause(0.35)
+        await pilot.pause(typing_guard.PAUSE_SECONDS + 0.1)
         await pilot.press("n")
         screen = chat(app)
         await send(pilot, "list files")
         approval = await wait_for_screen(pilot, ApprovalScreen)
-        await pilot.pause(0.35)
+        await pilot.pause(typing_guard.PAUSE_SECONDS + 0.1)
         approval.dismiss(None)
         await settle(pilot, screen)
         screen.run_command("hooks", "")

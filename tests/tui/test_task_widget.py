@@ -8,13 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from tests.tui.support import make_app
-from tests.tui.test_chat_flows import SIZE, chat, send, settle, shell_tool, wait_for_screen
+from tests.tui.test_chat_flows import (
+    SIZE,
+    chat,
+    past_pause,
+    send,
+    settle,
+    shell_tool,
+    short_typing_pause,
+    wait_for_screen,
+)
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.task_call import TaskCallView
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView, plain_text
 
 USAGE = {"input_tokens": 2000, "output_tokens": 100}
+__all__ = ["short_typing_pause"]  # the chat tests' shorter typing pause, for these tests too
 
 
 def task(agent: str, prompt: str, description: str) -> dict[str, Any]:
@@ -87,7 +97,7 @@ async def test_a_childs_approval_opens_the_dialog_naming_the_agent(tmp_path: Pat
         assert modal.agent == "general" and modal.request.name == "run_shell"
         title = modal.query_one("#title")
         assert "asked by the general agent" in str(title.render())
-        await pilot.pause(0.35)
+        await past_pause(pilot)
         await pilot.press("y")
         await settle(pilot, screen)
         assert ran == [{"command": "make"}]

@@ -87,7 +87,11 @@ def run(args: argparse.Namespace) -> int:
     controller = ChatController(
         builder, model=args.model, mode=args.permission_mode, loaded=loaded, exporter=export_text
     )
-    from wyckoff_cli.tui.app import WyckoffApp
+    from wyckoff_cli.tui.app import WyckoffApp, goodbye
 
-    WyckoffApp(controller, pick_session=pick).run()
+    app = WyckoffApp(controller, pick_session=pick)
+    app.run()
+    farewell = goodbye(app.session_id)
+    if farewell:
+        print(farewell)
     return 0

@@ -288,7 +288,7 @@ def _arguments(call: ToolCallPart, indent: int | None = None) -> str:
 def _facts_line(info: SessionInfo) -> str:
     usage = info.usage
     return (
-        f"{info.project_root} · started {_local_time(info)} · {info.model} · {info.turns} turns · "
+        f"{info.project_root} · started {_local_time(info)} · {info.model} · {info.turns} turn{'' if info.turns == 1 else 's'} · "
         f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens · {_cost(info)}"
     )
 

@@ -433,6 +433,8 @@ async def compact_history(
         new.append(messages[request])
     new.extend(messages[tail_start:])
     archive_path = _archive(archive, messages, new)
+    if archive_path is not None:
+        summary_message.meta["archive"] = str(archive_path)  # an app's transcript unfolds it
     return CompactionResult(
         new, "summary", replaced, archive_path, summary, memories=memories, usage=metered.usage
     )

@@ -469,6 +469,8 @@ class AgentRuntime:
             await self._emit(turn, ev.ThinkingDone(thinking, thinking_ms))
         turn.streaming = None
         meta: dict[str, Any] = {"model": model}
+        if thinking:
+            meta["thinking_ms"] = thinking_ms  # a resumed transcript shows how long it took
         if assembler.stop is not None:
             meta.update(stop_reason=assembler.stop.reason, stop_raw=assembler.stop.raw)
         return Message("assistant", tuple(assembler.parts()), meta=meta)

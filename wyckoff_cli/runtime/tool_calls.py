@@ -52,10 +52,14 @@ class CallResult:
 
     @property
     def meta(self) -> dict[str, Any]:
-        """What the tool message records beside the text."""
-        if self.proposed_args is None:
-            return {}
-        return {"edited": {"proposed": self.proposed_args, "ran": self.call.arguments}}
+        """What the tool message records beside the text (never sent to the model):
+        an edit by the person, and what a resumed transcript shows (time, diff)."""
+        meta: dict[str, Any] = {"elapsed_ms": self.elapsed_ms}
+        if self.display:
+            meta["display"] = self.display
+        if self.proposed_args is not None:
+            meta["edited"] = {"proposed": self.proposed_args, "ran": self.call.arguments}
+        return meta
 
 
 @dataclass
@@ -275,6 +279,7 @@ class ToolCallRunner:
             background=self.background,
             env=self.tool_env,
             approved_outside_paths=outside,
+            mode=self.policy.mode,
             host_files=self.host_files,
             host_terminal=self.host_terminal,
             read_denied=lambda path: self.policy.read_denied(path, self.workspace),
@@ -300,6 +305,7 @@ class ToolCallRunner:
             await emit(ev.ToolStarted(item.call.id, item.call.name, item.args, item.tool.background))
         tasks = {asyncio.create_task(run_one(item)): item for item in group}
         pending: set[asyncio.Task[Any]] = set(tasks)
+        getter: asyncio.Future[ev.RuntimeEvent] | None = None
         try:
             while pending:
                 getter = asyncio.ensure_future(outputs.get())
@@ -312,6 +318,8 @@ class ToolCallRunner:
             while not outputs.empty():
                 await emit(outputs.get_nowait())
         except asyncio.CancelledError:
+            if getter is not None:
+                getter.cancel()  # else it is destroyed pending when the app quits mid-call
             for task in tasks:
                 task.cancel()
             await asyncio.wait(tasks)

@@ -20,6 +20,7 @@ from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
+from wyckoff_cli.session.modes import ModeTools
 from wyckoff_cli.session.shell import (
     check_rule_tools,
     protected_roots,
@@ -283,7 +284,7 @@ class SessionBuilder:
             tool_env=child_environment(),
             context=context,
             redact=offload_redactor(config),
-            hooks=hooks,
+            hooks=[*hooks, ModeTools(policy, registry)],  # only the tools the mode offers
             host_files=self.host_files,
             host_terminal=self.host_terminal,
         )

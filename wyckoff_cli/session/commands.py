@@ -41,6 +41,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("undo", "restore the files as they were before the last round that changed them"),
     SlashCommand("redo", "bring back what the last /undo removed"),
     SlashCommand("diff", "every change this session made to the work tree"),
+    SlashCommand("top", "jump to the top of the transcript (Ctrl+Home)"),
+    SlashCommand("bottom", "jump to the end of the transcript and follow it (Ctrl+End)"),
+    SlashCommand("find", "find text in the transcript (Ctrl+F)", "TEXT"),
     SlashCommand("quit", "leave Wyckoff"),
 )
 

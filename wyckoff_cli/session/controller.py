@@ -29,6 +29,7 @@ from wyckoff_cli.session.custom_commands import (
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
 from wyckoff_cli.session.models import check_model, model_id
+from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
@@ -74,6 +75,7 @@ class ChatController:
         self._session: Session | None = None
         self._recorder: SessionRecorder | None = None
         self._empty = Conversation()
+        self.mode_notes = ModeNotes()  # the mode the model was last told about
         self._commands: CommandCatalog | None = None
         self._approved_snippets: set[str] = set()  # `!`…`` commands approved this app run
         self._hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
@@ -194,6 +196,7 @@ class ChatController:
         """One turn; `request` when it comes from a command (its `!`…`` snippets run
         first, its rules hold for this turn only, its model answers this turn)."""
         session = self.session
+        text = self.mode_notes.prefix(self.mode, text)  # a mode change is announced once
         if self._hook_source is not None:  # SessionStart hooks; their events come with the turn
             source, self._hook_source = self._hook_source, None
             await self.builder.user_hooks.session_start(source)
@@ -282,6 +285,14 @@ class ChatController:
         self.status.observe(changed)
         return changed
 
+    def approve_plan(self, mode: str) -> ev.RuntimeEvent:
+        """The person approved an `exit_plan` call and picked `mode`: switch before the
+        call runs (its result tells the model, so no note is needed)."""
+        changed = self.set_mode(mode)
+        if isinstance(changed, ev.ModeChanged):
+            self.mode_notes.told = mode
+        return changed
+
     def next_mode(self) -> ev.RuntimeEvent:
         return self.set_mode(next_permission_mode(self.mode))
 
@@ -326,6 +337,7 @@ class ChatController:
         self._hook_source = "clear"
         self.loaded = None
         self._empty = Conversation()
+        self.mode_notes = ModeNotes()
         self.status.reset()
         return ev.SessionChanged(None)
 
@@ -344,6 +356,7 @@ class ChatController:
         self._hook_source = "resume"
         self.loaded = loaded
         self._recorder = recorder
+        self.mode_notes = ModeNotes()
         self.status.reset()
         self.status.restore(loaded.info.usage_by_model)
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))
@@ -478,7 +491,9 @@ class ChatController:
                 f"{status.cache_read_tokens:,}",
                 f"{status.cache_write_tokens:,}",
                 f"{sum(t.web_searches for t in status.per_model.values()):,}",
-                f"${status.cost:.4f}",
+                (f"${status.cost:.4f}" if status.all_priced else f"${status.cost:.4f} + unpriced")
+                if status.any_priced
+                else "unpriced",
                 f"${status.saved:.4f}",
             ]
         )

@@ -130,6 +130,17 @@ class StatusModel:
         return all(t.priced for t in self.per_model.values())
 
     @property
+    def any_priced(self) -> bool:
+        return any(t.priced for t in self.per_model.values())
+
+    def cost_text(self) -> str:
+        """The session's cost, saying plainly when some or all calls have no price."""
+        if self.per_model and not self.any_priced:
+            return "cost unknown (set prices with `wyckoff model cost`)"
+        text = f"${self.cost:.4f} saved ${self.saved:.4f}"
+        return text if self.all_priced else f"{text} + unpriced calls"
+
+    @property
     def cache_hit_rate(self) -> float:
         return self.cache_read_tokens / self.input_tokens if self.input_tokens else 0.0
 
@@ -138,9 +149,9 @@ class StatusModel:
         return 100.0 * self.context_tokens / self.context_window if self.context_window else 0.0
 
     def segments(self) -> list[tuple[str, str]]:
-        """(name, text) pairs, most important first; the bar drops the tail when narrow."""
+        """(name, text) pairs in display order; a narrow bar drops them in `DROP_ORDER`
+        (the state and the cost stay)."""
         model = self.model if self.fallback_model is None else f"{self.fallback_model} (fallback)"
-        cost = f"${self.cost:.4f}" + ("" if self.all_priced else "+?")
         parts = [
             ("state", self.state),
             ("model", model),
@@ -151,12 +162,12 @@ class StatusModel:
                 "cache",
                 f"cache {self.cache_hit_rate:.0%} r{human(self.cache_read_tokens)} w{human(self.cache_write_tokens)}",
             ),
-            ("cost", f"{cost} saved ${self.saved:.4f}"),
+            ("cost", self.cost_text()),
         ]
-        if self.per_agent:  # the sub-agents' share after the cost; the cache figures go last
+        if self.per_agent:  # the sub-agents' share of the cost, beside it
             shares = [f"main ${self.main_cost():.4f}"]
             shares += [f"{name} ${t.cost:.4f}" for name, t in self.per_agent.items()]
-            parts = [*parts[:5], parts[6], ("agents", " · ".join(shares)), parts[5]]
+            parts.append(("agents", " · ".join(shares)))
         if self.background_running:
             parts.append(
                 ("background", f"{self.background_running} bg task{'s' * (self.background_running > 1)}")
@@ -179,6 +190,9 @@ def agent_rows(status: StatusModel) -> list[list[str]]:
         ]
         for name, totals in status.per_agent.items()
     ]
+
+
+DROP_ORDER = ("cache", "tokens", "agents", "background", "context", "mode", "model")
 
 
 def human(count: int) -> str:

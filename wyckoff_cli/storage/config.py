@@ -522,6 +522,9 @@ def save_user_config(data: dict[str, Any], path: Path | None = None) -> Path:
     build(Config, data, target)
     paths.ensure_private_dir(target.parent)
     write_atomic(target, tomli_w.dumps(_drop_none(data)))
+    from wyckoff_cli.storage.project_dir import ensure_gitignore
+
+    ensure_gitignore(target.parent)  # a project's .wyckoff/: say what is shared, what local
     return target
 
 

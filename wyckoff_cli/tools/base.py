@@ -60,6 +60,7 @@ class ToolContext:
     env: Mapping[str, str] | None = None  # environment for child processes (keys removed)
     approved_outside_paths: frozenset[Path] = frozenset()
     redact: Callable[[str], str] = _unchanged  # applied to what tools write to disk (offloaded output)
+    mode: str = "default"  # the permission mode when the call runs
     host_files: HostFiles | None = None  # read and write files through the host (an editor)
     host_terminal: HostTerminal | None = None  # run commands in the host's terminal
     # Paths a deny rule refuses to read: tools that walk folders (grep, glob, list_dir)

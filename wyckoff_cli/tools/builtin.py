@@ -12,6 +12,7 @@ from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.edit import edit_file
 from wyckoff_cli.tools.files import read_file, write_file
 from wyckoff_cli.tools.listing import glob, list_dir
+from wyckoff_cli.tools.plan import exit_plan
 from wyckoff_cli.tools.registry import ToolRegistry
 from wyckoff_cli.tools.sandbox import ShellSettings
 from wyckoff_cli.tools.search import grep
@@ -29,6 +30,7 @@ BUILTIN_TOOLS: tuple[Tool, ...] = (
     task_output,
     task_stop,
     todo_write,
+    exit_plan,  # offered in plan mode only (tools/plan.py)
 )
 
 

@@ -263,13 +263,31 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     return await asyncio.to_thread(_edit, path, shown, edits)
 
 
+def _surrounding(text: str, old: str, lines: int = 3) -> dict[str, Any]:
+    """The lines just before and after the replaced text (an editor shows them
+    around the editable replacement)."""
+    start = text.find(old.replace("\r\n", "\n"))
+    head, tail = text[:start], text[start + len(old) :]
+    before = head.split("\n")
+    after = tail.split("\n")
+    # a partial line the replaced text starts or ends in is context too; an empty one is not
+    if before[-1] == "":
+        before.pop()
+    if after[0] == "":
+        after.pop(0)
+    return {"before": before[-lines:], "after": after[:lines], "line": head.count("\n") + 1}
+
+
 def _preview(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     path = resolve_path(ctx.workspace, args["path"])
     shown = display_path(path, ctx.workspace)
     preview: dict[str, Any] = {"kind": "diff", "path": shown, "new_file": False}
     try:
-        planned = _plan(path, shown, _edits_of(args))
+        edits = _edits_of(args)
+        planned = _plan(path, shown, edits)
         preview["diff"] = unified_diff(planned.before, planned.after, shown)
+        if len(edits) == 1:
+            preview["context"] = _surrounding(planned.before, str(edits[0]["old"]))
     except ToolError as exc:
         preview["error"] = exc.message
     rule = preview_rule(edit_file, args, ctx)

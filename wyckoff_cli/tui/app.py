@@ -19,6 +19,7 @@ class WyckoffApp(App[None]):
         self.controller = controller
         self.pick_session = pick_session
         self.chat: ChatScreen | None = None
+        self.session_id: str | None = None  # the session to resume, known once the app closed
 
     def on_mount(self) -> None:
         problem = self.controller.check_model(self.controller.model)
@@ -50,4 +51,13 @@ class WyckoffApp(App[None]):
             self.chat.resume(session_id)
 
     async def on_unmount(self) -> None:
+        if len(self.controller.conversation):
+            self.session_id = self.controller.id
         await self.controller.aclose()
+
+
+def goodbye(session_id: str | None) -> str | None:
+    """What the terminal shows after the app closes: how to come back."""
+    if session_id is None:
+        return None
+    return f"Session {session_id} saved. Resume it with:\n  wyckoff chat --resume {session_id}"

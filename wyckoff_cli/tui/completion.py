@@ -47,10 +47,17 @@ class Completions:
         if word.startswith("@"):
             return [(f"@{path} ", f"@{path}") for path in self.match_files(word[1:])]
         if word.startswith("/"):
+            typed = word[1:].lower()
+            commands = self.commands()
+            found = sorted(
+                (c for c in commands if c.name.lower().startswith(typed)),
+                key=lambda c: c.name.lower() != typed,
+            )
+            width = max((len(c.usage) for c in commands), default=0)
+            # a command taking no argument completes without a space: Enter runs it at once
             return [
-                (f"/{c.name} ", f"{c.usage:<24} {c.description}")
-                for c in self.commands()
-                if c.name.lower().startswith(word[1:].lower())
+                (f"/{c.name}" + (" " if c.argument else ""), f"{c.usage:<{width}}  {c.description}")
+                for c in found
             ]
         return []
 

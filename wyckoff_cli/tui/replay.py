@@ -54,22 +54,36 @@ def replay_history(transcript: Transcript, history: Sequence[Message]) -> None:
     transcript.follow()
 
 
+def strip_reminders(text: str) -> str:
+    """A user message as the person typed it: without the notes sent before it (a mode
+    change's `<system-reminder>`)."""
+    while text.startswith("<system-reminder>") and "</system-reminder>" in text:
+        text = text.split("</system-reminder>", 1)[1].lstrip("\n")
+    return text
+
+
 def widgets_for(messages: Sequence[Message]) -> list[Widget]:
+    """The transcript of `messages` as it looked live: thinking with its duration, tool
+    calls with their time and diff (saved in the messages' meta), interruptions, and a
+    compaction summary folded into one entry."""
     widgets: list[Widget] = []
     calls: dict[str, ToolCallView] = {}
     for message in messages:
         if message.role == "user":
             synthetic = message.meta.get("synthetic")
-            if synthetic:
+            if synthetic == "compaction":
+                widgets.append(SummaryEntry(message))
+            elif synthetic:
                 widgets.append(
                     NoticeLine("retry" if synthetic == "loop_guard" else "background", message.text[:300])
                 )
             else:
-                widgets.append(UserMessage(message.text))
+                widgets.append(UserMessage(strip_reminders(message.text)))
         elif message.role == "assistant":
+            thinking_ms = message.meta.get("thinking_ms")
             for thinking in message.thinking:
                 pane = ThinkingPane()
-                pane.finish(thinking.text, 0)
+                pane.finish(thinking.text, thinking_ms if isinstance(thinking_ms, int) else None)
                 widgets.append(pane)
             if message.text:
                 widgets.append(MarkdownStreamView(message.text))
@@ -77,13 +91,83 @@ def widgets_for(messages: Sequence[Message]) -> list[Widget]:
                 view = ToolCallView(call.id, call.name, call.arguments)
                 calls[call.id] = view
                 widgets.append(view)
+            if message.meta.get("interrupted"):
+                widgets.append(NoticeLine("aborted", "Interrupted."))
         else:
             answered = calls.get(message.tool_call_id or "")
             if answered is None:
                 continue
+            elapsed = message.meta.get("elapsed_ms")
+            display = message.meta.get("display")
             if message.is_error:
                 answered.fail(message.text, 0)
             else:
-                answered.succeed(message.text, 0, None)
-            answered.elapsed_ms = None
+                answered.succeed(message.text, 0, display if isinstance(display, dict) else None)
+            answered.elapsed_ms = elapsed if isinstance(elapsed, int) else None
+            answered.refresh_view()
     return widgets
+
+
+def summary_of(text: str) -> str:
+    """The summary inside a compaction message, without the framing for the model."""
+    body = text.split(">", 1)[1] if text.startswith("<") else text
+    body = body.rsplit("</", 1)[0]
+    return body.split("\n\n", 1)[1].strip() if "\n\n" in body else body.strip()
+
+
+class SummaryEntry(Static, can_focus=True):
+    """ "Earlier conversation (summarised)": folded; Enter or a click shows the summary
+    and the archived messages it replaced."""
+
+    DEFAULT_CSS = """
+    SummaryEntry { padding: 0 1; margin: 0 0 1 0; color: $text-muted; }
+    SummaryEntry:focus { background: $boost; }
+    """
+
+    def __init__(self, message: Message) -> None:
+        replaced = message.meta.get("replaced_messages")
+        count = f" — {replaced} messages" if isinstance(replaced, int) else ""
+        super().__init__(
+            Text(f"▸ Earlier conversation (summarised){count} · Enter or click to show", style="italic")
+        )
+        self.message = message
+        self.opened = False
+
+    def on_click(self) -> None:
+        self.open()
+
+    def key_enter(self) -> None:
+        self.open()
+
+    def open(self) -> None:
+        if self.opened:
+            return
+        self.opened = True
+        self.update(Text("▾ Earlier conversation (summarised)", style="italic"))
+        widgets: list[Widget] = [MarkdownStreamView(summary_of(self.message.text))]
+        archived = archived_messages(self.message.meta.get("archive"))
+        if archived:
+            widgets.append(NoticeLine("compaction", f"The {len(archived)} messages it replaced:"))
+            widgets.extend(widgets_for(archived))
+        parent = self.parent
+        if isinstance(parent, Transcript):
+            parent.mount_all(widgets, after=self)
+
+
+def archived_messages(path: object) -> list[Message]:
+    """The messages a compaction archived (empty when the archive is gone)."""
+    if not isinstance(path, str) or not path:
+        return []
+    from pathlib import Path
+
+    from wyckoff_cli.storage.chatlog import read_jsonl
+
+    try:
+        records = read_jsonl(Path(path)).records
+    except OSError:
+        return []
+    return [
+        Message.from_dict(record["message"])
+        for record in records
+        if record.get("kind") == "message" and isinstance(record.get("message"), dict)
+    ]

@@ -145,7 +145,12 @@ class EventRouter:
                     self.view.request_approval(event)
             case ev.ApprovalDecided(id=call_id, decision=decision, rule=rule, feedback=feedback):
                 if decision == "always" and rule:
-                    self.view.add_notice("info", f"Always allowed from now on: {rule}")
+                    # shown on the call itself, before it runs (not after its output)
+                    call_view = self.tools.get(call_id)
+                    if call_view is not None:
+                        call_view.note(f"Always allowed from now on: {rule}")
+                    else:
+                        self.view.add_notice("info", f"Always allowed from now on: {rule}")
                 elif decision == "deny" and feedback:
                     self.view.add_notice("info", f"Denied with feedback: {feedback}")
             case ev.ToolStarted(id=call_id, name=name, args=args, background=background):

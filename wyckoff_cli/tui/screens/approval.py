@@ -1,16 +1,18 @@
-"""The approval modal: keyboard first.
+"""The approval dialog: keyboard first, and typing never answers it.
 
-`1`/`y` allow once · `2`/`a` always (shows the rule it saves) · `3`/`e` edit the
-arguments (or, for a write or edit, the new text) · `4`/`n` deny with an optional line
-of feedback · Esc denies at once. Arrows and Enter work too. Keys pressed in the first
-`GRACE_SECONDS` after the modal appears are ignored, so typing ahead never approves
-anything by accident.
+`1`/`y` allow once · `2`/`a` highlight "always" (Enter then saves the rule; a letter
+alone never does) · `3`/`e` edit the call (the tool's editable field, or the arguments
+as JSON) · `4`/`n` deny with an optional line of feedback · Esc denies at once. Arrows
+and Enter pick a choice. For a second after the dialog opens, and while the prompt is
+being typed into, the dialog's keys are paused and go to the prompt instead (the
+dialog says so). The choices stay pinned to the bottom; the preview scrolls above
+them with PageUp/PageDown/Home/End.
 """
 
 from __future__ import annotations
 
 import json
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Group, RenderableType
@@ -21,14 +23,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static, TextArea
+from textual.timer import Timer
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.events import ApprovalRequested
+from wyckoff_cli.tui.typing_guard import TypingGuard
+from wyckoff_cli.tui.widgets.call_editor import CallEditor, editable_field, field_label
 from wyckoff_cli.tui.widgets.diff import render_diff
 
-GRACE_SECONDS = 0.3
+KeySink = Callable[[events.Key], None]  # where paused keys go (the chat prompt)
+CHOICE_KEYS = {"1": "allow", "y": "allow", "2": "always", "a": "always", "3": "edit", "e": "edit"}
+CHOICE_KEYS |= {"4": "deny", "n": "deny"}
+PAUSED = "⏸ keys paused while you type — they go to the prompt"
 
 
 def render_preview(request: ApprovalRequested, workspace: Path | None = None) -> RenderableType:
@@ -39,8 +47,10 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
         text = Text("Outside the workspace: ", style="bold red")
         text.append(", ".join(outside), style="bold")
         parts.append(text)
-    if preview.get("reason"):
+    elif preview.get("reason"):  # with outside paths, the reason would only repeat them
         parts.append(Text(str(preview["reason"]), style="yellow"))
+    if preview.get("error"):
+        parts.append(Text(f"This call would fail: {preview['error']}", style="red"))
     diff = preview.get("diff")
     command = preview.get("command")
     if isinstance(diff, str) and diff:
@@ -54,9 +64,13 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
         if request.args.get("prompt"):
             parts.append(Text(f"looking for: {request.args['prompt']}", style="dim"))
     else:
+        # the outside paths were named above: the arguments are shown without them
+        rest = {k: v for k, v in request.args.items() if not _names_outside(v, outside, workspace)}
+        if outside and not rest:
+            return Group(*parts)
         parts.append(
             Syntax(
-                json.dumps(request.args, indent=2, ensure_ascii=False),
+                json.dumps(rest, indent=2, ensure_ascii=False),
                 "json",
                 theme="ansi_dark",
                 background_color="default",
@@ -66,136 +80,208 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
     return Group(*parts)
 
 
+def _names_outside(value: object, outside: list[str], workspace: Path | None) -> bool:
+    if not outside or not isinstance(value, str):
+        return False
+    path = Path(value).expanduser()
+    if not path.is_absolute() and workspace is not None:
+        path = workspace / path
+    return str(path.resolve()) in outside or value in outside
+
+
+def always_label(request: ApprovalRequested) -> str:
+    if request.rule:
+        return f"Always allow — saves the rule {request.rule}"
+    if request.preview.get("outside_paths"):
+        return "Allow this time — nothing is saved for paths outside the workspace"
+    return "Allow this time — nothing is saved for this call (it is always asked)"
+
+
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
+    choice_keys = CHOICE_KEYS
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
-    ApprovalScreen > Vertical {
-        width: 90%; max-width: 120; height: auto; max-height: 90%;
+    ApprovalScreen > #dialog {
+        width: 90%; max-width: 120; height: auto; max-height: 100%;
         border: thick $warning; background: $surface; padding: 0 1;
     }
-    ApprovalScreen #title { text-style: bold; margin: 0 0 1 0; }
-    ApprovalScreen #preview { height: auto; max-height: 24; margin: 0 0 1 0; }
-    ApprovalScreen OptionList { height: auto; border: none; }
-    ApprovalScreen #feedback, ApprovalScreen #editor, ApprovalScreen #edit-error { display: none; }
-    ApprovalScreen #editor { height: 14; }
-    ApprovalScreen #edit-error { color: $text-error; }
+    ApprovalScreen #title { text-style: bold; }
+    ApprovalScreen #preview { height: auto; max-height: 1fr; margin: 1 0 0 0; }
+    ApprovalScreen #bottom { dock: bottom; height: auto; }
+    ApprovalScreen #paused { color: $text-warning; height: 1; }
+    ApprovalScreen #hint { color: $text-muted; height: auto; }
+    ApprovalScreen OptionList, ApprovalScreen OptionList:focus { height: auto; border: none; padding: 0; }
+    ApprovalScreen.-editing #preview { display: none; }
+    ApprovalScreen #feedback, ApprovalScreen CallEditor { display: none; }
     ApprovalScreen.-feedback #feedback { display: block; }
-    ApprovalScreen.-editing #editor, ApprovalScreen.-editing #edit-error { display: block; }
+    ApprovalScreen.-editing CallEditor { display: block; }
     ApprovalScreen.-editing OptionList, ApprovalScreen.-feedback OptionList { display: none; }
+    ApprovalScreen.-editing #hint, ApprovalScreen.-feedback #hint { display: none; }
     """
     BINDINGS = [
-        Binding("1,y", "choose('allow')", "Allow once", show=False),
-        Binding("2,a", "choose('always')", "Always", show=False),
-        Binding("3,e", "choose('edit')", "Edit", show=False),
-        Binding("4,n", "choose('deny')", "Deny", show=False),
         Binding("escape", "escape", "Deny", show=False),
-        Binding("ctrl+s", "save_edit", "Save the edit", show=False),
+        Binding("pageup", "scroll_preview('page_up')", show=False, priority=True),
+        Binding("pagedown", "scroll_preview('page_down')", show=False, priority=True),
+        Binding("home", "scroll_preview('home')", show=False, priority=True),
+        Binding("end", "scroll_preview('end')", show=False, priority=True),
     ]
 
     def __init__(
-        self, request: ApprovalRequested, workspace: Path | None = None, *, agent: str | None = None
+        self,
+        request: ApprovalRequested,
+        workspace: Path | None = None,
+        *,
+        last_typed: Callable[[], float] | None = None,
+        forward_key: KeySink | None = None,
+        pause: float | None = None,
+        agent: str | None = None,
     ) -> None:
+        """`last_typed` says when the prompt last got a key and `forward_key` types
+        into it: the chat screen passes both (standalone, paused keys are dropped).
+        `pause` replaces the typing pause's length (tests); `agent` names the sub-agent
+        asking, if not the main agent."""
         super().__init__()
         self.request = request
         self.agent = agent  # the sub-agent asking, if not the main agent
         self.workspace = workspace
-        self.opened = time.monotonic()
-        # the tool's declared editable field, edited as plain text (a command, the new text)
-        self._text_field = next(
-            (f for f in request.editable_fields if isinstance(request.args.get(f), str)), None
-        )
+        self.guard = TypingGuard(last_typed, pause=pause)
+        self.forward_key = forward_key
+        self._field = editable_field(request.args, request.editable_fields)
+        self._pause_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        always = f"Always allow — saves rule {self.request.rule}" if self.request.rule else "Always allow"
-        with Vertical():
+        with Vertical(id="dialog"):
             asker = f" (asked by the {self.agent} agent)" if self.agent else ""
             yield Static(Text(f"Allow {self.request.name}?{asker}"), id="title")
-            with VerticalScroll(id="preview"):
+            with VerticalScroll(id="preview", can_focus=False):
                 yield Static(render_preview(self.request, self.workspace))
-            yield OptionList(
-                Option("1  Allow once  (y)", id="allow"),
-                Option(f"2  {always}  (a)", id="always"),
-                Option(f"3  Edit {self._edit_label()}  (e)", id="edit"),
-                Option("4  Deny, with optional feedback  (n, Esc)", id="deny"),
-                id="choices",
-            )
-            yield Input(
-                placeholder="Why not? (optional) — Enter sends, Esc denies without a reason", id="feedback"
-            )
-            yield TextArea(self._editable_text(), id="editor", soft_wrap=True)
-            yield Static("Ctrl+S runs the edited call, Esc cancels the edit", id="edit-error")
+            with Vertical(id="bottom"):
+                yield Static(PAUSED, id="paused")
+                yield OptionList(
+                    Option("1  Allow once  (y)", id="allow"),
+                    Option(f"2  {always_label(self.request)}  (a)", id="always"),
+                    Option(f"3  Edit {field_label(self._field)}  (e)", id="edit"),
+                    Option("4  Deny, with optional feedback  (n, Esc)", id="deny"),
+                    id="choices",
+                )
+                yield Static(
+                    Text("↑↓ Enter pick · “always” needs Enter · PgUp/PgDn/Home/End scroll the preview"),
+                    id="hint",
+                )
+                yield Input(
+                    placeholder="Why not? (optional) — Enter sends, Esc denies without a reason",
+                    id="feedback",
+                )
+                yield CallEditor(
+                    self.request.args,
+                    self.request.editable_fields,
+                    self.request.validate,
+                    self.request.preview.get("context"),
+                )
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
+        self._update_pause()
 
-    def _edit_label(self) -> str:
-        if self._text_field is None:
-            return "the arguments"
-        return {"new": "the new text", "content": "the new text"}.get(
-            self._text_field, f"the {self._text_field}"
-        )
+    # ------------------------------------------------------------------ the typing pause
 
-    def _editable_text(self) -> str:
-        if self._text_field is not None:
-            return str(self.request.args[self._text_field])
-        return json.dumps(self.request.args, indent=2, ensure_ascii=False)
+    def _update_pause(self) -> None:
+        remaining = self.guard.remaining()
+        self.query_one("#paused", Static).display = remaining > 0
+        if self._pause_timer is not None:
+            self._pause_timer.stop()
+            self._pause_timer = None
+        if remaining > 0:
+            self._pause_timer = self.set_timer(remaining + 0.02, self._update_pause)
 
-    def _in_grace(self) -> bool:
-        return time.monotonic() - self.opened < GRACE_SECONDS
+    @property
+    def paused(self) -> bool:
+        return self.guard.paused
+
+    def _to_prompt(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        if self.forward_key is not None:
+            self.forward_key(event)
+        self._update_pause()
 
     async def on_key(self, event: events.Key) -> None:
-        if self._in_grace():
+        if self.has_class("-feedback") or self.has_class("-editing"):
+            return  # the input or the editor has the keys
+        if event.key == "escape":
+            return  # denying is always safe
+        if self.paused:
+            self._to_prompt(event)
+            return
+        choice = self.choice_keys.get(event.key)
+        if choice is not None:
             event.stop()
             event.prevent_default()
+            self.action_choose(choice)
+        elif event.is_printable:
+            self._to_prompt(event)  # typing again: the keys pause again
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if not self._in_grace() and event.option.id:
+        if self.paused or not event.option.id:
+            return
+        if event.option.id == "always":
+            self.dismiss(ApprovalDecision.always())  # Enter on the highlighted "always"
+        else:
             self.action_choose(event.option.id)
 
+    # ------------------------------------------------------------------ choices
+
     def action_choose(self, choice: str) -> None:
-        if self._in_grace() or self.has_class("-feedback") or self.has_class("-editing"):
+        if self.paused or self.has_class("-feedback") or self.has_class("-editing"):
             return
         if choice == "allow":
             self.dismiss(ApprovalDecision.allow())
         elif choice == "always":
-            self.dismiss(ApprovalDecision.always())
+            # a letter never saves a rule: it highlights the choice, Enter confirms
+            choices = self.query_one(OptionList)
+            choices.highlighted = choices.get_option_index("always")
+            self.query_one("#hint", Static).update(
+                Text("Enter confirms “always”; ↑↓ picks another choice", style="bold")
+            )
         elif choice == "edit":
             self.add_class("-editing")
-            self.query_one("#editor", TextArea).focus()
+            self.query_one(CallEditor).start()
         else:
             self.add_class("-feedback")
             self.query_one("#feedback", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "feedback":
+            return
         event.stop()
         self.dismiss(ApprovalDecision.deny(event.value.strip() or None))
 
+    def on_call_editor_save(self, event: CallEditor.Save) -> None:
+        event.stop()
+        self.dismiss(ApprovalDecision.edit(event.args))
+
+    def on_call_editor_cancel(self, event: CallEditor.Cancel) -> None:
+        event.stop()
+        self.remove_class("-editing")
+        self.query_one(OptionList).focus()
+
     def action_escape(self) -> None:
         if self.has_class("-editing"):
-            self.remove_class("-editing")
-            self.query_one(OptionList).focus()
+            self.on_call_editor_cancel(CallEditor.Cancel())
             return
         self.dismiss(ApprovalDecision.deny(None))
 
-    def action_save_edit(self) -> None:
-        if not self.has_class("-editing"):
-            return
-        text = self.query_one("#editor", TextArea).text
-        error_line = self.query_one("#edit-error", Static)
-        if self._text_field is not None:
-            args = {**self.request.args, self._text_field: text}
-        else:
-            try:
-                args = json.loads(text)
-            except json.JSONDecodeError as exc:
-                error_line.update(f"Not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
-                return
-            if not isinstance(args, dict):
-                error_line.update("The arguments must be a JSON object")
-                return
-        problem = self.request.validate(args)
-        if problem:
-            error_line.update(problem)
-            return
-        self.dismiss(ApprovalDecision.edit(args))
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # the editor and the feedback line keep PageUp/Home/End for themselves
+        typing = self.has_class("-editing") or self.has_class("-feedback")
+        return not (action == "scroll_preview" and typing)
+
+    def action_scroll_preview(self, where: str) -> None:
+        preview = self.query_one("#preview", VerticalScroll)
+        {
+            "page_up": lambda: preview.scroll_page_up(animate=False),
+            "page_down": lambda: preview.scroll_page_down(animate=False),
+            "home": lambda: preview.scroll_home(animate=False),
+            "end": lambda: preview.scroll_end(animate=False),
+        }[where]()

@@ -31,13 +31,16 @@ from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.commands import parse_command
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
+from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
 from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
+from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
+from wyckoff_cli.tui.transcript_find import FindBar, Finder
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
@@ -50,7 +53,7 @@ from wyckoff_cli.tui.widgets.transcript import Transcript
 FLUSH_SECONDS = 1 / 30
 QUIT_WINDOW = 2.0
 # commands that may run while a turn is running
-WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory")
+WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory", "top", "bottom", "find")
 
 KEYS = (
     ("Enter", "send"),
@@ -62,6 +65,8 @@ KEYS = (
     ("Shift+Tab", "cycle permission modes"),
     ("Ctrl+O", "show / hide all thinking"),
     ("PageUp / PageDown", "scroll the transcript"),
+    ("Ctrl+Home / Ctrl+End", "top / bottom of the transcript (also /top, /bottom)"),
+    ("Ctrl+F", "find in the transcript (also /find TEXT); Enter next, Shift+Enter previous"),
     ("Tab", "next widget (Enter on a tool call or thinking expands it)"),
 )
 
@@ -71,7 +76,11 @@ class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False, priority=True),
         Binding("ctrl+c", "ctrl_c", "Clear / interrupt / quit", show=False, priority=True),
-        Binding("ctrl+d", "ctrl_d", "Quit", show=False),
+        # priority: the prompt's own Ctrl+D (delete right) would take it otherwise
+        Binding("ctrl+d", "ctrl_d", "Quit", show=False, priority=True),
+        Binding("ctrl+home", "top", "Top of the transcript", show=False, priority=True),
+        Binding("ctrl+end", "bottom", "Bottom of the transcript", show=False, priority=True),
+        Binding("ctrl+f", "find", "Find", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True),
         Binding("ctrl+o", "toggle_thinking", "Thinking", show=False, priority=True),
         Binding("pageup", "page_up", "Scroll up", show=False, priority=True),
@@ -91,12 +100,15 @@ class ChatScreen(Screen[None]):
         self._approvals: list[ApprovalScreen] = []
         self._escapes = DoubleEscape()
         self.completions = Completions(controller.root, lambda: controller.slash_commands)
+        self.finder = Finder()
+        self.queue_held = False  # after Esc, queued messages wait for Enter
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         with Vertical(id="bottom"):
             yield Static("", id="queued")
             yield CompletionMenu(id="completions")
+            yield FindBar(id="find")
             history = load_input_history(self.controller.input_history_file)
             yield PromptInput(history=history, completer=self.completions, id="prompt")
             yield StatusBar(self.status, id="status")
@@ -105,6 +117,7 @@ class ChatScreen(Screen[None]):
         prompt = self.query_one(PromptInput)
         prompt.menu = self.query_one(CompletionMenu)
         prompt.pull_queued = self.pull_queued
+        prompt.on_empty_enter = self.send_held_queue
         prompt.focus()
         self.controller.on_background = self.status_changed
         # The context window is looked up after the first paint: it loads the model
@@ -113,6 +126,9 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
         if len(self.controller.conversation):
             self.render_history()
+            self.add_notice(
+                "info", f"Resumed session {self.controller.id} · {len(self.controller.conversation)} messages"
+            )
         else:
             self.add_notice(
                 "info",
@@ -145,6 +161,8 @@ class ChatScreen(Screen[None]):
         return self.query_one("#transcript", Transcript)
 
     def _mount(self, widget: Widget) -> None:
+        if not self.is_attached:  # the app is closing: a late event has nowhere to go
+            return
         self.transcript.mount(widget)
 
     def new_answer(self) -> AnswerView:
@@ -226,9 +244,19 @@ class ChatScreen(Screen[None]):
         def done(decision: ApprovalDecision | None) -> None:
             if screen in self._approvals:
                 self._approvals.remove(screen)
+            if isinstance(screen, PlanApprovalScreen) and screen.chosen_mode:
+                self.router.handle(self.controller.approve_plan(screen.chosen_mode))  # before it runs
             request.respond(decision or ApprovalDecision.deny(None))
 
-        screen = ApprovalScreen(request, self.controller.root, agent=agent)
+        prompt = self.query_one(PromptInput)
+        kind = PlanApprovalScreen if request.name == EXIT_PLAN else ApprovalScreen
+        screen = kind(
+            request,
+            self.controller.root,
+            last_typed=lambda: prompt.last_key_at,
+            forward_key=prompt.type_key,
+            agent=agent,
+        )
         self._approvals.append(screen)
         self.app.push_screen(screen, done)
 
@@ -296,12 +324,18 @@ class ChatScreen(Screen[None]):
         request: TurnRequest | None = None,
     ) -> None:
         await self._route(self.controller.turn(text, abort, required_tools, request))
-        self.call_after_refresh(self._next_queued)
+        done = self.router.last_done
+        if done is not None and done.reason == "aborted" and self.queued:
+            self.queue_held = True  # Esc stops the work: nothing more is sent until Enter
+            self._show_queue()
+        else:
+            self.call_after_refresh(self._next_queued)
 
     async def _route(self, events: AsyncIterator[ev.RuntimeEvent]) -> None:
         try:
             async for event in events:
-                self.router.handle(event)
+                if self.is_attached:  # when the app is closing, the stream still runs out
+                    self.router.handle(event)
         except Exception as exc:  # an expected failure must not kill the app
             message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
             self.add_notice("error", message)
@@ -317,6 +351,10 @@ class ChatScreen(Screen[None]):
             return
         if name == "help":
             self._help()
+        elif name in ("top", "bottom"):
+            self.action_top() if name == "top" else self.action_bottom()
+        elif name == "find":
+            self.action_find(argument)
         elif name == "quit":
             self.app.exit()
         elif name == "resume" and not argument:
@@ -359,8 +397,16 @@ class ChatScreen(Screen[None]):
         table.add_row("@path", "mention a file: the model must read it")
         self._mount(Static(table, classes="command-output"))
 
+    def send_held_queue(self) -> bool:
+        """Enter on an empty prompt sends the queue held after Esc."""
+        if not self.queue_held or self.busy:
+            return False
+        self.queue_held = False
+        self._next_queued()
+        return True
+
     def _next_queued(self) -> None:
-        if self.queued and not self.busy:
+        if self.queued and not self.busy and not self.queue_held:
             text = self.queued.pop(0)
             self._show_queue()
             self.start_turn(text)
@@ -369,7 +415,11 @@ class ChatScreen(Screen[None]):
         queued = self.query_one("#queued", Static)
         queued.update(
             "\n".join(f"… queued: {q}" for q in self.queued)
-            + ("  (Up on an empty prompt edits)" if self.queued else "")
+            + (
+                "  (held after Esc: Enter on an empty prompt sends it; Up edits)"
+                if self.queue_held
+                else "  (Up on an empty prompt edits)"
+            )
         )
         queued.display = bool(self.queued)
 
@@ -384,6 +434,11 @@ class ChatScreen(Screen[None]):
 
     def action_interrupt(self) -> None:
         if isinstance(self.app.screen, ApprovalScreen):
+            return
+        find = self.query_one(FindBar)
+        if find.has_class("-open"):
+            find.remove_class("-open")
+            self.query_one(PromptInput).focus()
             return
         if self.busy and self.abort is not None:
             self.abort.abort()
@@ -412,8 +467,32 @@ class ChatScreen(Screen[None]):
         self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW)
 
     def action_ctrl_d(self) -> None:
-        if not self.query_one(PromptInput).text:
+        prompt = self.query_one(PromptInput)
+        if prompt.text:
+            prompt.action_delete_right()
+        else:
             self.app.exit()
+
+    def action_top(self) -> None:
+        self.transcript.scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.transcript.follow()
+
+    def action_find(self, query: str = "") -> None:
+        find = self.query_one(FindBar)
+        find.add_class("-open")
+        find.focus()
+        if query:
+            find.value = query
+            self.on_find_bar_step(FindBar.Step(query, forward=False))
+
+    def on_find_bar_step(self, event: FindBar.Step) -> None:
+        if event.query != self.finder.query:
+            self.finder.search(self.transcript, event.query)
+        found = self.finder.step(self.transcript, event.forward)
+        text = f"{found[0]} of {found[1]}: {event.query}" if found else f"Not found: {event.query}"
+        self.notify(text, timeout=2)
 
     def action_cycle_mode(self) -> None:
         self.router.handle(self.controller.next_mode())

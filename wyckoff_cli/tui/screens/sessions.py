@@ -34,7 +34,7 @@ class SessionPicker(ModalScreen[str | None]):
             yield Static(f"Resume a session of {self.project_root} (Enter picks, Esc cancels)")
             options = [
                 Option(
-                    f"{s.id}  {s.updated[:16].replace('T', ' ')}  {s.turns:>3} turns  {s.model:<28} {s.title}",
+                    f"{s.id}  {s.updated[:16].replace('T', ' ')}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model:<28} {s.title}",
                     id=s.id,
                 )
                 for s in sessions

@@ -2,12 +2,10 @@
 
 `y` trusts (recorded for these files as they are now; a changed configuration asks
 again), `n` or Esc leaves them off for this session. Keys pressed in the first
-`GRACE_SECONDS` are ignored, so typing ahead never trusts anything by accident.
+the typing pause (`tui/typing_guard.py`) are ignored, so typing ahead never trusts anything by accident.
 """
 
 from __future__ import annotations
-
-import time
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from wyckoff_cli.runtime.hook_config import HookFile
-from wyckoff_cli.tui.screens.approval import GRACE_SECONDS
+from wyckoff_cli.tui.typing_guard import TypingGuard
 
 
 def describe_files(files: list[HookFile]) -> Text:
@@ -51,7 +49,7 @@ class HookTrustScreen(ModalScreen[bool]):
     def __init__(self, files: list[HookFile]) -> None:
         super().__init__()
         self.files = files
-        self.opened = time.monotonic()
+        self.guard = TypingGuard()  # keys typed as text never trust anything
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -61,6 +59,6 @@ class HookTrustScreen(ModalScreen[bool]):
             yield Static("y  trust and run them    n / Esc  do not run them this session")
 
     def action_answer(self, trusted: bool) -> None:
-        if time.monotonic() - self.opened < GRACE_SECONDS:
+        if self.guard.paused:
             return
         self.dismiss(trusted)

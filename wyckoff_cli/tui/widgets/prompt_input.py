@@ -7,6 +7,7 @@ offers files (gitignore-aware, fuzzy); Tab or Enter takes the highlighted one.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -93,11 +94,26 @@ class PromptInput(KeyFirstTextArea):
             None  # Up on an empty prompt edits a queued message
         )
         self._matches: list[tuple[str, str]] = []
+        self.on_empty_enter: Callable[[], bool] | None = None  # Enter on an empty prompt
+        self.last_key_at = float("-inf")  # monotonic time of the latest key (dialogs pause on it)
 
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def type_key(self, event: events.Key) -> None:
+        """A key typed while a dialog was open and paused: as if the prompt had it."""
+        self.last_key_at = time.monotonic()
+        if event.key == "enter":
+            self._submit()
+        elif event.key in ("ctrl+j", "shift+enter"):
+            self.insert("\n")
+        elif event.key == "backspace":
+            self.action_delete_left()
+        elif event.is_printable and event.character:
+            self.insert(event.character)
+
     async def handle_key(self, event: events.Key) -> bool:
+        self.last_key_at = time.monotonic()
         if self._menu_visible and event.key in ("up", "down", "tab", "enter", "escape"):
             self._menu_key(event.key)
             return True
@@ -124,6 +140,8 @@ class PromptInput(KeyFirstTextArea):
     def _submit(self) -> None:
         text = self.text
         if not text.strip():
+            if self.on_empty_enter is not None:
+                self.on_empty_enter()
             return
         self.prompt_history.add(text)
         self.clear()
@@ -171,10 +189,17 @@ class PromptInput(KeyFirstTextArea):
         elif key == "down":
             self.menu.action_cursor_down()
         else:
+            word = self.current_word()
+            if key == "enter" and any(r.strip() == word for r, _ in self._matches):
+                self._submit()  # the command is complete as typed: an exact match wins
+                return
             index = self.menu.highlighted or 0
-            if 0 <= index < len(self._matches):
-                self._accept(self._matches[index][0])
+            replacement = self._matches[index][0] if 0 <= index < len(self._matches) else ""
+            if replacement:
+                self._accept(replacement)
             self._hide_menu()
+            if key == "enter" and replacement.startswith("/") and not replacement.endswith(" "):
+                self._submit()  # a command without arguments runs at once
 
     def _accept(self, replacement: str) -> None:
         word = self.current_word()

@@ -22,13 +22,14 @@ class ThinkingPane(Static, can_focus=True):
         self.text = ""
         self.live = True
         self.expanded = False
-        self.duration_ms = 0
+        self.duration_ms: int | None = 0
 
     def append(self, text: str) -> None:
         self.text += text
         self.update(self._content())
 
-    def finish(self, text: str, duration_ms: int) -> None:
+    def finish(self, text: str, duration_ms: int | None) -> None:
+        """`duration_ms` None: not known (a session saved before durations were)."""
         self.text = text or self.text
         self.duration_ms = duration_ms
         self.live = False
@@ -48,10 +49,10 @@ class ThinkingPane(Static, can_focus=True):
         if self.live:
             tail = self.text[-600:]
             return Text.assemble(("✻ Thinking…\n", "italic"), (tail, "italic dim"))
-        seconds = self.duration_ms / 1000
         words = len(self.text.split())
         marker = "▾" if self.expanded else "▸"
-        header = Text(f"{marker} Thought for {seconds:.1f}s ({words} words)", style="italic")
+        took = "Thought" if self.duration_ms is None else f"Thought for {self.duration_ms / 1000:.1f}s"
+        header = Text(f"{marker} {took} ({words} words)", style="italic")
         if self.expanded:
             header.append("\n" + self.text, style="italic dim")
         return header

@@ -59,6 +59,7 @@ class ToolCallView(Static, can_focus=True):
         self.result = ""
         self.display_data: dict[str, Any] | None = None
         self.background = False
+        self.notes: list[str] = []  # lines shown under the header, before any output
         self.expanded = False
         self._frame = 0
         self._timer: Timer | None = None
@@ -79,6 +80,11 @@ class ToolCallView(Static, can_focus=True):
         self.status = "waiting"
         self.refresh_view()
 
+    def note(self, text: str) -> None:
+        """A line under the header (e.g. the rule "always" just saved), before the output."""
+        self.notes.append(text)
+        self.refresh_view()
+
     def add_output(self, text: str) -> None:
         self.output += text
         if len(self.output) > 200_000:
@@ -95,6 +101,8 @@ class ToolCallView(Static, can_focus=True):
         self._finish("ok", result, elapsed_ms)
 
     def fail(self, error: str, elapsed_ms: int) -> None:
+        if not elapsed_ms and self.started is not None:  # interrupted: it ran until now
+            elapsed_ms = int((time.monotonic() - self.started) * 1000)
         self._finish("error", error, elapsed_ms)
         self.add_class("-error")
 
@@ -123,6 +131,7 @@ class ToolCallView(Static, can_focus=True):
 
     def render_call(self) -> RenderableType:
         parts: list[RenderableType] = [self._header()]
+        parts.extend(Text(f"  {note}", style="cyan") for note in self.notes)
         if self.status in ("running", "waiting") and self.output:
             tail = "\n".join(self.output.rstrip("\n").splitlines()[-LIVE_LINES:])
             parts.append(Text(tail, style="dim"))

@@ -1,0 +1,60 @@
+"""The status bar: cost is never dropped, unpriced models say so, and a busy turn shows
+a spinner with the elapsed time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.tui.support import make_app
+from tests.tui.test_chat_flows import SIZE, chat, send, settle
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.session.status import StatusModel
+from wyckoff_cli.tui.widgets.status_bar import SPINNER, StatusBar, render_status
+
+
+def busy_model(priced: bool) -> StatusModel:
+    model = StatusModel(
+        model="openai:some-very-long-model-name-for-the-test",
+        mode="auto-edit",
+        price=(lambda _m, u: (0.5, 0.1)) if priced else (lambda _m, u: None),
+    )
+    model.observe(ev.UsageReported(model.model, 1_234_567, 98_765, 1_000_000, 50_000))
+    return model
+
+
+def test_unpriced_models_say_cost_unknown_and_the_cost_stays_when_narrow() -> None:
+    unpriced = busy_model(priced=False)
+    wide = render_status(unpriced, 300).plain
+    assert "cost unknown (set prices with `wyckoff model cost`)" in wide and "+?" not in wide
+    for width in (120, 100, 80, 60):
+        narrow = render_status(unpriced, width).plain
+        assert "cost unknown" in narrow, (width, narrow)
+    priced = busy_model(priced=True)
+    assert "$0.5000 saved $0.1000" in render_status(priced, 60).plain
+
+
+async def test_cost_table_says_unpriced_in_the_total_too(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [{"text": "hi", "usage": {"input_tokens": 10, "output_tokens": 5}}], [])
+    app.controller.status.price = lambda _m, _u: None
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "hello")
+        await settle(pilot, screen)
+        events = [e async for e in app.controller.command("cost", "")]
+        output = events[0]
+        assert isinstance(output, ev.CommandOutput)
+        cost = output.columns.index("cost")
+        assert output.rows[-1][cost] == "unpriced" and output.rows[0][cost] == "unpriced"
+
+
+async def test_a_spinner_and_elapsed_time_while_waiting_for_the_first_token(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [[{"sleep": 1.5}, {"text": "late"}]], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "hello")
+        await pilot.pause(1.2)
+        bar = screen.query_one(StatusBar)
+        shown = str(bar.content)
+        assert any(frame in shown for frame in SPINNER) and "thinking 1s" in shown, shown
+        await settle(pilot, screen)
+        assert bar.busy_since is None and not any(frame in str(bar.content) for frame in SPINNER)
