@@ -36,7 +36,7 @@ async def test_a_task_widget_shows_the_child_live_and_expanded(tmp_path: Path) -
     rounds = [
         {"tool_calls": [task("explore", "Find the notes", "find the notes")], "usage": USAGE},
         {"tool_calls": [{"name": "list_dir", "args": {"path": "."}}], "usage": USAGE},  # the child
-        {"text": "The notes are in notes.md:1", "usage": USAGE, "delay": 0.03, "chunk_size": 3},
+        {"text": "The notes are in notes.md:1", "usage": USAGE, "delay": 0.1, "chunk_size": 3},
         {"text": "Found them.", "usage": USAGE},
     ]
     app, _ = make_app(tmp_path, rounds)

@@ -28,6 +28,7 @@ from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.commands import COMMANDS, parse_command
 from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.session.mcp import start_session_mcp
 from wyckoff_cli.tools.policy import PERMISSION_MODES
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ class WyckoffAgent:
                 prompt_capabilities=schema.PromptCapabilities(
                     image=False, audio=False, embedded_context=True
                 ),
-                mcp_capabilities=schema.McpCapabilities(http=False, sse=False),
+                mcp_capabilities=schema.McpCapabilities(http=True, sse=True),  # see docs/MCP.md
             ),
             agent_info=schema.Implementation(name="wyckoff", title="Wyckoff", version=__version__),
             auth_methods=auth_methods(),
@@ -142,7 +143,9 @@ class WyckoffAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> schema.NewSessionResponse:
-        session_id, state = self._register(self._controller(cwd))
+        controller = self._controller(cwd)
+        await start_session_mcp(controller, mcp_servers)  # waited for: tools in the first request
+        session_id, state = self._register(controller)
         self._later(state, self._send(session_id, available_commands()))
         return schema.NewSessionResponse(
             session_id=session_id, modes=modes(state.controller.mode), config_options=model_options(state)
@@ -157,6 +160,7 @@ class WyckoffAgent:
         except Exception as exc:
             raise RequestError.invalid_params({"message": getattr(exc, "message", str(exc))}) from None
         controller = self._controller(cwd, loaded)
+        await start_session_mcp(controller, mcp_servers)
         loaded_id, state = self._register(controller)
         for update in replay(controller.conversation.messages, state.translator):
             await self._send(loaded_id, update)

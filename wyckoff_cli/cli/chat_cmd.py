@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 from wyckoff_cli.cli.agents_cmd import add_budget_argument
 from wyckoff_cli.core.errors import UsageError
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         raise StorageError(f"{problem}; the app needs it for sessions (`wyckoff run --no-session` does not)")
     builder = SessionBuilder(workspace, cwd=start, max_budget_usd=args.max_budget_usd)
+    builder.mcp = _mcp_host(workspace, args.model)
     store = builder.sessions()
     loaded = None
     pick = False
@@ -95,3 +97,14 @@ def run(args: argparse.Namespace) -> int:
     if farewell:
         print(farewell)
     return 0
+
+
+def _mcp_host(workspace: Any, model: str | None) -> Any:
+    """The app's MCP servers: started when the chat screen mounts, kept across sessions;
+    a server that needs an OAuth sign-in opens the browser."""
+    from wyckoff_cli.session.mcp import open_mcp
+    from wyckoff_cli.tools.mcp.host import McpHost
+
+    return McpHost(
+        lambda on_event: open_mcp(workspace, None, model=model, interactive_auth=True, on_event=on_event)
+    )

@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.agents_cmd",
         "sub-agents for the task tool: list them and where they come from",
     ),
+    "mcp": ("wyckoff_cli.cli.mcp_cmd", "MCP servers: list, get, add, remove, trust, login"),
     "hooks": ("wyckoff_cli.cli.hooks_cmd", "user hooks: list them with source and trust, trust a project's"),
     "checkpoints": (
         "wyckoff_cli.cli.checkpoints_cmd",

@@ -80,6 +80,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="how shell commands run (default: [shell] sandbox, workspace-write where it can start)",
     )
     parser.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current)")
+    parser.add_argument(
+        "--trust-mcp", action="store_true", help="start the project's .mcp.json servers (and trust the file)"
+    )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue",
@@ -167,6 +170,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         provider=provider,
     )
     runtime = session.runtime
+    mcp = await _start_mcp(args, builder.workspace, runtime)
     summary = RunSummary(builder.workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
     if session.shell_notice:
         print(f"wyckoff: {session.shell_notice}", file=sys.stderr)
@@ -218,6 +222,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
                 recorder.record(hook_event)
         await builder.user_hooks.aclose()
         await runtime.close()
+        await mcp.aclose()
         if recorder is not None:
             recorder.close()
             _report_session(recorder, args.output_format)
@@ -252,6 +257,28 @@ def _session_error(recorder: SessionRecorder | None) -> str | None:
         return None
     exc = recorder.write_error
     return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+
+
+async def _start_mcp(args: argparse.Namespace, workspace: Any, runtime: Any) -> Any:
+    """The workspace's MCP servers, waited for (each up to its startup timeout) so their
+    tools are in the first request; problems are reported on stderr."""
+    from wyckoff_cli.session.mcp import open_mcp, print_notices, untrusted_notice
+
+    def write(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    mcp = open_mcp(
+        workspace,
+        runtime.tools,
+        model=args.model,
+        trust_project=args.trust_mcp,
+        on_event=print_notices(write),
+    )
+    await mcp.wait_ready()
+    notice = untrusted_notice(mcp)
+    if notice:
+        write(notice)
+    return mcp
 
 
 def _custom_request(prompt: str, builder: SessionBuilder) -> TurnRequest | None:

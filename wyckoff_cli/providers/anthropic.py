@@ -40,6 +40,7 @@ from wyckoff_cli.core.messages import (
     ToolCallPart,
     ToolSpec,
 )
+from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers import server_search
 from wyckoff_cli.providers.base import (
@@ -74,7 +75,11 @@ _TOOL_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def tool_to_anthropic(spec: ToolSpec) -> dict[str, Any]:
-    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": clean_schema(spec.parameters, "anthropic"),
+    }
 
 
 def anthropic_usage(
@@ -129,6 +134,11 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         }
         if message.is_error:
             block["is_error"] = True
+        if message.meta.get("images"):  # a tool's images (e.g. MCP) go beside its text
+            block["content"] = [
+                {"type": "text", "text": block["content"]},
+                *map(_image, message.meta["images"]),
+            ]
         return "user", [block]
     if message.role == "user":
         return "user", [
@@ -153,6 +163,13 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         elif isinstance(part, ServerToolPart) and part.provider == VENDOR and part.kind != "metadata":
             blocks.append(json.loads(json.dumps(part.data)))  # a copy: cache marks must not leak back
     return "assistant", blocks
+
+
+def _image(image: dict[str, str]) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": image["mime_type"], "data": image["data"]},
+    }
 
 
 def _pair_tool_results(out: list[dict[str, Any]]) -> None:

@@ -42,6 +42,7 @@ from wyckoff_cli.core.messages import (
     ToolCallPart,
     ToolSpec,
 )
+from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers import server_search
 from wyckoff_cli.providers.base import (
@@ -86,6 +87,8 @@ def convert_messages(messages: Sequence[Message], *, placeholder_signatures: boo
             if call is not None and call.extra.get(NATIVE_ID_KEY):
                 response["id"] = call.id
             parts = [{"functionResponse": response}]
+            for image in message.meta.get("images", ()):  # a tool's images (e.g. MCP) beside it
+                parts.append({"inlineData": {"mimeType": image["mime_type"], "data": image["data"]}})
         else:
             role = "model"
             parts = _model_parts(message, calls, placeholder_signatures)
@@ -354,8 +357,12 @@ def _usage(metadata: dict[str, Any]) -> Usage:
 
 
 def tool_to_gemini(spec: ToolSpec) -> dict[str, Any]:
-    """A FunctionDeclaration (`parametersJsonSchema` takes JSON Schema)."""
-    return {"name": spec.name, "description": spec.description, "parametersJsonSchema": spec.parameters}
+    """A FunctionDeclaration (`parametersJsonSchema` takes JSON Schema), cleaned for Gemini."""
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "parametersJsonSchema": clean_schema(spec.parameters, "gemini"),
+    }
 
 
 def gemini_usage(

@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     StopChunk,
@@ -77,10 +78,14 @@ def convert_messages(
     out: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
     last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
     open_calls: list[str] = []
+    images: list[tuple[str, dict[str, str]]] = []  # tool images wait for the round's last tool message
     for position, message in enumerate(messages):
         if message.role != "tool" and open_calls:
             out += [_tool_message(c, "(no result)") for c in open_calls]
             open_calls = []
+        if message.role != "tool" and images:
+            out.append(_images_message(images))
+            images = []
         if message.role == "user":
             out.append({"role": "user", "content": message.text})
         elif message.role == "tool":
@@ -91,6 +96,7 @@ def convert_messages(
             if call_id in open_calls:
                 open_calls.remove(call_id)
                 out.append(_tool_message(call_id, text))
+                images += [(message.tool_name or "a tool", i) for i in message.meta.get("images", ())]
             else:
                 out.append(
                     {"role": "user", "content": f"[result of {message.tool_name or 'a tool'}]\n{text}"}
@@ -101,7 +107,19 @@ def convert_messages(
                 out.append(entry)
                 open_calls = [c["id"] for c in entry.get("tool_calls", ())]
     out += [_tool_message(c, "(no result)") for c in open_calls]
+    if images:
+        out.append(_images_message(images))
     return out
+
+
+def _images_message(images: list[tuple[str, dict[str, str]]]) -> dict[str, Any]:
+    """Chat Completions tool messages hold text only: a tool's images follow as user content."""
+    names = ", ".join(dict.fromkeys(name for name, _ in images))
+    parts: list[dict[str, Any]] = [{"type": "text", "text": f"[images returned by {names}]"}]
+    for _name, image in images:
+        url = f"data:{image['mime_type']};base64,{image['data']}"
+        parts.append({"type": "image_url", "image_url": {"url": url}})
+    return {"role": "user", "content": parts}
 
 
 def _tool_message(call_id: str, text: str) -> dict[str, Any]:
@@ -377,7 +395,11 @@ class ChunkReader(StreamReader):
 def tool_to_openai(spec: ToolSpec) -> dict[str, Any]:
     return {
         "type": "function",
-        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": clean_schema(spec.parameters, "openai"),
+        },
     }
 
 

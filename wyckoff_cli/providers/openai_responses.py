@@ -39,6 +39,7 @@ from wyckoff_cli.core.messages import (
     ToolCallPart,
     ToolSpec,
 )
+from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.providers import server_search
 from wyckoff_cli.providers.base import (
     ServerToolChunk,
@@ -80,6 +81,8 @@ def convert_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
             if call_id in open_calls:
                 open_calls.remove(call_id)
                 items.append(_output(call_id, text))
+                if message.meta.get("images"):  # a tool's images (e.g. MCP) follow its output
+                    items.append(_images(message.tool_name or "a tool", message.meta["images"]))
             else:
                 items.append(
                     {"role": "user", "content": f"[result of {message.tool_name or 'a tool'}]\n{text}"}
@@ -90,6 +93,15 @@ def convert_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
             open_calls = calls
     items += [_output(c, "(no result)") for c in open_calls]
     return items
+
+
+def _images(tool: str, images: list[dict[str, str]]) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "input_text", "text": f"[images returned by {tool}]"}]
+    for image in images:
+        content.append(
+            {"type": "input_image", "image_url": f"data:{image['mime_type']};base64,{image['data']}"}
+        )
+    return {"role": "user", "content": content}
 
 
 def _output(call_id: str, text: str) -> dict[str, Any]:
@@ -128,7 +140,7 @@ def tool_to_responses(spec: ToolSpec) -> dict[str, Any]:
         "type": "function",
         "name": spec.name,
         "description": spec.description,
-        "parameters": spec.parameters,
+        "parameters": clean_schema(spec.parameters, "openai"),
         "strict": False,
     }
 

@@ -49,6 +49,7 @@ class CallResult:
     elapsed_ms: int = 0
     completes_run: bool = False
     proposed_args: dict[str, Any] | None = None  # set when a person edited the call before it ran
+    images: tuple[dict[str, str], ...] = ()  # ToolOutcome.images: sent to the model beside the text
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -57,6 +58,8 @@ class CallResult:
         meta: dict[str, Any] = {"elapsed_ms": self.elapsed_ms}
         if self.display:
             meta["display"] = self.display
+        if self.images:  # ToolOutcome.images: each adapter sends them beside the text
+            meta["images"] = list(self.images)
         if self.proposed_args is not None:
             meta["edited"] = {"proposed": self.proposed_args, "ran": self.call.arguments}
         return meta
@@ -367,8 +370,17 @@ class ToolCallRunner:
         offloaded = None
         if len(text) > self.offload_threshold:
             text, offloaded = offload_result(text, self.results_dir(), call.id, call.name, self.redact)
+        images = outcome.images if isinstance(outcome, ToolOutcome) else ()
         return CallResult(
-            call, text, False, display, offloaded, _ms(started), tool.completes_run, item.proposed_args
+            call,
+            text,
+            False,
+            display,
+            offloaded,
+            _ms(started),
+            tool.completes_run,
+            item.proposed_args,
+            images,
         )
 
 

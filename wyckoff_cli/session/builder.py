@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.runtime.user_hooks import UserHooks
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
+    from wyckoff_cli.tools.mcp.host import McpHost
 
 
 @dataclass
@@ -113,6 +114,7 @@ class SessionBuilder:
     manage_context: bool = True  # False: no context manager (and `fixed_prompt` as the prompt)
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
+    mcp: McpHost | None = None  # the MCP servers; their tools join every session built here
     hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
     load_user_hooks: bool = True  # the hooks of config.toml and the project's files
     trust_project_hooks: bool = False  # run untrusted project hooks this time (headless --trust-hooks)
@@ -274,6 +276,8 @@ class SessionBuilder:
             hooks.append(SkillMentions(skills))
         budget = self.budget(recorder.id if recorder is not None else None)
         hooks += _budget_hooks(budget)
+        if self.mcp is not None:
+            self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
         runtime = AgentRuntime(
             provider,
             registry,

@@ -33,6 +33,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("cost", "tokens and cost of this session by model, and what the cache saved"),
     SlashCommand("memory", "list what Wyckoff remembers", "[search]"),
     SlashCommand("permissions", "list the allow and deny rules", "[remove RULE]"),
+    SlashCommand(
+        "mcp",
+        "MCP servers and their tools; restart one, trust the project's",
+        "[restart NAME | trust [NAME]]",
+    ),
     SlashCommand("init", "ask the model to write AGENTS.md for this project"),
     SlashCommand("export", "export this session as Markdown", "[FILE]"),
     SlashCommand("skills", "list the skills and what each costs when loaded"),

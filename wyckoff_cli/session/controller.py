@@ -229,6 +229,8 @@ class ChatController:
                     yield ev.TurnDone("", "error", 0)
                     return
                 runtime = runtime_for_model(runtime, self.builder.provider(request.model))
+        if self.builder.mcp is not None:
+            text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
         try:
             with turn_rules(session.policy, request.allow if request is not None else ()):
                 async for event in runtime.run_stream(
@@ -445,6 +447,8 @@ class ChatController:
             yield self._permissions(argument)
         elif name == "export":
             yield self._export(argument)
+        elif name == "mcp" and self.builder.mcp is not None:
+            yield await self.builder.mcp.command(argument)
         elif name == "skills":
             yield extensions.skills_output(self.builder.skills)
         elif name == "hooks":

@@ -44,6 +44,7 @@ class StatusModel:
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
     per_agent: dict[str, ModelTotals] = field(default_factory=dict)  # sub-agents' calls, by agent
     price: PriceFn | None = None
+    mcp: str = ""  # "MCP 3/4": connected of enabled servers
 
     def observe(self, event: ev.RuntimeEvent) -> None:
         """Take what the bar shows from one event."""
@@ -168,6 +169,8 @@ class StatusModel:
             shares = [f"main ${self.main_cost():.4f}"]
             shares += [f"{name} ${t.cost:.4f}" for name, t in self.per_agent.items()]
             parts.append(("agents", " · ".join(shares)))
+        if self.mcp:
+            parts.insert(3, ("mcp", self.mcp))
         if self.background_running:
             parts.append(
                 ("background", f"{self.background_running} bg task{'s' * (self.background_running > 1)}")

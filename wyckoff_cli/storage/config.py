@@ -28,6 +28,7 @@ from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.config_agents import AgentsConfig, SessionConfig
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
+from wyckoff_cli.storage.config_mcp import McpServer
 from wyckoff_cli.storage.web_config import WebConfig
 
 
@@ -246,6 +247,7 @@ class Config:
     )
     permissions: Permissions = _doc("Allow and deny rules.", default_factory=Permissions)
     context: ContextConfig = _doc("Context management.", default_factory=ContextConfig)
+    mcp_servers: dict[str, McpServer] = _doc("MCP servers, `[mcp_servers.NAME]`.", default_factory=dict)
     web: WebConfig = _doc("Web tools: web_fetch and web_search.", default_factory=WebConfig)
     checkpoints: CheckpointsConfig = _doc("Checkpoints, undo and rewind.", default_factory=CheckpointsConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)

@@ -28,10 +28,12 @@ __all__ = ["Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutcome", "ToolR
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """A tool's result: `text` goes to the model; `display` is for UIs only (a diff,
-    a todo list) and never reaches the model."""
+    a todo list) and never reaches the model; `images` (`{"mime_type", "data"}` with
+    base64 data, e.g. from an MCP tool) go to the model beside the text."""
 
     text: str
     display: dict[str, Any] | None = None
+    images: tuple[dict[str, str], ...] = ()
 
 
 def _discard_output(_text: str) -> None:

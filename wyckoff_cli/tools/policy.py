@@ -75,7 +75,7 @@ MODE_SUMMARIES: dict[str, str] = {
     "yolo": "everything inside the workspace runs freely; outside paths and destructive commands ask",
 }
 
-_KIND_WORDS = {"edit": "changing files", "execute": "running commands"}
+_KIND_WORDS = {"edit": "changing files", "execute": "running commands", "external": "calling MCP tools"}
 
 
 def next_permission_mode(mode: str) -> PermissionMode:

@@ -19,6 +19,10 @@ class ToolRegistry:
             raise ValueError(f"tool {tool.name!r} is registered twice")
         self._tools[tool.name] = tool
 
+    def remove(self, name: str) -> None:
+        """Drop a tool (an MCP server's tools when it goes away or changes)."""
+        self._tools.pop(name, None)
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 

@@ -46,7 +46,7 @@ from wyckoff_cli.tools.shellparse import SimpleCommand, basename, normalize, pat
 from wyckoff_cli.tools.subject import Subject
 from wyckoff_cli.tools.web.urls import check_domain_pattern, host_matches, suggest_url_rule
 
-_RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*\*?)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _WILDCARD = re.compile(r"(?<!\\)(?:\\\\)*[*?\[]")
 _WRITES = re.compile(r",\s*writes:\s*(none|workspace)\s*$")
 # Programs whose arguments decide everything: "always" saves the exact command for them.
@@ -112,6 +112,10 @@ def parse_rule(text: str) -> Rule:
             f"invalid rule {text!r}: expected TOOL or TOOL(PATTERN), e.g. run_shell(pytest*) or edit_file(src/**)"
         )
     tool, pattern = match.group(1), match.group(2)
+    if tool.endswith("*") and not (tool.startswith("mcp__") and tool.endswith("__*")):
+        raise RuleError(  # a wildcard names whole MCP servers only: mcp__SERVER__* (or mcp__*)
+            f"invalid rule {text!r}: a * in a tool name works only as mcp__SERVER__*, e.g. mcp__github__*"
+        )
     if pattern is not None and not pattern.strip():
         raise RuleError(f"invalid rule {text!r}: the pattern in parentheses is empty (write just {tool})")
     pattern = pattern.strip() if pattern is not None else None
@@ -160,7 +164,7 @@ def applies(rule: Rule, tool: Tool, subject: Subject, *, denying: bool) -> bool:
     """Whether `rule` speaks about this call: it names the tool, or (path rules) a tool
     of the same family — for deny rules always, for allow rules only through a Claude
     Code family alias."""
-    if rule.tool and rule.tool == tool.name:
+    if rule.tool and tool_matches(rule.tool, tool.name):
         return True
     family = rule.family
     if family is None and denying and rule.tool in FILE_FAMILIES:
@@ -172,6 +176,11 @@ def applies(rule: Rule, tool: Tool, subject: Subject, *, denying: bool) -> bool:
     if family == "write":
         return subject.kind == "path" and subject.writes()
     return False
+
+
+def tool_matches(rule_tool: str, name: str) -> bool:
+    """`mcp__SERVER__*` names every tool of a server; other rule names are exact."""
+    return name.startswith(rule_tool[:-1]) if rule_tool.endswith("*") else rule_tool == name
 
 
 # --------------------------------------------------------------------------- matching

@@ -29,7 +29,9 @@ from wyckoff_cli.tools.shellparse import ParsedCommand, parse_command
 
 SubjectKind = Literal["command", "path", "url", "text", "none"]
 Access = Literal["read", "write", "read-write", "none"]
-ToolKind = Literal["read", "edit", "execute", "other"]
+ToolKind = Literal[
+    "read", "edit", "execute", "external", "other"
+]  # external: MCP tools that may change things
 SubjectFn = Callable[[Mapping[str, Any], Path], "Subject"]
 
 

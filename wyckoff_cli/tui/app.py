@@ -54,6 +54,8 @@ class WyckoffApp(App[None]):
         if len(self.controller.conversation):
             self.session_id = self.controller.id
         await self.controller.aclose()
+        if self.controller.builder.mcp is not None:
+            await self.controller.builder.mcp.aclose()  # the servers live as long as the app
 
 
 def goodbye(session_id: str | None) -> str | None:

@@ -1,5 +1,5 @@
 """Completion for the prompt: `/commands`, `/model IDS` and `@paths` (fuzzy,
-gitignore-aware)."""
+gitignore-aware), plus MCP resources (`@SERVER:URI`) and prompts (`/mcp__SERVER__PROMPT`)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from wyckoff_cli.session.commands import COMMANDS, SlashCommand
+from wyckoff_cli.tools.mcp.host import McpHost
 
 MAX_FILES = 20_000
 MAX_SHOWN = 12
@@ -37,28 +38,45 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
 
 
 class Completions:
-    def __init__(self, root: Path, commands: Callable[[], Sequence[SlashCommand]] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        commands: Callable[[], Sequence[SlashCommand]] | None = None,
+        mcp: McpHost | None = None,
+    ) -> None:
         self.root = root
         self.commands = commands or (lambda: COMMANDS)  # built-ins and custom commands
+        self.mcp = mcp  # adds `@SERVER:URI` resources and `/mcp__SERVER__PROMPT` commands
         self._files: list[str] = []
         self._loaded_at = 0.0
 
     def __call__(self, word: str) -> list[tuple[str, str]]:
         if word.startswith("@"):
-            return [(f"@{path} ", f"@{path}") for path in self.match_files(word[1:])]
+            found = [(f"@{path} ", f"@{path}") for path in self.match_files(word[1:])]
+            if self.mcp is not None:
+                resources = self.mcp.resources(word[1:])
+                found = [(f"{r.mention} ", f"{r.mention}  {r.name}") for r in resources[:MAX_SHOWN]] + found
+            return found[:MAX_SHOWN]
         if word.startswith("/"):
             typed = word[1:].lower()
             commands = self.commands()
-            found = sorted(
+            matching = sorted(
                 (c for c in commands if c.name.lower().startswith(typed)),
                 key=lambda c: c.name.lower() != typed,
             )
             width = max((len(c.usage) for c in commands), default=0)
             # a command taking no argument completes without a space: Enter runs it at once
-            return [
+            shown = [
                 (f"/{c.name}" + (" " if c.argument else ""), f"{c.usage:<{width}}  {c.description}")
-                for c in found
+                for c in matching
             ]
+            if self.mcp is not None and word.startswith("/mcp"):
+                shown += [
+                    (f"/{p.command} ", f"/{p.command} {p.hint}  {p.description}")
+                    for p in self.mcp.prompt_commands()
+                    if p.command.startswith(word[1:])
+                ]
+            return shown
         return []
 
     def match_files(self, query: str) -> list[str]:

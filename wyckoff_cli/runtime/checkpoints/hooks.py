@@ -1,6 +1,6 @@
 """CheckpointHooks: the runtime hook that takes checkpoints.
 
-Before each round whose batch holds a tool of kind `edit` or `execute` (MCP tools
+Before each round whose batch holds a tool of kind `edit`, `execute` or `external` (MCP tools
 included: their kind comes from the proxy), the whole work tree is snapshotted and
 recorded as a checkpoint of the session and of the user message the turn answers.
 Once the round's tools ran (at the next model call, or the end of the turn), the
@@ -31,7 +31,7 @@ from wyckoff_cli.tools.base import Tool
 
 log = logging.getLogger(__name__)
 
-CHANGING_KINDS = frozenset({"edit", "execute"})
+CHANGING_KINDS = frozenset({"edit", "execute", "external"})  # external: MCP tools that are not read-only
 SIDE_EFFECTS_NOTICE = (
     "Checkpoints cover the files in this workspace only. What a command does elsewhere "
     "(databases, network calls, files outside the workspace, processes it starts) "

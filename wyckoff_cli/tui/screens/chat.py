@@ -99,7 +99,9 @@ class ChatScreen(Screen[None]):
         self._last_ctrl_c = 0.0
         self._approvals: list[ApprovalScreen] = []
         self._escapes = DoubleEscape()
-        self.completions = Completions(controller.root, lambda: controller.slash_commands)
+        self.completions = Completions(
+            controller.root, lambda: controller.slash_commands, controller.builder.mcp
+        )
         self.finder = Finder()
         self.queue_held = False  # after Esc, queued messages wait for Enter
 
@@ -124,6 +126,12 @@ class ChatScreen(Screen[None]):
         # catalogue, ~25 ms of start-up, and shows only once a call reports usage.
         self.call_after_refresh(self._look_up_context_window)
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
+        if self.controller.builder.mcp is not None:  # MCP servers connect in the background
+            mcp = self.controller.builder.mcp
+            mcp.on_change = self._mcp_changed  # no polling: the servers report changes
+            mcp.start()
+            self._show_mcp()
+            self.call_after_refresh(self._ask_mcp_trust)
         if len(self.controller.conversation):
             self.render_history()
             self.add_notice(
@@ -189,6 +197,33 @@ class ChatScreen(Screen[None]):
 
     def add_user(self, text: str) -> None:
         self._mount(UserMessage(text))
+
+    def _ask_mcp_trust(self) -> None:
+        """The project's `.mcp.json` names commands to run: ask once, before any starts."""
+        from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
+
+        mcp = self.controller.builder.mcp
+        question = mcp.trust_prompt() if mcp is not None else None
+        if mcp is None or question is None:
+            return
+
+        def answered(trusted: bool | None) -> None:
+            if trusted:
+                self.add_notice("info", mcp.trust())
+
+        self.app.push_screen(McpTrustScreen(question), answered)
+
+    def _mcp_changed(self) -> None:
+        self.call_later(self._show_mcp)
+
+    def _show_mcp(self) -> None:
+        mcp = self.controller.builder.mcp
+        assert mcp is not None
+        for kind, message in mcp.take_notices():
+            self.add_notice(kind, message)
+        if self.status.mcp != mcp.status_text():
+            self.status.mcp = mcp.status_text()
+            self.query_one(StatusBar).refresh_status()
 
     def show_output(self, output: ev.CommandOutput) -> None:
         """A command's output: its text, or its table (the last row, a total, in bold)."""
@@ -275,6 +310,9 @@ class ChatScreen(Screen[None]):
         command = parse_command(text)
         if command is not None:
             self.run_command(command[0].name, command[1])
+            return
+        if text.startswith("/mcp__") and self.controller.builder.mcp is not None:
+            self._run_mcp_prompt(text)  # a server's prompt (tools/mcp/host.py)
             return
         if text.startswith("/"):
             name, _, argument = text[1:].partition(" ")
@@ -384,6 +422,22 @@ class ChatScreen(Screen[None]):
                 self.status_changed()
 
         self.run_worker(run(), exclusive=True, group="command")
+
+    def _run_mcp_prompt(self, text: str) -> None:
+        """`/mcp__SERVER__PROMPT ARGS`: the server's prompt, sent as the user's message."""
+        mcp = self.controller.builder.mcp
+        assert mcp is not None
+        name, _, line = text[1:].partition(" ")
+
+        async def send() -> None:
+            try:
+                message = await mcp.render_prompt(name, line)
+            except Exception as exc:  # a server error is a notice, never a crash
+                self.add_notice("warning", getattr(exc, "message", None) or str(exc))
+                return
+            self.start_turn(message, shown=text)
+
+        self.run_worker(send(), group="mcp")
 
     def _help(self) -> None:
         table = Table.grid(padding=(0, 2))

@@ -1,0 +1,55 @@
+"""`wyckoff acp`: MCP servers the editor passes with `session/new` are started and waited
+for, so the model's first request has their tools; their calls ask the editor."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import acp
+import pytest
+from acp import schema
+from acp.helpers import text_block
+
+from tests.acp.test_acp import MODEL, Editor, agent_env
+from tests.tools.mcp.conftest import DEMO
+from wyckoff_cli.testing.fake_server import FakeServer
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+
+async def test_editor_mcp_servers_join_the_session(workspace: Path) -> None:
+    with FakeServer() as server:
+        server.script(
+            {"tool_calls": [{"name": "mcp__demo__add", "args": {"a": 40, "b": 2}}]},
+            {"text": "The sum is 42."},
+        )
+        editor = Editor(answers=["allow"])
+        async with acp.spawn_agent_process(
+            lambda _agent: editor,
+            sys.executable,
+            "-m",
+            "wyckoff_cli",
+            "acp",
+            "--model",
+            MODEL,
+            env=agent_env(server),
+            cwd=workspace,
+        ) as (conn, _process):
+            await conn.initialize(
+                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=schema.ClientCapabilities()
+            )
+            demo = schema.McpServerStdio(
+                name="demo",
+                command=sys.executable,
+                args=[str(DEMO), "stdio"],
+                env=[schema.EnvVariable(name="DEMO_OWN", value="from the editor")],
+            )
+            new = await conn.new_session(cwd=str(workspace), mcp_servers=[demo])
+            done = await conn.prompt(session_id=new.session_id, prompt=[text_block("add 40 and 2")])
+            assert done.stop_reason == "end_turn"
+    first, second = (r.body for r in server.requests)
+    assert "mcp__demo__add" in [t["name"] for t in first["tools"]]
+    assert '"sum": 42' in json.dumps(second) or '\\"sum\\": 42' in json.dumps(second)
+    assert [p.title for p in editor.permissions][0].startswith("mcp__demo__add")
