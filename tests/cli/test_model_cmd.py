@@ -204,12 +204,12 @@ def test_an_alias_saves_under_its_model_id_and_a_bare_unknown_name_as_is(capsys:
 
 def test_reset_removes_the_saved_figures(capsys: Capture) -> None:
     write_config()
-    assert wyckoff("cost", "openai:gpt-5.1", "--context-window", "1000", "--input", "9") == 0
+    assert wyckoff("cost", "openai:gpt-5.1", "--context-window", "2000", "--input", "9") == 0
     assert wyckoff("cost", "openai:o3", "--input", "9") == 0
     capsys.readouterr()
     assert wyckoff("cost", "openai:gpt-5.1", "--reset") == 0
     out = capsys.readouterr().out
-    assert "Removed your figures for openai:gpt-5.1" in out and "context window 1,000, input 9.00" in out
+    assert "Removed your figures for openai:gpt-5.1" in out and "context window 2,000, input 9.00" in out
     assert "context window now 400,000 tokens (catalogue)" in out
     assert set(saved()["model_overrides"]) == {"openai:o3"}
     assert wyckoff("cost", "openai:o3", "--reset") == 0
@@ -473,7 +473,9 @@ def test_the_installed_command_runs_in_a_subprocess(tmp_path: Path, workspace: P
         timeout=60,
     )
     assert bad.returncode == 2
-    assert bad.stderr == "wyckoff: --context-window must be a positive integer (tokens), got 'lots'\n"
+    assert bad.stderr == (
+        "wyckoff: --context-window must be a positive integer (tokens) from 1,024 to 100,000,000, got 'lots'\n"
+    )
     assert not (tmp_path / "home" / "config" / "config.toml").exists()
     good = subprocess.run(
         [*command, "cost", "openai:o3", "--context-window", "100000"],
@@ -497,3 +499,22 @@ def test_help_lists_the_model_command(capsys: Capture) -> None:
         main(["model", "--help"])
     out = capsys.readouterr().out
     assert all(action in out for action in ("list", "cost", "use", "fallback", "add", "remove"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("foo:bar",), "unknown model 'foo:bar'"),
+        (("foo:bar", "--context-window", "32768"), "unknown model 'foo:bar'"),
+        (("openai:gpt-5", "--context-window", "10"), "from 1,024 to 100,000,000, got '10'"),
+        (("openai:gpt-5", "--context-window", "99999999999"), "from 1,024 to 100,000,000"),
+    ],
+)
+def test_unknown_providers_and_windows_out_of_range_are_refused(
+    args: tuple[str, ...], message: str, capsys: Capture
+) -> None:
+    write_config()
+    before = saved()
+    assert wyckoff("cost", *args) == 2
+    assert message in capsys.readouterr().err
+    assert saved() == before

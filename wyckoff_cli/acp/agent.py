@@ -70,6 +70,18 @@ class WyckoffAgent:
     def on_connect(self, conn: Any) -> None:
         self.client = conn
 
+    async def aclose(self) -> None:
+        """The client went away: end every session (stop its MCP servers, close its log)."""
+        for state in list(self.sessions.values()):
+            for task in list(state.pending):
+                task.cancel()
+            controller = state.controller
+            mcp = getattr(controller.builder, "mcp", None)
+            if mcp is not None:
+                await mcp.aclose()
+            await controller.aclose()
+        self.sessions.clear()
+
     # ------------------------------------------------------------------ set-up
 
     async def initialize(

@@ -30,7 +30,10 @@ def run(args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         reader, writer = await _streams(protocol_out)
-        await acp.run_agent(cast("acp.Agent", agent), writer, reader, use_unstable_protocol=True)
+        try:
+            await acp.run_agent(cast("acp.Agent", agent), writer, reader, use_unstable_protocol=True)
+        finally:
+            await agent.aclose()
 
     asyncio.run(serve())
     return 0

@@ -265,6 +265,8 @@ def _table(header: list[str], rows: list[list[str]]) -> None:
 
 def cmd_cost(args: argparse.Namespace, context: Context) -> int:
     resolved = resolve(args.model, context)
+    if resolved.alias is None and resolved.entry is None and ":" in args.model:
+        resolve_runnable(args.model, context)  # an unknown provider is an error (bare names are keys)
     changes = parse_figures(args)
     if args.reset and changes:
         flags = ", ".join(_flag(name) for name in changes)
@@ -277,14 +279,18 @@ def cmd_cost(args: argparse.Namespace, context: Context) -> int:
     return 0
 
 
+WINDOW_MIN, WINDOW_MAX = 1_024, 100_000_000
+
+
 def parse_figures(args: argparse.Namespace) -> dict[str, int | float]:
     """The figures given as flags, checked; a bad one is a UsageError naming it."""
     figures: dict[str, int | float] = {}
     if args.context_window is not None:
         text = args.context_window.strip()
-        if not re.fullmatch(r"[0-9]+", text) or int(text) <= 0:
+        if not re.fullmatch(r"[0-9]+", text) or not WINDOW_MIN <= int(text) <= WINDOW_MAX:
             raise UsageError(
-                f"--context-window must be a positive integer (tokens), got {args.context_window!r}"
+                f"--context-window must be a positive integer (tokens) from {WINDOW_MIN:,} to {WINDOW_MAX:,}, "
+                f"got {args.context_window!r}"
             )
         figures["context_window"] = int(text)
     for name, flag in PRICE_FLAGS.items():
