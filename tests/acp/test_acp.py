@@ -266,3 +266,29 @@ def test_nothing_but_protocol_reaches_stdout(workspace: Path) -> None:
     )
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith(b'{"jsonrpc":"2.0","id":1,"result":')
+
+
+@pytest.mark.slow
+async def test_a_sub_agents_permission_request_reaches_the_editor(workspace: Path) -> None:
+    task = {"agent": "general", "description": "write notes", "prompt": "Write notes.txt saying hi."}
+    with FakeServer() as server:
+        server.script(
+            {"tool_calls": [{"name": "task", "args": task, "id": "toolu_task"}]},
+            {
+                "tool_calls": [
+                    {"name": "write_file", "args": {"path": "notes.txt", "content": "hi"}, "id": "toolu_w"}
+                ]
+            },
+            {"text": "Wrote it."},
+            {"text": "The agent wrote notes.txt."},
+        )
+        editor = Editor(answers=["allow"])
+        async with wyckoff_acp(editor, server, workspace) as conn:
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+            done = await conn.prompt(session_id=new.session_id, prompt=[text_block("write notes")])
+    assert done.stop_reason == "end_turn"
+    assert [p.title for p in editor.permissions] == ["general agent: write_file: notes.txt"]
+    assert (workspace / "notes.txt").read_text() == "hi"
+    text = "".join(u.content.text for u in editor.of(schema.AgentMessageChunk))
+    assert "The agent wrote notes.txt." in text

@@ -258,8 +258,10 @@ class WyckoffAgent:
         )
 
     async def _forward(self, session_id: str, state: AcpSession, event: ev.RuntimeEvent) -> None:
-        if isinstance(event, ev.ApprovalRequested):
-            await self._ask(session_id, state, event)
+        request = ev.approval_of(event)  # the agent's own, or a sub-agent's (wrapped)
+        if request is not None:
+            agent = event.agent if isinstance(event, ev.SubagentEvent) else None
+            await self._ask(session_id, state, request, agent)
             return
         for update in state.translator.translate(event):
             await self._send(session_id, update)
@@ -276,12 +278,18 @@ class WyckoffAgent:
                 ),
             )
 
-    async def _ask(self, session_id: str, state: AcpSession, request: ev.ApprovalRequested) -> None:
-        """`session/request_permission`; the answer goes back through the request."""
+    async def _ask(
+        self, session_id: str, state: AcpSession, request: ev.ApprovalRequested, agent: str | None = None
+    ) -> None:
+        """`session/request_permission` (its title naming the sub-agent that asks, if
+        one does); the answer goes back through the request."""
+        call = state.translator.permission_call(request)
+        if agent is not None:
+            call.title = f"{agent} agent: {call.title}"
         try:
             response = await self.client.request_permission(
                 session_id=session_id,
-                tool_call=state.translator.permission_call(request),
+                tool_call=call,
                 options=PERMISSION_OPTIONS,
             )
         except Exception as exc:  # the client failed to answer: nothing runs

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.cli.agents_cmd import add_budget_argument
 from wyckoff_cli.core.errors import UsageError
 
 
@@ -42,6 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=("default", "plan", "auto-edit", "yolo"),
         help="start in this permission mode (Shift+Tab cycles them)",
     )
+    add_budget_argument(parser)
     parser.add_argument(
         "--sandbox",
         choices=("workspace-write", "read-only", "off"),
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     problem = writable_problem(data_dir())  # the app saves sessions and prompt history there
     if problem is not None:
         raise StorageError(f"{problem}; the app needs it for sessions (`wyckoff run --no-session` does not)")
-    builder = SessionBuilder(workspace, cwd=start)
+    builder = SessionBuilder(workspace, cwd=start, max_budget_usd=args.max_budget_usd)
     builder.mcp = _mcp_host(workspace, args.model)
     store = builder.sessions()
     loaded = None

@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "model": ("wyckoff_cli.cli.model_cmd", "models: context windows, prices, default, fallbacks, aliases"),
     "usage": ("wyckoff_cli.cli.usage_cmd", "tokens and cost per model from saved sessions"),
     "memory": ("wyckoff_cli.cli.memory_cmd", "durable memories: list, search, add, delete, clear"),
+    "agents": (
+        "wyckoff_cli.cli.agents_cmd",
+        "sub-agents for the task tool: list them and where they come from",
+    ),
     "mcp": ("wyckoff_cli.cli.mcp_cmd", "MCP servers: list, get, add, remove, trust, login"),
     "hooks": ("wyckoff_cli.cli.hooks_cmd", "user hooks: list them with source and trust, trust a project's"),
     "checkpoints": (

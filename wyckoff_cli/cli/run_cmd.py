@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wyckoff_cli.cli.agents_cmd import add_budget_argument
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--resume", metavar="ID", help="add this turn to session ID (a unique prefix will do)"
     )
     resume.add_argument("--no-session", action="store_true", help="do not save this run as a session")
+    add_budget_argument(parser)
     parser.add_argument(
         "--fork",
         action="store_true",
@@ -139,7 +141,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     cwd = (args.cwd or Path.cwd()).resolve()
     workspace = open_workspace(cwd)
     workspace.sandbox = args.sandbox
-    builder = SessionBuilder(workspace, cwd=cwd, trust_project_hooks=args.trust_hooks)
+    builder = SessionBuilder(
+        workspace, cwd=cwd, trust_project_hooks=args.trust_hooks, max_budget_usd=args.max_budget_usd
+    )
     config = builder.config
     request = _custom_request(prompt, builder)
     model = args.model or (request.model if request is not None else None) or config.model
@@ -170,6 +174,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     summary = RunSummary(builder.workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
     if session.shell_notice:
         print(f"wyckoff: {session.shell_notice}", file=sys.stderr)
+    for problem in builder.agents().problems:  # agent files skipped (bad front matter)
+        print(f"wyckoff: {problem}", file=sys.stderr)
     abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):

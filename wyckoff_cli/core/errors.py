@@ -39,11 +39,13 @@ class ToolError(Exception):
 
 
 class StopRun(Exception):
-    """Raised by a hook to end the run with a reason (`done.reason == "stopped"`)."""
+    """Raised by a hook to end the run with a reason (`done.reason == "stopped"`, or
+    `done_reason` when given, e.g. `budget`)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, done_reason: str = "stopped") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.done_reason = done_reason
 
 
 # --------------------------------------------------------------------------- provider errors

@@ -24,6 +24,7 @@ DoneReason = Literal[
     "completed_by_tool",  # a tool flagged `completes_run` succeeded
     "stopped",  # a hook stopped the run
     "error",  # the turn failed (see the preceding `error` event)
+    "budget",  # the session's cost budget (`--max-budget-usd`) was reached
 ]
 
 
@@ -360,6 +361,44 @@ class ModeChanged(_Event):
     mode: str
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent(_Event):
+    """An event of a sub-agent (a `task` call's child run), wrapped with who made it:
+    `agent_id` (this run), `agent` (the definition's name), `parent_call_id` (the
+    `task` call). `event` is the child's own event; on the wire it is its `to_dict()`.
+    A child's `approval_request` keeps its responder, so hosts answer it as any other."""
+
+    type: ClassVar[str] = "subagent"
+    agent_id: str
+    agent: str
+    parent_call_id: str
+    event: RuntimeEvent
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "agent_id": self.agent_id,
+            "agent": self.agent,
+            "parent_call_id": self.parent_call_id,
+            "event": self.event.to_dict(),
+        }
+
+    @property
+    def inner(self) -> RuntimeEvent:
+        """The innermost event (children never nest today, but the wrapping would)."""
+        event: RuntimeEvent = self.event
+        while isinstance(event, SubagentEvent):
+            event = event.event
+        return event
+
+
+def approval_of(event: RuntimeEvent) -> ApprovalRequested | None:
+    """The approval request `event` is, or wraps (a sub-agent's), else None."""
+    if isinstance(event, SubagentEvent):
+        event = event.inner
+    return event if isinstance(event, ApprovalRequested) else None
+
+
 RuntimeEvent = (
     ModelStart
     | TextDelta
@@ -388,6 +427,7 @@ RuntimeEvent = (
     | SessionChanged
     | ModelChanged
     | ModeChanged
+    | SubagentEvent
 )
 
 EVENT_TYPES: dict[str, type[_Event]] = {cls.type: cls for cls in typing.get_args(RuntimeEvent)}
@@ -400,4 +440,6 @@ def event_from_dict(data: dict[str, Any]) -> RuntimeEvent:
     if cls is None:
         raise ValueError(f"unknown event type: {kind!r}")
     fields = {k: v for k, v in data.items() if k != "type"}
+    if cls is SubagentEvent:
+        fields["event"] = event_from_dict(fields["event"])
     return cls(**fields)  # type: ignore[return-value]

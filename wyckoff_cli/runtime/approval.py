@@ -35,8 +35,9 @@ async def answer_approvals(
     try:
         async for event in events:
             yield event
-            if isinstance(event, ev.ApprovalRequested) and event.responder is not None and not event.answered:
-                await _answer(event, event.responder, approver)
+            request = ev.approval_of(event)  # a sub-agent's request is answered the same way
+            if request is not None and request.responder is not None and not request.answered:
+                await _answer(request, request.responder, approver)
     finally:
         close = getattr(events, "aclose", None)
         if close is not None:

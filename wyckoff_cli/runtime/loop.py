@@ -272,7 +272,7 @@ class AgentRuntime:
             except StopRun as stop:
                 await self._settle(turn, f"Not run: the run was stopped ({stop.reason}).")
                 await self._emit(turn, ev.Notice("warning", f"Run stopped: {stop.reason}"))
-                reason, text = "stopped", turn.last_text
+                reason, text = "budget" if stop.done_reason == "budget" else "stopped", turn.last_text
             except ProviderError as exc:
                 await self._settle(turn, ABORTED)
                 await self._emit(turn, ev.TurnFailed(exc.kind, exc.message, exc.retryable))

@@ -297,7 +297,7 @@ class ToolCallRunner:
     async def _run_group(self, group: list[_Prepared], emit: Emit) -> None:
         if not group:
             return
-        outputs: asyncio.Queue[ev.ToolOutput] = asyncio.Queue()
+        outputs: asyncio.Queue[ev.RuntimeEvent] = asyncio.Queue()  # output and sub-agent events
         limit = asyncio.Semaphore(self.max_parallel)
 
         async def run_one(item: _Prepared) -> CallResult:
@@ -308,7 +308,7 @@ class ToolCallRunner:
             await emit(ev.ToolStarted(item.call.id, item.call.name, item.args, item.tool.background))
         tasks = {asyncio.create_task(run_one(item)): item for item in group}
         pending: set[asyncio.Task[Any]] = set(tasks)
-        getter: asyncio.Future[ev.ToolOutput] | None = None
+        getter: asyncio.Future[ev.RuntimeEvent] | None = None
         try:
             while pending:
                 getter = asyncio.ensure_future(outputs.get())
@@ -331,11 +331,12 @@ class ToolCallRunner:
         for item in group:
             await self._answer(results[item.call.id], emit)
 
-    async def _execute(self, item: _Prepared, outputs: asyncio.Queue[ev.ToolOutput]) -> CallResult:
+    async def _execute(self, item: _Prepared, outputs: asyncio.Queue[ev.RuntimeEvent]) -> CallResult:
         call, tool = item.call, item.tool
         ctx = self._context(
             call.id, item.outside, lambda text: outputs.put_nowait(ev.ToolOutput(call.id, text))
         )
+        ctx.emit_event = outputs.put_nowait
         started = time.monotonic()
         if tool.background:
             task = self.background.start(
@@ -412,7 +413,7 @@ def _partition(calls: Sequence[ToolCallPart], registry: ToolRegistry) -> list[li
     previous_safe = False
     for call in calls:
         tool = registry.get(call.name)
-        safe = tool is not None and tool.concurrency_safe
+        safe = tool is not None and tool.concurrency_safe_for(call.arguments)
         if safe and previous_safe:
             groups[-1].append(call)
         else:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
 from wyckoff_cli.runtime.hooks import RuntimeHooks
@@ -40,7 +41,9 @@ if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
     from wyckoff_cli.context.skills import SkillCatalog
+    from wyckoff_cli.runtime.agent_files import AgentCatalog
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
+    from wyckoff_cli.runtime.subagents import SessionBudget
     from wyckoff_cli.runtime.user_hooks import UserHooks
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
@@ -120,6 +123,11 @@ class SessionBuilder:
 
     host_files: HostFiles | None = None  # an editor's files and terminal (ACP), when offered
     host_terminal: HostTerminal | None = None
+    subagents: bool | None = None  # the `task` tool; None: when the tools are the built-ins
+    max_budget_usd: float | None = None  # `--max-budget-usd`, over `[session] max_budget_usd`
+    cost: Callable[[str, Usage], float | None] | None = None  # USD of a call; default: the catalogue
+    _agents: AgentCatalog | None = field(default=None, init=False, repr=False)
+    _budgets: dict[str | None, SessionBudget] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def user_hooks(self) -> UserHooks:
@@ -184,6 +192,26 @@ class SessionBuilder:
         """The built-in tools, the shell sandboxed and scrubbed as `[shell]` says."""
         return default_registry(shell=self.shell())
 
+    def agents(self) -> AgentCatalog:
+        """The workspace's sub-agents, read once (`problems` lists the files skipped)."""
+        if self._agents is None:
+            from wyckoff_cli.session.subagents import workspace_agents
+
+            self._agents = workspace_agents(self.workspace.root)
+        return self._agents
+
+    def budget(self, session_id: str | None) -> SessionBudget | None:
+        """The session's cost budget (one per session, shared by its sub-agents)."""
+        limit = self.max_budget_usd or self.config.session.max_budget_usd
+        if limit is None:
+            return None
+        if session_id not in self._budgets:
+            from wyckoff_cli.runtime.subagents import SessionBudget
+            from wyckoff_cli.session.subagents import catalogue_cost
+
+            self._budgets[session_id] = SessionBudget(limit, self.cost or catalogue_cost(self.config))
+        return self._budgets[session_id]
+
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
             return self.provider_factory(model)
@@ -246,6 +274,8 @@ class SessionBuilder:
             from wyckoff_cli.runtime.skill_mentions import SkillMentions
 
             hooks.append(SkillMentions(skills))
+        budget = self.budget(recorder.id if recorder is not None else None)
+        hooks += _budget_hooks(budget)
         if self.mcp is not None:
             self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
         runtime = AgentRuntime(
@@ -263,7 +293,7 @@ class SessionBuilder:
             host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
-        return Session(
+        session = Session(
             model,
             provider,
             registry,
@@ -275,6 +305,21 @@ class SessionBuilder:
             self.fixed_prompt,
             checkpoints=checkpoints[0].commands() if checkpoints else None,
         )
+        if self.subagents if self.subagents is not None else self.tools_factory is None:
+            from wyckoff_cli.session.subagents import add_task_tool
+
+            add_task_tool(self, session, budget)
+            if context is not None:
+                set_prompt(context, self.workspace.root, registry, skills)  # it lists `task` too
+        return session
+
+
+def _budget_hooks(budget: SessionBudget | None) -> list[RuntimeHooks]:
+    if budget is None:
+        return []
+    from wyckoff_cli.runtime.subagents import BudgetHook
+
+    return [BudgetHook(budget)]
 
 
 def session_web_tools(config: Config, provider: LLMProvider) -> list[Tool]:

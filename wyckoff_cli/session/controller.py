@@ -30,7 +30,7 @@ from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
 from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.modes import ModeNotes
-from wyckoff_cli.session.status import PriceFn, StatusModel
+from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
 
@@ -250,8 +250,9 @@ class ChatController:
         if self._recorder is not None:
             self._recorder.record(event)
         self.status.observe(event)
-        if isinstance(event, ev.ApprovalDecided) and event.decision == "always" and event.rule:
-            self._save_rule(event.rule)
+        decided = event.inner if isinstance(event, ev.SubagentEvent) else event  # a sub-agent's too
+        if isinstance(decided, ev.ApprovalDecided) and decided.decision == "always" and decided.rule:
+            self._save_rule(decided.rule)
 
     def save_deny_rule(self, rule: str) -> None:
         """ "Always reject" (an ACP client's answer): deny calls like it from now on."""
@@ -484,6 +485,7 @@ class ChatController:
             ]
             for model, totals in status.per_model.items()
         ]
+        rows += agent_rows(status)  # sub-agents' share, already in the models' rows
         rows.append(
             [
                 "total",

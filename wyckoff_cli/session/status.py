@@ -42,6 +42,7 @@ class StatusModel:
     context_tokens: int = 0  # the last call's prompt plus answer: what the next call starts from
     background_running: int = 0
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
+    per_agent: dict[str, ModelTotals] = field(default_factory=dict)  # sub-agents' calls, by agent
     price: PriceFn | None = None
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
 
@@ -49,6 +50,8 @@ class StatusModel:
         """Take what the bar shows from one event."""
         if isinstance(event, ev.UsageReported):
             self.add_usage(event)
+        elif isinstance(event, ev.SubagentEvent) and isinstance(event.inner, ev.UsageReported):
+            self.add_usage(event.inner, agent=event.agent)
         elif isinstance(event, ev.FallbackSwitched):
             self.fallback_model = event.to_model
         elif isinstance(event, ev.ModelChanged):
@@ -60,6 +63,7 @@ class StatusModel:
     def reset(self) -> None:
         """A new or resumed session: no calls counted yet."""
         self.per_model.clear()
+        self.per_agent.clear()
         self.context_tokens = 0
         self.fallback_model = None
 
@@ -70,21 +74,30 @@ class StatusModel:
             self.add_usage(UsageReported.from_usage(model, usage), calls=0)
         self.context_tokens = 0
 
-    def add_usage(self, event: UsageReported, calls: int = 1) -> None:
-        totals = self.per_model.setdefault(event.model, ModelTotals())
-        totals.calls += calls
-        totals.input_tokens += event.input_tokens
-        totals.output_tokens += event.output_tokens
-        totals.cache_read_tokens += event.cache_read_tokens
-        totals.cache_write_tokens += event.cache_write_tokens
-        totals.web_searches += event.web_searches
+    def add_usage(self, event: UsageReported, calls: int = 1, agent: str | None = None) -> None:
+        """Count one call: in its model's totals (the session's), and in its agent's
+        when a sub-agent made it (whose context is not the session's)."""
         priced = self.price(event.model, event) if self.price else None
-        if priced is None:
-            totals.priced = False
-        else:
-            totals.cost += priced[0]
-            totals.saved += priced[1]
-        self.context_tokens = event.input_tokens + event.output_tokens
+        tables = [self.per_model] if agent is None else [self.per_model, self.per_agent]
+        for table in tables:
+            totals = table.setdefault(event.model if table is self.per_model else str(agent), ModelTotals())
+            totals.calls += calls
+            totals.input_tokens += event.input_tokens
+            totals.output_tokens += event.output_tokens
+            totals.cache_read_tokens += event.cache_read_tokens
+            totals.cache_write_tokens += event.cache_write_tokens
+            totals.web_searches += event.web_searches
+            if priced is None:
+                totals.priced = False
+            else:
+                totals.cost += priced[0]
+                totals.saved += priced[1]
+        if agent is None:
+            self.context_tokens = event.input_tokens + event.output_tokens
+
+    def main_cost(self) -> float:
+        """What the main agent's own calls cost (the session's minus its sub-agents')."""
+        return self.cost - sum(t.cost for t in self.per_agent.values())
 
     def _sum(self, name: str) -> int:
         return sum(getattr(t, name) for t in self.per_model.values())
@@ -152,6 +165,10 @@ class StatusModel:
             ),
             ("cost", self.cost_text()),
         ]
+        if self.per_agent:  # the sub-agents' share of the cost, beside it
+            shares = [f"main ${self.main_cost():.4f}"]
+            shares += [f"{name} ${t.cost:.4f}" for name, t in self.per_agent.items()]
+            parts.append(("agents", " · ".join(shares)))
         if self.mcp:
             parts.insert(3, ("mcp", self.mcp))
         if self.background_running:
@@ -161,7 +178,24 @@ class StatusModel:
         return parts
 
 
-DROP_ORDER = ("cache", "tokens", "background", "context", "mode", "model")
+def agent_rows(status: StatusModel) -> list[list[str]]:
+    """`/cost` rows for the sub-agents, by agent (their calls are in the models' rows)."""
+    return [
+        [
+            f"agent {name}",
+            str(totals.calls),
+            f"{totals.input_tokens:,}",
+            f"{totals.output_tokens:,}",
+            f"{totals.cache_read_tokens:,}",
+            f"{totals.cache_write_tokens:,}",
+            f"${totals.cost:.4f}" if totals.priced else "unpriced",
+            f"${totals.saved:.4f}",
+        ]
+        for name, totals in status.per_agent.items()
+    ]
+
+
+DROP_ORDER = ("cache", "tokens", "agents", "background", "context", "mode", "model")
 
 
 def human(count: int) -> str:

@@ -26,6 +26,7 @@ from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
+from wyckoff_cli.storage.config_agents import AgentsConfig, SessionConfig
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
 from wyckoff_cli.storage.config_mcp import McpServer
 from wyckoff_cli.storage.web_config import WebConfig
@@ -250,6 +251,8 @@ class Config:
     web: WebConfig = _doc("Web tools: web_fetch and web_search.", default_factory=WebConfig)
     checkpoints: CheckpointsConfig = _doc("Checkpoints, undo and rewind.", default_factory=CheckpointsConfig)
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
+    agents: AgentsConfig = _doc("Sub-agents.", default_factory=AgentsConfig)
+    session: SessionConfig = _doc("Session limits.", default_factory=SessionConfig)
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
 

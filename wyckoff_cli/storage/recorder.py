@@ -110,10 +110,10 @@ class SessionRecorder(ConversationObserver):
             extra: dict[str, Any] = {}
             if isinstance(event, ev.MessageCommitted):
                 chat_line = self._lines.get(str(event.message.get("id")))
-            elif isinstance(event, ev.UsageReported):
-                usage = event.usage
-                cost = self._price(event.model, usage)
-                self.info.add_usage(event.model, usage, cost)
+            elif isinstance(usage_event := _usage_of(event), ev.UsageReported):
+                usage = usage_event.usage  # a sub-agent's calls count in the session's totals too
+                cost = self._price(usage_event.model, usage)
+                self.info.add_usage(usage_event.model, usage, cost)
                 extra = {} if cost is None else {"cost_usd": round(cost, 8)}
             elif isinstance(event, ev.TurnDone):
                 self.info.last_reason = event.reason
@@ -232,6 +232,10 @@ class SessionRecorder(ConversationObserver):
         if self.write_error is None:
             log.warning("session %s: cannot write to %s: %s", self.id, self.directory, exc)
         self.write_error = exc
+
+
+def _usage_of(event: ev.RuntimeEvent) -> ev.RuntimeEvent:
+    return event.inner if isinstance(event, ev.SubagentEvent) else event
 
 
 def _not_kept(before: Sequence[Message], after: Sequence[Message]) -> list[Message]:

@@ -26,6 +26,9 @@ _BLOCK_TYPES: dict[type[ev.RuntimeEvent], str] = {
 }
 
 
+_SKIPPED_CHILD_EVENTS = (ev.TextDelta, ev.ThinkingDelta, ev.ToolOutput, ev.MessageCommitted)
+
+
 @dataclass
 class _Block:
     type: str
@@ -71,6 +74,8 @@ class Scratchpad:
             self._turn_started = now
             self.turn += 1
             self.write("turn_start", {})
+        if isinstance(event, ev.SubagentEvent) and type(event.inner) in _SKIPPED_CHILD_EVENTS:
+            return  # a child's deltas: its transcript is saved beside the session (agents/)
         block_type = _BLOCK_TYPES.get(type(event))
         if block_type is not None:
             if self._block is None or self._block.type != block_type:

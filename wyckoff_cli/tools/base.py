@@ -40,6 +40,10 @@ def _discard_output(_text: str) -> None:
     return None
 
 
+def _discard_event(_event: Any) -> None:
+    return None
+
+
 def _unchanged(text: str) -> str:
     return text
 
@@ -53,6 +57,8 @@ class ToolContext:
     results_dir: Path | None = None
     background: BackgroundTaskManager | None = None
     emit_output: Callable[[str], None] = _discard_output
+    # a whole event for the turn's stream (a sub-agent's wrapped events: runtime/subagents.py)
+    emit_event: Callable[[Any], None] = _discard_event
     env: Mapping[str, str] | None = None  # environment for child processes (keys removed)
     approved_outside_paths: frozenset[Path] = frozenset()
     redact: Callable[[str], str] = _unchanged  # applied to what tools write to disk (offloaded output)
@@ -92,6 +98,8 @@ class Tool:
       without it, `subject()` uses the path, URL and summary arguments.
     - `editable_fields`: the arguments the approval dialog offers to edit on their own
       (a command, the new text); the whole arguments are editable as JSON anyway.
+    - `safe_for`: decides `concurrency_safe` per call from the arguments (the `task`
+      tool: safe when the chosen agent's tools are all read-only).
     """
 
     name: str
@@ -110,6 +118,7 @@ class Tool:
     preview: PreviewFn | None = None
     summary_arg: str | None = None  # the argument a one-line UI summary shows
     editable_fields: tuple[str, ...] = ()  # arguments a person may edit directly when approving
+    safe_for: Callable[[dict[str, Any]], bool] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def subject(self, args: dict[str, Any], workspace: Path) -> Subject:
@@ -125,6 +134,10 @@ class Tool:
             summary_arg=self.summary_arg,
             access=self.path_access,
         )
+
+    def concurrency_safe_for(self, args: dict[str, Any]) -> bool:
+        """Whether this call may run in parallel with other safe calls."""
+        return self.safe_for(args) if self.safe_for is not None else self.concurrency_safe
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.parameters)

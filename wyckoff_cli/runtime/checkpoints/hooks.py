@@ -39,6 +39,11 @@ SIDE_EFFECTS_NOTICE = (
 )
 
 
+def _changing_task(call: ToolCallPart, tool: Tool | None) -> bool:
+    """A `task` call whose agent is not read-only (its tasks are not concurrency-safe)."""
+    return tool is not None and tool.name == "task" and not tool.concurrency_safe_for(call.arguments)
+
+
 class CheckpointHooks(RuntimeHooks):
     """Install one per session: `AgentRuntime(..., hooks=[CheckpointHooks(engine, session_id)])`."""
 
@@ -79,6 +84,8 @@ class CheckpointHooks(RuntimeHooks):
         self, calls: Sequence[ToolCallPart], tools: Sequence[Tool | None]
     ) -> Sequence[ev.RuntimeEvent]:
         kinds = {tool.kind for tool in tools if tool is not None}
+        if any(_changing_task(call, tool) for call, tool in zip(calls, tools, strict=False)):
+            kinds.add("edit")  # a sub-agent whose tools may change files (runtime/subagents.py)
         if not kinds & CHANGING_KINDS:
             return ()
         events: list[ev.RuntimeEvent] = []

@@ -134,12 +134,15 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         last_typed: Callable[[], float] | None = None,
         forward_key: KeySink | None = None,
         pause: float | None = None,
+        agent: str | None = None,
     ) -> None:
         """`last_typed` says when the prompt last got a key and `forward_key` types
         into it: the chat screen passes both (standalone, paused keys are dropped).
-        `pause` replaces the typing pause's length (tests)."""
+        `pause` replaces the typing pause's length (tests); `agent` names the sub-agent
+        asking, if not the main agent."""
         super().__init__()
         self.request = request
+        self.agent = agent  # the sub-agent asking, if not the main agent
         self.workspace = workspace
         self.guard = TypingGuard(last_typed, pause=pause)
         self.forward_key = forward_key
@@ -148,7 +151,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Text(f"Allow {self.request.name}?"), id="title")
+            asker = f" (asked by the {self.agent} agent)" if self.agent else ""
+            yield Static(Text(f"Allow {self.request.name}?{asker}"), id="title")
             with VerticalScroll(id="preview", can_focus=False):
                 yield Static(render_preview(self.request, self.workspace))
             with Vertical(id="bottom"):

@@ -46,6 +46,7 @@ from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
+from wyckoff_cli.tui.widgets.task_call import TaskCallView
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane, collapse_all
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 from wyckoff_cli.tui.widgets.transcript import Transcript
@@ -158,6 +159,8 @@ class ChatScreen(Screen[None]):
     def _shell_notice(self) -> None:
         if notice := self.controller.builder.shell_notice():
             self.add_notice("warning", notice)
+        for problem in self.controller.builder.agents().problems:  # agent files skipped, once
+            self.add_notice("warning", problem)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
 
@@ -181,7 +184,11 @@ class ChatScreen(Screen[None]):
         return pane
 
     def new_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCallView:
-        view = ToolCallView(call_id, name, args)
+        view = (
+            TaskCallView(call_id, name, args, self.request_approval)  # a sub-agent (issue 14)
+            if name == "task"
+            else ToolCallView(call_id, name, args)
+        )
         self._mount(view)
         return view
 
@@ -265,8 +272,9 @@ class ChatScreen(Screen[None]):
 
     # ------------------------------------------------------------------ approval
 
-    def request_approval(self, request: ev.ApprovalRequested) -> None:
-        """Open the dialog; the person's choice answers the request."""
+    def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None:
+        """Open the dialog (naming the sub-agent that asks, if one does); the person's
+        choice answers the request."""
 
         def done(decision: ApprovalDecision | None) -> None:
             if screen in self._approvals:
@@ -278,7 +286,11 @@ class ChatScreen(Screen[None]):
         prompt = self.query_one(PromptInput)
         kind = PlanApprovalScreen if request.name == EXIT_PLAN else ApprovalScreen
         screen = kind(
-            request, self.controller.root, last_typed=lambda: prompt.last_key_at, forward_key=prompt.type_key
+            request,
+            self.controller.root,
+            last_typed=lambda: prompt.last_key_at,
+            forward_key=prompt.type_key,
+            agent=agent,
         )
         self._approvals.append(screen)
         self.app.push_screen(screen, done)

@@ -1,0 +1,300 @@
+"""Sub-agents: the `task` tool runs a focused child agent and returns its answer.
+
+The child gets a fresh `Conversation` (its system prompt, the project instructions and
+the task prompt only), its own tool set (never `task`: no nesting), its own round
+limit, and the parent's permission mode or a narrower one. Its parts come from a
+`ChildFactory` (the session builder's, session/subagents.py), never from a global.
+
+Every event the child produces reaches the parent's stream wrapped in a
+`SubagentEvent` (through `ToolContext.emit_event`), so hosts render the child and
+answer its approvals as they do the parent's. Cancelling the parent's call cancels the
+child. The result is the child's final answer plus a one-line footer; the child's
+transcript is saved in the session folder and named in the footer.
+
+`SessionBudget` and `BudgetHook` stop every runtime of a session (parent and
+children share one budget) once its calls cost `max_budget_usd`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.errors import StopRun, ToolError
+from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.usage import Usage
+from wyckoff_cli.runtime.agent_files import AgentCatalog, AgentDefinition
+from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
+from wyckoff_cli.runtime.loop import AgentRuntime
+from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.policy import ApprovalPolicy, Verdict
+from wyckoff_cli.tools.registry import ToolRegistry
+from wyckoff_cli.tools.rules import Rule, RuleError, allowing_rule, parse_rule
+
+TASK_TOOL = "task"
+CostFn = Callable[[str, Usage], "float | None"]  # (model, usage) -> USD, None when unpriced
+
+
+# --------------------------------------------------------------------------- budget
+
+
+class SessionBudget:
+    """What a session's model calls cost so far, against an optional limit."""
+
+    def __init__(self, limit_usd: float | None, cost: CostFn) -> None:
+        self.limit_usd = limit_usd
+        self.cost = cost
+        self.spent = 0.0
+
+    def add(self, model: str, usage: Usage) -> None:
+        try:
+            priced = self.cost(model, usage)
+        except Exception:  # an unpriced model never breaks a turn
+            priced = None
+        self.spent += priced or 0.0
+
+    @property
+    def exceeded(self) -> bool:
+        return self.limit_usd is not None and self.spent >= self.limit_usd
+
+    def message(self) -> str:
+        return f"the session's budget of ${self.limit_usd:.2f} was reached (${self.spent:.4f} spent)"
+
+
+class BudgetHook(RuntimeHooks):
+    """Counts one runtime's own calls into the shared budget and stops the run before
+    the next model call once it is spent (`done.reason == "budget"`)."""
+
+    receives_deltas = False  # only usage counts (the stream's hot path)
+
+    def __init__(self, budget: SessionBudget) -> None:
+        self.budget = budget
+
+    async def on_event(self, event: ev.RuntimeEvent) -> None:
+        if isinstance(event, ev.UsageReported):  # a child's are wrapped: its own hook counts them
+            self.budget.add(event.model, event.usage)
+
+    async def before_model_call(self, request: ModelRequest) -> ModelRequest | None:
+        if self.budget.exceeded:
+            raise StopRun(self.budget.message(), "budget")
+        return None
+
+
+# --------------------------------------------------------------------------- the child's parts
+
+
+@dataclass
+class ChildRun:
+    """What one task runs: its runtime and system prompt."""
+
+    runtime: AgentRuntime
+    system_prompt: str
+    model: str
+
+
+class ChildFactory(Protocol):
+    def child(self, agent: AgentDefinition) -> ChildRun:
+        """Build the child's parts (provider, tools, policy, runtime) for `agent`."""
+        ...
+
+    def save_transcript(
+        self, agent_id: str, agent: AgentDefinition, messages: Sequence[Message]
+    ) -> str | None:
+        """Keep the child's messages; returns where (relative to the session folder)."""
+        ...
+
+    def price(self, model: str, usage: Usage) -> float | None: ...
+
+
+class ScopedPolicy(ApprovalPolicy):
+    """The parent's policy for a child, plus the definition's `TOOL(PATTERN)` scopes:
+    a call of a scoped tool that matches none of its patterns is refused unasked."""
+
+    scopes: dict[str, list[Rule]]
+    agent: str
+
+    def evaluate(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Verdict:
+        rules = getattr(self, "scopes", {}).get(tool.name)
+        if rules:
+            subject = tool.subject(args, ctx.workspace)
+            if allowing_rule(rules, tool, subject) is None:
+                allowed = ", ".join(rule.text for rule in rules)
+                return Verdict(
+                    "deny",
+                    f"the {self.agent} agent may use {tool.name} only as {allowed}. Do not retry it.",
+                )
+        return super().evaluate(tool, args, ctx)
+
+
+def child_policy(parent: ApprovalPolicy, mode: str, agent: AgentDefinition) -> ScopedPolicy:
+    """The child's policy: the parent's rules (the same lists, so an "always" answer
+    holds for the whole session) in `mode`, scoped by the definition's rules."""
+    policy = ScopedPolicy(
+        mode=mode,  # type: ignore[arg-type]
+        allow=parent.allow,
+        deny=parent.deny,
+        session_allow=parent.session_allow,
+        protected_roots=parent.protected_roots,
+        worktree_dirty=parent.worktree_dirty,
+    )
+    policy.scopes = scoped_rules(agent.tools or ())
+    policy.agent = agent.name
+    return policy
+
+
+def scoped_rules(entries: Sequence[str]) -> dict[str, list[Rule]]:
+    scopes: dict[str, list[Rule]] = {}
+    for entry in entries:
+        if "(" in entry:
+            try:
+                rule = parse_rule(entry)
+            except RuleError:
+                continue
+            scopes.setdefault(rule.tool, []).append(rule)
+    return scopes
+
+
+def child_registry(parent: ToolRegistry, agent: AgentDefinition) -> ToolRegistry:
+    """The child's tools: the named ones the parent has (or all the parent's), never `task`."""
+    if agent.tools is None:
+        return ToolRegistry(tool for tool in parent if tool.name != TASK_TOOL)
+    wanted = [entry.split("(", 1)[0] for entry in agent.tools]
+    return ToolRegistry(
+        tool for name in dict.fromkeys(wanted) if name != TASK_TOOL and (tool := parent.get(name)) is not None
+    )
+
+
+def read_only(registry: ToolRegistry) -> bool:
+    return len(registry) > 0 and all(tool.kind == "read" and tool.concurrency_safe for tool in registry)
+
+
+# --------------------------------------------------------------------------- the task tool
+
+
+def task_tool(catalog: AgentCatalog, factory: ChildFactory, parent_tools: ToolRegistry) -> Tool:
+    """The `task` tool over `catalog`'s agents, building children with `factory`."""
+    agents = list(catalog.agents.values())
+    listing = "\n".join(f"- {agent.name}: {agent.description}" for agent in agents)
+    safe = {agent.name for agent in agents if read_only(child_registry(parent_tools, agent))}
+
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        agent = catalog.get(str(args.get("agent", "")))
+        if agent is None:
+            raise ToolError(f"Unknown agent {args.get('agent')!r}. Agents: {', '.join(catalog.names())}.")
+        return await run_task(agent, str(args["description"]), str(args["prompt"]), factory, ctx)
+
+    return Tool(
+        name=TASK_TOOL,
+        description=(
+            "Hand a focused task to a sub-agent with its own fresh context and tools; you get back "
+            "only its final answer. Use it for broad searches or self-contained work whose details "
+            "you do not need; several read-only tasks run in parallel. The agent sees only your "
+            "prompt, so include every detail it needs.\n\nAgents:\n" + listing
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "agent": {"type": "string", "enum": [agent.name for agent in agents]},
+                "description": {"type": "string", "description": "3-5 words saying what the task is"},
+                "prompt": {"type": "string", "description": "The task, with all the context it needs"},
+            },
+            "required": ["agent", "description", "prompt"],
+            "additionalProperties": False,
+        },
+        run=run,
+        kind="other",
+        summary_arg="description",
+        safe_for=lambda args: args.get("agent") in safe,
+    )
+
+
+@dataclass
+class TaskStats:
+    rounds: int = 0
+    tool_calls: int = 0
+    usage: Usage = Usage()
+    cost: float = 0.0
+    priced: bool = True
+    reason: str = ""
+    answer: str = ""
+    failure: str = ""
+
+    def footer(self, agent_id: str, seconds: float, transcript: str | None) -> str:
+        tokens = self.usage.input_tokens + self.usage.output_tokens
+        cost = f"${self.cost:.4f}" + ("" if self.priced else "+?")
+        parts = [
+            f"{self.rounds} round{'s' * (self.rounds != 1)}",
+            f"{self.tool_calls} tool call{'s' * (self.tool_calls != 1)}",
+            f"{tokens:,} tokens",
+            cost,
+            f"{seconds:.1f}s",
+        ]
+        where = f"; transcript {transcript}" if transcript else ""
+        return f"[{agent_id}: {self.reason or 'ended'}; {', '.join(parts)}{where}]"
+
+
+async def run_task(
+    agent: AgentDefinition, description: str, prompt: str, factory: ChildFactory, ctx: ToolContext
+) -> ToolOutcome:
+    """Run one child to its end; its events go to `ctx.emit_event`, wrapped."""
+    agent_id = f"{agent.name}-{uuid.uuid4().hex[:8]}"
+    child = factory.child(agent)
+    conversation = Conversation()
+    stats = TaskStats()
+    started = time.monotonic()
+    stream = child.runtime.run_stream(conversation, prompt, system_prompt=child.system_prompt)
+    try:
+        async for event in stream:
+            ctx.emit_event(ev.SubagentEvent(agent_id, agent.name, ctx.call_id, event))
+            _count(stats, event, factory)
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+        await child.runtime.close()
+        transcript = factory.save_transcript(agent_id, agent, list(conversation))
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError  # the parent's call was cancelled (Esc): the child was too
+    footer = stats.footer(agent_id, time.monotonic() - started, transcript)
+    display = {
+        "agent": agent.name,
+        "agent_id": agent_id,
+        "description": description,
+        "transcript": transcript,
+        "footer": footer,
+        "reason": stats.reason,
+    }
+    if stats.failure:
+        raise ToolError(f"The {agent.name} agent failed: {stats.failure}\n{footer}")
+    answer = stats.answer.strip() or "(The agent ended without a final answer.)"
+    if stats.reason not in ("completed", "completed_by_tool"):
+        answer += f"\n(The agent stopped early: {stats.reason}.)"
+    return ToolOutcome(f"{answer}\n\n{footer}", display)
+
+
+def _count(stats: TaskStats, event: ev.RuntimeEvent, factory: ChildFactory) -> None:
+    if isinstance(event, ev.ToolCallsReceived):
+        stats.tool_calls += len(event.calls)
+    elif isinstance(event, ev.UsageReported):
+        stats.usage = stats.usage + event.usage
+        cost = factory.price(event.model, event.usage)
+        if cost is None:
+            stats.priced = False
+        else:
+            stats.cost += cost
+    elif isinstance(event, ev.TurnFailed):
+        stats.failure = f"{event.kind}: {event.message}"
+    elif isinstance(event, ev.TurnDone):
+        stats.rounds, stats.reason, stats.answer = event.rounds, event.reason, event.text
+
+
+def transcript_path(session_dir: Path, agent_id: str) -> Path:
+    return session_dir / "agents" / f"{agent_id}.jsonl"

@@ -1,0 +1,53 @@
+"""The typed `[agents]` and `[session]` tables of the configuration (docs/CONFIG.md,
+docs/SUBAGENTS.md); `storage/config.py` validates them with the rest."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    """What the config's range check asks of a bound: `allows` and `describe`."""
+
+    low: float
+    high: float
+    low_open: bool = False
+
+    def allows(self, value: float) -> bool:
+        if not math.isfinite(value) or value > self.high:
+            return False
+        return value > self.low if self.low_open else value >= self.low
+
+    def describe(self, integer: bool) -> str:
+        low = f"{'greater than' if self.low_open else 'at least'} {self.low:g}"
+        return f"{'an integer' if integer else 'a finite number'} {low} and at most {self.high:,g}"
+
+
+def _doc(text: str, bounds: _Bounds, **kwargs: Any) -> Any:
+    return field(metadata={"doc": text, "range": bounds}, **kwargs)
+
+
+@dataclass
+class AgentsConfig:
+    """`[agents]`: sub-agents run by the `task` tool (docs/SUBAGENTS.md)."""
+
+    max_rounds: int = _doc(
+        "Tool rounds a sub-agent may take per task (an agent file's `max_rounds` overrides it).",
+        _Bounds(1, 10_000),
+        default=20,
+    )
+
+
+@dataclass
+class SessionConfig:
+    """`[session]`: limits for a whole session."""
+
+    max_budget_usd: float | None = _doc(
+        "Stop the session, sub-agents included, once its model calls cost this much (USD); "
+        "`--max-budget-usd` overrides it. Unset: no limit.",
+        _Bounds(0, 1_000_000, low_open=True),
+        default=None,
+    )
