@@ -245,14 +245,21 @@ class ResponseAssembler:
         self._provider = provider
         self._slots: list[_Slot] = []
         self._calls: dict[int, _PendingCall] = {}
-        self.text = ""  # all visible text so far, for cheap access
+        self._texts: list[str] = []  # all visible text so far (joined on demand: `text`)
         self.stop: StopChunk | None = None  # why the model stopped, once the stream ended
+
+    @property
+    def text(self) -> str:
+        """All visible text so far."""
+        if len(self._texts) > 1:
+            self._texts = ["".join(self._texts)]
+        return self._texts[0] if self._texts else ""
 
     def add(self, chunk: TextChunk | ThinkingChunk | ToolCallChunk | ServerToolChunk | StopChunk) -> None:
         if isinstance(chunk, TextChunk):
             if not chunk.text and chunk.signature is None:
                 return
-            self.text += chunk.text
+            self._texts.append(chunk.text)  # not `text +=`: that copies the whole answer per delta
             slot = self._slots[-1] if self._slots else None
             if slot is None or slot.kind != "text" or slot.closed:
                 slot = _Slot("text")

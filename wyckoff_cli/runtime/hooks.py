@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from wyckoff_cli.core.messages import Message, ToolCallPart, ToolSpec
 
@@ -69,7 +69,15 @@ class ModelRequest:
 
 
 class RuntimeHooks:
-    """No-op base; every method may raise `StopRun`."""
+    """No-op base; every method may raise `StopRun`.
+
+    `on_event` is called for every event of a turn, deltas included, when a subclass
+    overrides it. A hook that has no use for `text_delta` / `thinking_delta` events (the
+    stream's hot path: thousands a turn) sets `receives_deltas = False`; when no hook
+    wants them, the runtime emits deltas without awaiting any hook."""
+
+    receives_deltas: ClassVar[bool] = True
+    """Whether `on_event` is called for `text_delta` and `thinking_delta` events."""
 
     async def before_run(self, user_message: Message) -> Message | None:
         return None
@@ -109,3 +117,10 @@ class RuntimeHooks:
     async def before_stop(self, text: str) -> str | None:
         """The model ended its turn with `text`; a returned reminder makes it go on."""
         return None
+
+
+def event_listeners(hooks: Iterable[RuntimeHooks]) -> tuple[list[RuntimeHooks], list[RuntimeHooks]]:
+    """The hooks whose `on_event` does something (overridden), and of those the ones
+    that receive deltas: the runtime awaits only these."""
+    listeners = [hook for hook in hooks if type(hook).on_event is not RuntimeHooks.on_event]
+    return listeners, [hook for hook in listeners if hook.receives_deltas]

@@ -43,6 +43,7 @@ from wyckoff_cli.providers.base import (
 )
 from wyckoff_cli.providers.registry import vendor_of
 from wyckoff_cli.runtime.assembly import ResponseAssembler, clean_chunk
+from wyckoff_cli.runtime.event_queue import EventQueue
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.guards import (
     DoomLoopGuard,
@@ -51,7 +52,7 @@ from wyckoff_cli.runtime.guards import (
     RoundLimitGuard,
     TurnState,
 )
-from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
+from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks, event_listeners
 from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
@@ -96,9 +97,11 @@ class AbortSignal:
 @dataclass
 class _Turn:
     conversation: Conversation
-    queue: asyncio.Queue[Any]
+    queue: EventQueue
     state: TurnState
     runner: ToolCallRunner
+    listeners: list[RuntimeHooks] = field(default_factory=list)  # hooks with an on_event
+    delta_listeners: list[RuntimeHooks] = field(default_factory=list)  # ... that want deltas too
     rounds: int = 0
     usage: Usage = Usage()
     streaming: ResponseAssembler | None = None
@@ -190,7 +193,7 @@ class AgentRuntime:
         abort: AbortSignal | None = None,
     ) -> AsyncIterator[ev.RuntimeEvent]:
         message = Message.user(user_message) if isinstance(user_message, str) else user_message
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        queue = EventQueue()
         expectation = resolve_turn_expectation(
             message.text,
             self.workspace,
@@ -219,15 +222,17 @@ class AgentRuntime:
             host_files=self.host_files,
             host_terminal=self.host_terminal,
         )
-        turn = _Turn(conversation, queue, TurnState(), runner)
+        turn = _Turn(conversation, queue, TurnState(), runner, *event_listeners(self.hooks))
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
         unsubscribe = abort.subscribe(producer.cancel) if abort is not None else None
         try:
             while True:
-                item = await queue.get()
-                if item is _END:
-                    return
-                yield item
+                await queue.wait()
+                while not queue.empty():  # the batch: everything put since the last wake-up
+                    item = queue.get_nowait()
+                    if item is _END:
+                        return
+                    yield item
         except asyncio.CancelledError:
             # The consumer was cancelled: end the turn cleanly and deliver its last events.
             producer.cancel()
@@ -247,7 +252,12 @@ class AgentRuntime:
     # ------------------------------------------------------------------ the turn
 
     async def _emit(self, turn: _Turn, event: ev.RuntimeEvent) -> None:
-        for hook in self.hooks:
+        for hook in turn.listeners:
+            await hook.on_event(event)
+        turn.queue.put_nowait(event)
+
+    async def _emit_delta(self, turn: _Turn, event: ev.TextDelta | ev.ThinkingDelta) -> None:
+        for hook in turn.delta_listeners:
             await hook.on_event(event)
         turn.queue.put_nowait(event)
 
@@ -424,13 +434,19 @@ class AgentRuntime:
                         thinking_started = None
                     assembler.add(chunk)
                     if chunk.text:
-                        await self._emit(turn, ev.TextDelta(chunk.text))
+                        if turn.delta_listeners:  # else no await per delta: the hot path
+                            await self._emit_delta(turn, ev.TextDelta(chunk.text))
+                        else:
+                            turn.queue.put_nowait(ev.TextDelta(chunk.text))
                 elif isinstance(chunk, ThinkingChunk):
                     if thinking_started is None and chunk.text:
                         thinking_started = time.monotonic()
                     assembler.add(chunk)
                     if chunk.text:
-                        await self._emit(turn, ev.ThinkingDelta(chunk.text))
+                        if turn.delta_listeners:
+                            await self._emit_delta(turn, ev.ThinkingDelta(chunk.text))
+                        else:
+                            turn.queue.put_nowait(ev.ThinkingDelta(chunk.text))
                 elif isinstance(chunk, ToolCallChunk):
                     assembler.add(chunk)
                 elif isinstance(chunk, UsageChunk):

@@ -72,6 +72,8 @@ class BudgetHook(RuntimeHooks):
     """Counts one runtime's own calls into the shared budget and stops the run before
     the next model call once it is spent (`done.reason == "budget"`)."""
 
+    receives_deltas = False  # only usage counts (the stream's hot path)
+
     def __init__(self, budget: SessionBudget) -> None:
         self.budget = budget
 

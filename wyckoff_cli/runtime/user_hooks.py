@@ -352,6 +352,8 @@ class UserHooks(RuntimeHooks):
         self._stop_blocks += 1
         return "\n\n".join(reasons)
 
+    receives_deltas = False  # only approval requests matter here (the stream's hot path)
+
     async def on_event(self, event: ev.RuntimeEvent) -> None:
         if isinstance(event, ev.ApprovalRequested) and self.active("Notification"):
             message = f"Wyckoff needs your permission to use {event.name}"

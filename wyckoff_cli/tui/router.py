@@ -4,10 +4,10 @@
 `assert_never`, so a new event type fails type-checking until it is handled here.
 The figures of the status bar come from the chat controller (which sees every event
 first); the router sets the display state and asks the bar to repaint.
-Deltas are coalesced: text goes to the answer widget (which renders at most once per
-frame itself); thinking and tool output are buffered and flushed by `flush()` at the
-next frame (the first buffered delta asks the screen for one flush) and at every
-non-delta event.
+Deltas are coalesced before they reach a widget: text, thinking and tool output are
+buffered and handed over by `flush()` at the next frame of the app's clock (the first
+buffered delta asks the screen for one flush) and at every non-delta event; the answer
+widget then renders once in that same frame. A delta costs a list append.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ class EventRouter:
         self.schedule_flush = schedule_flush  # asks for one `flush()` at the next frame
         self._flush_pending = False
         self.answer: AnswerView | None = None
-        self.answer_text = ""
+        self._answer_parts: list[str] = []  # the answer's text so far (`answer_text`)
+        self._text_buffer: list[str] = []  # text not yet handed to the answer widget
         self.thinking: ThinkingPane | None = None
         self.tools: dict[str, ToolCallView] = {}
         self._thinking_buffer = ""
@@ -61,8 +62,21 @@ class EventRouter:
 
     # ------------------------------------------------------------------ coalescing
 
+    @property
+    def answer_text(self) -> str:
+        """The text of the answer streaming now (empty between answers)."""
+        if len(self._answer_parts) > 1:
+            self._answer_parts = ["".join(self._answer_parts)]
+        return self._answer_parts[0] if self._answer_parts else ""
+
     def flush(self) -> None:
         self._flush_pending = False
+        if self._text_buffer:
+            text = "".join(self._text_buffer)
+            self._text_buffer.clear()
+            self._answer_parts.append(text)
+            if self.answer is not None:
+                self.answer.append(text)
         if self._thinking_buffer:
             if self.thinking is None:
                 self.thinking = self.view.new_thinking()
@@ -81,17 +95,19 @@ class EventRouter:
             self.schedule_flush()
 
     def _close_answer(self) -> None:
+        self.flush()
         if self.answer is not None:
             self.answer.finish()
             self.answer = None
-            self.answer_text = ""
+        self._answer_parts = []
 
     def _drop_partial(self) -> None:
         """A failed attempt's answer and thinking leave the screen (fallback, retry)."""
+        self._text_buffer.clear()
         if self.answer is not None:
             self.answer.discard()
             self.answer = None
-            self.answer_text = ""
+        self._answer_parts = []
         if self.thinking is not None:
             self.thinking.remove()
             self.thinking = None
@@ -112,8 +128,11 @@ class EventRouter:
                     self.flush()
                     self.answer = self.view.new_answer()
                     self._set_state("responding")
-                self.answer.append(text)
-                self.answer_text += text
+                self._text_buffer.append(text)
+                if self.schedule_flush is None:
+                    self.flush()  # no clock to wait for (a bare router)
+                else:
+                    self._want_flush()
                 return
             case ev.ThinkingDelta(text=text):
                 self._thinking_buffer += text

@@ -35,6 +35,7 @@ from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
 from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
 from wyckoff_cli.tui.completion import Completions
+from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -50,7 +51,6 @@ from wyckoff_cli.tui.widgets.thinking import ThinkingPane, collapse_all
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
-FLUSH_SECONDS = 1 / 30
 QUIT_WINDOW = 2.0
 # commands that may run while a turn is running
 WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory", "top", "bottom", "find")
@@ -253,9 +253,9 @@ class ChatScreen(Screen[None]):
         self.run_worker(swap(), group="session")
 
     def _schedule_flush(self) -> None:
-        """Buffered thinking or tool output waits at most one frame, and no timer runs
-        while nothing streams."""
-        self.set_timer(FLUSH_SECONDS, self.router.flush)
+        """Buffered deltas wait at most one frame of the app's one clock, and no timer
+        runs while nothing streams."""
+        clock_of(self.app).request(self.router.flush)
 
     def _look_up_context_window(self) -> None:
         self.status.context_window = self.controller.context_window(self.status.model)

@@ -1,7 +1,8 @@
 """The streamed assistant answer: a line-API Markdown widget.
 
 `MarkdownStreamView` shows one assistant answer. Text arrives through `append()`
-(cheap: it only feeds the block splitter). At most once per frame a flush renders
+(cheap: it only feeds the block splitter). At most once per frame of the app's one
+clock (tui/frame_clock.py) a flush renders
 the blocks that finished since the last flush (each exactly once per width, with
 Rich's Markdown renderer and Pygments highlighting) and re-renders only the block
 still growing. The widget paints with `render_line`: Textual asks only for the
@@ -21,6 +22,8 @@ import time
 from rich.console import Console
 from textual.strip import Strip
 
+from wyckoff_cli.tui.frame_clock import FRAME_RATE as CLOCK_RATE
+from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.markdown_blocks import BlockSplitter
 from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
 from wyckoff_cli.tui.widgets.transcript import Block, BlockLinesView
@@ -75,11 +78,15 @@ class MarkdownStreamView(BlockLinesView):
         height: auto;
     }
     """
-    FRAME_RATE = 20.0
-    """Flushes per second at most while text streams. Each flush costs a Textual repaint
-    (a full one whenever the answer grows by a line and the view scrolls); 20 a second
-    looks continuous for streamed text and keeps a 50-deltas/s stream under 10% of a
-    core (30 a second measured ~10%). See docs/PERFORMANCE.md."""
+    FRAME_RATE = CLOCK_RATE
+    """Flushes per second at most while text streams: the app's frame clock's rate
+    (tui/frame_clock.py). See docs/PERFORMANCE.md."""
+    GROW_STEP = 1
+    """While streaming, the view's height grows this many lines at a time (blank lines
+    below the text until they fill). A layout pass, with the full repaint of the
+    transcript that scrolls, costs more than the rest of a frame: 4 cuts the layout
+    passes of a stream fourfold (docs/PERFORMANCE.md), but the scrollbar then counts the
+    blank lines mid-stream, so it is off (1) until the app's snapshots are re-approved."""
     TAIL_SHARE = 0.25
     """Longest share of the time the growing block's re-render may take: a slow one
     (a long code block) stretches the flush interval so it is re-rendered less often."""
@@ -106,6 +113,7 @@ class MarkdownStreamView(BlockLinesView):
         self._lazy = False  # text arrived before mount: estimate finished blocks' heights
         self._provisional: Block | None = None  # a tail showing a line not yet highlighted
         self._code_head: tuple[str, int, list[Strip]] | None = None
+        self._deferred = False  # finished blocks left unrendered while streaming
         self.flushes = 0
         """How many flushes ran (for tests and benchmarks)."""
         if markdown:
@@ -171,6 +179,7 @@ class MarkdownStreamView(BlockLinesView):
         self._tail = None
         self._provisional = None
         self._code_head = None
+        self._deferred = False
         self._dirty = False
         self._starts = None
         if remove and self.parent is not None:
@@ -187,14 +196,15 @@ class MarkdownStreamView(BlockLinesView):
         if self._flush_pending or not self.is_mounted:
             return
         self._flush_pending = True
-        delay = self._last_flush + self._interval - time.perf_counter()
-        if delay > 0.001:
-            self.set_timer(delay, self._on_flush_timer)
-        else:
-            self.call_later(self._on_flush_timer)
+        clock_of(self.app).request(self._on_frame)
 
-    def _on_flush_timer(self) -> None:
+    def _on_frame(self) -> None:
         self._flush_pending = False
+        if not self.is_attached:
+            return
+        if self._interval > 1.0 / self.FRAME_RATE and time.perf_counter() < self._last_flush + self._interval:
+            self._schedule_flush()  # a slow growing block: skip frames (TAIL_SHARE)
+            return
         self._flush()
 
     def on_mount(self) -> None:
@@ -219,18 +229,29 @@ class MarkdownStreamView(BlockLinesView):
         finished = self._splitter.finished
         tail = previous_tail = self._tail
         lazy, self._lazy = self._lazy, False
+        new_blocks: list[Block] = []
         for source in finished[self._finished_blocks :]:
             block = Block(source)
             if tail is not None and tail.source == source and tail is not self._provisional:
                 block = tail  # the growing block is final exactly as last rendered
                 tail = None
             self._tail = None
-            if lazy and width not in block.strips:
-                block.height = block.estimate(width)  # rendered when painted, or in the background
-            else:
+            new_blocks.append(block)
+        # Render the new blocks from the bottom up, a screen's worth of lines. Those
+        # above that (a fast stream scrolls past them before the frame is painted) get
+        # an estimated height and are rendered when painted, or in the background once
+        # the answer is finished: the last line reaches the screen first.
+        budget = 0 if lazy else self._render_budget()
+        for block in reversed(new_blocks):
+            if width in block.strips or budget > 0:
                 block.height = len(self._render_at(block, width))
-            self._blocks.append(block)
-        if lazy:
+                budget -= block.height
+            else:
+                block.height = block.estimate(width)
+                self._deferred = True
+        self._blocks.extend(new_blocks)
+        if lazy or (self._deferred and self._splitter.closed):
+            self._deferred = False
             self._render_later()
         self._finished_blocks = len(finished)
         tail_cost = 0.0
@@ -265,6 +286,18 @@ class MarkdownStreamView(BlockLinesView):
         self._refresh_from(first_line)
         self._last_flush = time.perf_counter()
         self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
+
+    def _layout_height(self, lines: int) -> int:
+        # While the answer streams, its height grows in steps of GROW_STEP lines: a
+        # layout pass (and a full repaint, as the transcript scrolls) every few lines,
+        # not every line. Finished: exact.
+        if self._splitter.closed or lines == 0:
+            return lines
+        return -(-lines // self.GROW_STEP) * self.GROW_STEP
+
+    def _render_budget(self) -> int:
+        """Lines of new blocks worth rendering in a flush: what the screen can show."""
+        return max(24, self.app.size.height) if self.is_attached else 1 << 30
 
     def _height_fits(self, block: Block, lines: int) -> bool:
         # The growing block may keep one spare line (see _flush).

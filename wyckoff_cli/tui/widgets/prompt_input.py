@@ -87,6 +87,7 @@ class PromptInput(KeyFirstTextArea):
         self, history: list[str] | None = None, completer: Completer | None = None, **kwargs: object
     ) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
+        self.cursor_blink = False  # a blink is a timer repainting forever: idle must cost 0% CPU
         self.prompt_history = InputHistory(list(history or []))
         self.completer = completer
         self.menu: CompletionMenu | None = None

@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
-from textual.timer import Timer
 from textual.widgets import Static
 
 from wyckoff_cli.session.status import DROP_ORDER, StatusModel
+from wyckoff_cli.tui.frame_clock import clock_of
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPIN_SECONDS = 0.1
 
 STYLES = {
     "state": "bold",
@@ -35,8 +36,7 @@ class StatusBar(Static):
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.model = model
         self.busy_since: float | None = None  # while not idle: a spinner and the elapsed time
-        self._timer: Timer | None = None
-        self._frame = 0
+        self._shown: tuple[object, ...] | None = None  # what the bar shows now
 
     def on_mount(self) -> None:
         self.refresh_status()
@@ -45,22 +45,31 @@ class StatusBar(Static):
         self.refresh_status()
 
     def refresh_status(self) -> None:
+        """Repaint, only if what the bar shows changed: a figure, the width, or (while
+        busy) the spinner's frame or the elapsed seconds. The spinner runs on the app's
+        frame clock, only while busy."""
         busy = self.spin and self.model.state not in ("idle", "waiting for approval")
         if busy and self.busy_since is None:
             self.busy_since = time.monotonic()
-            self._timer = self.set_interval(0.1, self._tick)  # runs only while busy
+            clock_of(self.app).animate(self._tick)
         elif not busy and self.busy_since is not None:
             self.busy_since = None
-            if self._timer is not None:
-                self._timer.stop()
-                self._timer = None
+            clock_of(self.app).stop(self._tick)
         spinner = None
         if self.busy_since is not None:
-            spinner = (SPINNER[self._frame % len(SPINNER)], f"{time.monotonic() - self.busy_since:.0f}s")
-        self.update(render_status(self.model, self.size.width - 2 if self.size.width else 200, spinner))
+            elapsed = time.monotonic() - self.busy_since
+            spinner = (SPINNER[int(elapsed / SPIN_SECONDS) % len(SPINNER)], f"{elapsed:.0f}s")
+        width = self.size.width - 2 if self.size.width else 200
+        shown = (width, tuple(self.model.segments()), spinner)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self.update(render_status(self.model, width, spinner))
 
-    def _tick(self) -> None:
-        self._frame += 1
+    def on_unmount(self) -> None:
+        clock_of(self.app).stop(self._tick)
+
+    def _tick(self, now: float) -> None:
         self.refresh_status()
 
 

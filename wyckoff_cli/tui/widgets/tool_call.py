@@ -13,12 +13,13 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.binding import Binding
-from textual.timer import Timer
 from textual.widgets import Static
 
+from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.widgets.diff import render_diff
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPIN_SECONDS = 0.1
 COLLAPSED_LINES = 4
 COLLAPSED_DIFF_LINES = 14
 LIVE_LINES = 12
@@ -62,10 +63,11 @@ class ToolCallView(Static, can_focus=True):
         self.notes: list[str] = []  # lines shown under the header, before any output
         self.expanded = False
         self._frame = 0
-        self._timer: Timer | None = None
+        self._spinning = False  # animated by the app's frame clock while running
         self.hook_lines: list[Text] = []  # one per user hook run for this call
 
     def on_mount(self) -> None:
+        self._spin()  # started before it was attached
         self.refresh_view()
 
     def start(self, args: dict[str, Any], background: bool) -> None:
@@ -73,7 +75,7 @@ class ToolCallView(Static, can_focus=True):
         self.background = background
         self.status = "running"
         self.started = time.monotonic()
-        self._timer = self.set_interval(0.1, self._tick)
+        self._spin()
         self.refresh_view()
 
     def waiting_for_approval(self) -> None:
@@ -110,14 +112,29 @@ class ToolCallView(Static, can_focus=True):
         self.status = status
         self.result = result
         self.elapsed_ms = elapsed_ms
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        self._stop_spinning()
         self.refresh_view()
 
-    def _tick(self) -> None:
-        self._frame += 1
-        self.refresh_view()
+    def _spin(self) -> None:
+        if not self._spinning and self.is_attached and self.status == "running":
+            self._spinning = True
+            clock_of(self.app).animate(self._tick)
+
+    def _stop_spinning(self) -> None:
+        if self._spinning:
+            self._spinning = False
+            clock_of(self.app).stop(self._tick)
+
+    def on_unmount(self) -> None:
+        self._stop_spinning()
+
+    def _tick(self, now: float) -> None:
+        """One spinner frame every SPIN_SECONDS (the clock's frames are more frequent):
+        repaint only when the frame shown changes."""
+        frame = int((time.monotonic() - (self.started or time.monotonic())) / SPIN_SECONDS)
+        if frame != self._frame:
+            self._frame = frame
+            self.refresh_view()
 
     def action_toggle_open(self) -> None:
         self.expanded = not self.expanded

@@ -317,8 +317,12 @@ class BlockLinesView(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._set_width(width)
-        self._laid_out = self.line_count
+        self._laid_out = self._layout_height(self.line_count)
         return self._laid_out
+
+    def _layout_height(self, lines: int) -> int:
+        """The height given to the layout for `lines` lines (subclasses may add slack)."""
+        return lines
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -413,9 +417,9 @@ class BlockLinesView(Widget):
 
     def _refresh_from(self, first_line: int) -> None:
         """Repaint from `first_line` down; a layout pass only if the height changed."""
-        if self.line_count != self._laid_out:
+        if self._layout_height(self.line_count) != self._laid_out:
             self.refresh(layout=True)
-        elif self._width:
+        if self._width:
             self.refresh(Region(0, first_line, self._width, max(1, self._total - first_line)))
 
 

@@ -1,0 +1,576 @@
+"""Streaming end to end, where users see it: `wyckoff chat` in a real pseudo-terminal.
+
+The fake server (`python -m wyckoff_cli.testing.fake_server --markdown FILE`) runs in
+its own process and streams the 80 KB reference answer in 4-character deltas. The app
+runs in another, on a pty 120x40 (TERM=xterm-256color); this process is the terminal:
+it reads everything the app writes, answers the synchronized-output query as modern
+terminals do (so Textual brackets each frame with ESC[?2026h ... ESC[?2026l and frames
+can be counted), and replays the bytes through `pyte` (a VT100 emulator) to find the
+first frame with the answer's last line on screen. It reports:
+
+1. request -> last line on screen: from the Enter key that sends the prompt to the
+   first frame whose screen shows the answer's last line (full speed; median of runs);
+2. CPU % of a core of the app while it streams at full speed, and at 50 deltas/s
+   (paced by the server, over `--seconds`);
+3. bytes written to the terminal: in all, per frame, and frames;
+4. peak RSS of the app (VmHWM) after the full-speed answer;
+5. idle CPU of the app over 10 s, before the prompt and after the answer;
+6. headless: `wyckoff run --output-format stream-json`, request to the last delta, and
+   its CPU % at 50 deltas/s.
+
+    python bench/stream_e2e.py [PATH] [--repeat 3] [--rate 50] [--seconds 10] [--idle 10]
+                               [--width 120] [--height 40] [--model openai:gpt-bench]
+
+Without PATH it uses ../shared/reference/bench/answer_80k.md (not copied into the
+repository: it carries no licence), or, when that is missing, a generated answer of the
+same size and shape (bench/stream_render.py's). Linux only (/proc). The machine is
+shared: the load average is printed with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyte
+from stream_render import generated_answer
+
+REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "bench" / "answer_80k.md"
+FALLBACK_REFERENCE = Path("/work/shared/reference/bench/answer_80k.md")
+SYNC_QUERY = b"\x1b[?2026$p"
+SYNC_REPLY = b"\x1b[?2026;2$y"  # "recognised, currently reset": Textual then syncs each frame
+SYNC_START = b"\x1b[?2026h"
+TARGET_SECONDS = 1.0
+TARGET_CPU_APP = 0.05
+TARGET_CPU_HEADLESS = 0.02
+TARGET_RSS_MB = 120.0
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (and its reaped children) from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / CLK_TCK
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def last_line_marker(text: str) -> str:
+    """The answer's last non-empty line as the screen shows it: Markdown markers and
+    inline markup dropped (a quote's "> ", a heading's "#", emphasis, code ticks)."""
+    line = next(line for line in reversed(text.splitlines()) if line.strip())
+    line = re.sub(r"^\s*(?:>\s*|#+\s*|[-*+]\s+|\d+\.\s+)", "", line)
+    line = re.sub(r"[*_`]", "", line).strip()
+    return line[:60]
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class Server:
+    def __init__(self, answer: Path, chunk: int, rate: float | None) -> None:
+        command = [sys.executable, "-m", "wyckoff_cli.testing.fake_server", "--markdown", str(answer)]
+        command += ["--chunk-size", str(chunk)]
+        if rate is not None:
+            command += ["--rate", str(rate)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        self.urls = dict(self.process.stdout.readline().strip().split("=", 1) for _ in range(3))
+        self.process.stdout.readline()  # "Serving; ..."
+
+        port = int(re.search(r":(\d+)", self.urls["OPENAI_BASE_URL"].split("//", 1)[1]).group(1))  # type: ignore[union-attr]
+        self.proxy = RequestClock(port)
+
+    def env(self, home: str) -> dict[str, str]:
+        """The app's environment: the base URLs through the request clock."""
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        via = {key: re.sub(r":\d+", f":{self.proxy.port}", url, count=1) for key, url in self.urls.items()}
+        env.update(
+            WYCKOFF_HOME=home,
+            ANTHROPIC_BASE_URL=via["ANTHROPIC_BASE_URL"],
+            OPENAI_BASE_URL=via["OPENAI_BASE_URL"],
+            GOOGLE_GEMINI_BASE_URL=via["GOOGLE_GEMINI_BASE_URL"],
+            ANTHROPIC_API_KEY="bench-key",
+            OPENAI_API_KEY="bench-key",
+            GEMINI_API_KEY="bench-key",
+        )
+        return env
+
+    def close(self) -> None:
+        self.proxy.close()
+        self.process.terminate()
+        self.process.wait()
+
+
+class RequestClock:
+    """A loopback TCP relay in front of the fake server that notes when each request's
+    first byte arrives: the clock starts at the request, as the issue measures, not at
+    the key press (the first turn also builds the session and imports the SDK)."""
+
+    def __init__(self, upstream: int) -> None:
+        self.upstream = upstream
+        self.requests: list[float] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.upstream))
+            for sock in (client, server):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self._pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, requests: bool) -> None:
+        try:
+            while data := source.recv(1 << 16):
+                if requests and data[:5] == b"POST ":
+                    self.requests.append(time.perf_counter())
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+# --------------------------------------------------------------------------- the terminal
+
+
+@dataclass
+class Terminal:
+    """`wyckoff chat` on a pty; a thread reads what it writes, with arrival times."""
+
+    command: list[str]
+    env: dict[str, str]
+    cwd: str
+    width: int
+    height: int
+    chunks: list[tuple[float, bytes]] = field(default_factory=list)
+
+    def start(self) -> None:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", self.height, self.width, 0, 0))
+        env = dict(self.env, TERM="xterm-256color", COLORTERM="truecolor", COLUMNS="", LINES="")
+        env.pop("COLUMNS")
+        env.pop("LINES")
+        self.process = subprocess.Popen(
+            self.command,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            cwd=self.cwd,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.master = master
+        self._lock = threading.Lock()
+        self._closed = False
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        pending = b""
+        while not self._closed:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, 1 << 16)
+            except OSError:
+                return
+            if not data:
+                return
+            now = time.perf_counter()
+            with self._lock:
+                self.chunks.append((now, data))
+            pending = (pending + data)[-len(SYNC_QUERY) :]
+            if SYNC_QUERY in pending or SYNC_QUERY in data:
+                os.write(self.master, SYNC_REPLY)
+                pending = b""
+
+    def type(self, text: str) -> float:
+        os.write(self.master, text.encode())
+        return time.perf_counter()
+
+    def mark(self) -> int:
+        with self._lock:
+            return len(self.chunks)
+
+    def bytes_since(self, mark: int) -> bytes:
+        with self._lock:
+            return b"".join(data for _, data in self.chunks[mark:])
+
+    def wait_for(self, needle: bytes, since: int = 0, timeout: float = 60.0) -> float:
+        """Wait until `needle` has been written (a cheap test, before the exact one)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if needle in self.bytes_since(since).replace(b"\x1b[0m", b""):
+                return time.perf_counter()
+            time.sleep(0.01)
+        raise RuntimeError(f"{needle!r} never written; the screen:\n{self.screen_text()}")
+
+    def screen_text(self) -> str:
+        screen = pyte.Screen(self.width, self.height)
+        pyte.ByteStream(screen).feed(self.bytes_since(0))
+        return "\n".join(screen.display)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self._closed = True
+        self._reader.join(1)
+        os.close(self.master)
+
+
+def first_frame_showing(term: Terminal, start: int, marker: str) -> tuple[float, int, int, bool]:
+    """Replay the bytes through pyte: when the first frame (chunk) after `start` whose
+    screen shows `marker` arrived, with the bytes and frames written up to then, and
+    whether the last screen still shows it."""
+    screen = pyte.Screen(term.width, term.height)
+    stream = pyte.ByteStream(screen)
+    with term._lock:
+        chunks = list(term.chunks)
+    for _, data in chunks[:start]:
+        stream.feed(data)
+    written = frames = 0
+    found_at: float | None = None
+    for arrived, data in chunks[start:]:
+        stream.feed(data)
+        if found_at is None:
+            written += len(data)
+            frames += data.count(SYNC_START)
+            if any(marker in line for line in screen.display):
+                found_at = arrived
+    if found_at is None:
+        raise RuntimeError("the last line never reached the screen:\n" + "\n".join(screen.display))
+    still = any(marker in line for line in screen.display)
+    return found_at, written, frames, still
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@dataclass
+class AppRun:
+    seconds: float = 0.0  # request -> last line on screen
+    from_key: float = 0.0  # Enter -> last line on screen
+    cpu: float = 0.0
+    cpu_seconds: float = 0.0
+    written: int = 0
+    frames: int = 0
+    rss_mb: float = 0.0
+    idle_before: float = 0.0
+    idle_after: float = 0.0
+    idle_bytes: int = 0  # written to the terminal during the idle window after the answer
+    still_on_screen: bool = False
+
+
+PROFILED = """\
+import cProfile, os, signal, sys
+from wyckoff_cli.cli.main import main
+profile = cProfile.Profile()
+def stop(*_):
+    profile.disable()
+    profile.dump_stats(sys.argv[1])
+    os._exit(0)
+signal.signal(signal.SIGTERM, stop)
+profile.enable()
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def chat_command(args: argparse.Namespace, cwd: str, profile: str | None = None) -> list[str]:
+    """`wyckoff chat`; with `profile`, under cProfile (the stats are saved on SIGTERM)."""
+    chat = ["chat", cwd, "--model", args.model]
+    if profile:
+        return [sys.executable, "-c", PROFILED, profile, *chat]
+    return [sys.executable, "-m", "wyckoff_cli", *chat]
+
+
+def app_full_speed(
+    args: argparse.Namespace, answer: Path, marker: str, idle: float, profile: str | None = None
+) -> AppRun:
+    server = Server(answer, args.delta, None)
+    run = AppRun()
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
+        term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
+        term.start()
+        try:
+            term.wait_for(b"/help for keys")
+            time.sleep(1.0)  # start-up finished (the SDK preload, the first paints)
+            if idle:
+                cpu = cpu_seconds(term.process.pid)
+                time.sleep(idle)
+                run.idle_before = (cpu_seconds(term.process.pid) - cpu) / idle
+            mark = term.mark()
+            cpu = cpu_seconds(term.process.pid)
+            sent = term.type("go\r")
+            term.wait_for(marker.encode(), since=mark, timeout=120)
+            time.sleep(0.5)  # let a late frame arrive, then find the first one showing it
+            found_at, run.written, run.frames, _ = first_frame_showing(term, mark, marker)
+            requested = next(t for t in server.proxy.requests if t >= sent)
+            run.seconds, run.from_key = found_at - requested, found_at - sent
+            run.cpu_seconds = cpu_seconds(term.process.pid) - cpu
+            run.cpu = run.cpu_seconds / (time.perf_counter() - sent)
+            run.rss_mb = peak_rss_mb(term.process.pid)
+            time.sleep(1.0)
+            if idle:
+                cpu = cpu_seconds(term.process.pid)
+                idle_mark = term.mark()
+                time.sleep(idle)
+                run.idle_after = (cpu_seconds(term.process.pid) - cpu) / idle
+                run.idle_bytes = len(term.bytes_since(idle_mark))
+            run.still_on_screen = first_frame_showing(term, mark, marker)[3]
+        finally:
+            term.close()
+            server.close()
+    return run
+
+
+def app_paced(
+    args: argparse.Namespace, answer: Path, profile: str | None = None
+) -> tuple[float, int, int, float]:
+    """CPU share, bytes and frames over `args.seconds` of a stream at `args.rate` deltas/s."""
+    server = Server(answer, args.delta, args.rate * args.delta)
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
+        term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
+        term.start()
+        try:
+            term.wait_for(b"/help for keys")
+            time.sleep(1.0)
+            term.type("go\r")
+            deadline = time.perf_counter() + 30
+            while not server.proxy.requests and time.perf_counter() < deadline:
+                time.sleep(0.01)
+            time.sleep(1.0)  # past the start of the stream
+            mark = term.mark()
+            cpu, wall = cpu_seconds(term.process.pid), time.perf_counter()
+            time.sleep(args.seconds)
+            share = (cpu_seconds(term.process.pid) - cpu) / (time.perf_counter() - wall)
+            data = term.bytes_since(mark)
+            return share, len(data), data.count(SYNC_START), time.perf_counter() - wall
+        finally:
+            term.close()
+            server.close()
+
+
+def headless(args: argparse.Namespace, answer: Path, rate: float | None) -> tuple[float, float]:
+    """`wyckoff run`: seconds from the request to the last text_delta line read from
+    its stdout (unpaced), or its CPU share over `args.seconds` of a paced stream."""
+    server = Server(answer, args.delta, rate)
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
+        command = [sys.executable, "-m", "wyckoff_cli", "run", "--no-session", "--cwd", cwd]
+        command += ["--output-format", "stream-json", "--model", args.model, "go"]
+        child = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=server.env(home)
+        )
+        assert child.stdout is not None
+        try:
+            started = last = 0.0
+            cpu = 0.0
+            for line in child.stdout:
+                if line.startswith(b'{"type": "model_start"'):
+                    started = time.perf_counter()
+                elif line.startswith(b'{"type": "text_delta"'):
+                    last = time.perf_counter()
+                    if rate is not None:
+                        if not cpu:
+                            time.sleep(1.0)
+                            cpu, wall = cpu_seconds(child.pid), time.perf_counter()
+                        elif time.perf_counter() - wall >= args.seconds:
+                            return 0.0, (cpu_seconds(child.pid) - cpu) / (time.perf_counter() - wall)
+            child.wait()
+            assert started, "no model_start line"
+            return last - server.proxy.requests[0], 0.0
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+            server.close()
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"{one:.2f} (1 min), {five:.2f} (5 min)"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("path", nargs="?", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--delta", type=int, default=4, help="characters per delta")
+    parser.add_argument("--rate", type=float, default=50.0, help="deltas per second for the paced runs")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of the paced runs")
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU measured (0: skip)")
+    parser.add_argument("--width", type=int, default=120)
+    parser.add_argument("--height", type=int, default=40)
+    parser.add_argument("--model", default="openai:gpt-bench")
+    parser.add_argument("--skip-paced", action="store_true")
+    parser.add_argument(
+        "--profile", metavar="FILE", help="run the app under cProfile once, save the stats there"
+    )
+    parser.add_argument("--profile-paced", action="store_true", help="with --profile: profile a paced run")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = args.path or next((p for p in (REFERENCE, FALLBACK_REFERENCE) if p.exists()), None)
+        if path is None:
+            path = Path(scratch) / "answer.md"
+            path.write_text(generated_answer(80_280), encoding="utf-8")
+            origin = "generated (the reference answer is not here)"
+        else:
+            origin = str(path.resolve())
+        text = path.read_text(encoding="utf-8")
+        marker = last_line_marker(text)
+        print(
+            f"answer: {origin}, {len(text):,} chars, {-(-len(text) // args.delta):,} deltas of {args.delta}"
+        )
+        print(f"terminal: {args.width}x{args.height} pty, model {args.model}; last line: {marker!r}")
+        print(f"load average at start: {load()}")
+        if args.profile and args.profile_paced:
+            share, *_ = app_paced(args, path, str(Path(args.profile).resolve()))
+            print(f"profiled paced run: {share:.1%} of a core; stats in {args.profile}")
+            return 0
+        if args.profile:
+            profiled = app_full_speed(args, path, marker, 0, str(Path(args.profile).resolve()))
+            print(
+                f"profiled run: {profiled.seconds:.2f} s, {profiled.cpu_seconds:.2f} CPU s; stats in {args.profile}"
+            )
+            return 0
+
+        runs = [app_full_speed(args, path, marker, args.idle if i == 0 else 0) for i in range(args.repeat)]
+        seconds = statistics.median(r.seconds for r in runs)
+        cpu = statistics.median(r.cpu for r in runs)
+        written = statistics.median(r.written for r in runs)
+        frames = statistics.median(r.frames for r in runs)
+        rss = max(r.rss_mb for r in runs)
+        quiet = 2 / CLK_TCK / max(args.idle, 1)  # "0%": at most two ticks of /proc accounting
+        head = [headless(args, path, None)[0] for _ in range(args.repeat)]
+        rows = [
+            (
+                "request -> last line on screen",
+                f"{seconds:.2f} s",
+                f"< {TARGET_SECONDS:g} s",
+                seconds < TARGET_SECONDS,
+            ),
+            (
+                "  from the Enter key (first turn)",
+                f"{statistics.median(r.from_key for r in runs):.2f} s",
+                "",
+                None,
+            ),
+            ("CPU, Enter -> last line (+0.5 s)", f"{cpu:.0%} of a core", "", None),
+            (
+                "  CPU time of the app for the answer",
+                f"{statistics.median(r.cpu_seconds for r in runs):.2f} s",
+                "",
+                None,
+            ),
+            ("bytes written to the terminal", f"{written / 1024:,.0f} KiB", "", None),
+            ("frames / bytes per frame", f"{frames:.0f} / {written / max(frames, 1):,.0f} B", "", None),
+            ("peak RSS of the app", f"{rss:.0f} MB", f"< {TARGET_RSS_MB:g} MB", rss < TARGET_RSS_MB),
+            (
+                "idle CPU before the prompt (10 s)",
+                f"{runs[0].idle_before:.2%}",
+                "0%",
+                runs[0].idle_before <= quiet,
+            ),
+            (
+                "idle CPU after the answer (10 s)",
+                f"{runs[0].idle_after:.2%}",
+                "0%",
+                runs[0].idle_after <= quiet,
+            ),
+            ("  bytes written while idle", str(runs[0].idle_bytes), "0", runs[0].idle_bytes == 0),
+            ("last line still on screen at the end", str(all(r.still_on_screen for r in runs)), "True", None),
+            ("headless (wyckoff run): request -> last delta", f"{statistics.median(head):.2f} s", "", None),
+        ]
+        detail = [
+            f"app runs: {', '.join(f'{r.seconds:.2f}' for r in runs)} s; CPU {', '.join(f'{r.cpu:.0%}' for r in runs)}",
+            f"headless runs: {', '.join(f'{s:.2f}' for s in head)} s",
+        ]
+        if not args.skip_paced:
+            paced = [app_paced(args, path) for _ in range(args.repeat)]
+            share = statistics.median(p[0] for p in paced)
+            pbytes = statistics.median(p[1] / p[3] for p in paced)
+            pframes = statistics.median(p[2] / p[3] for p in paced)
+            rows.append(
+                (
+                    f"app CPU at {args.rate:g} deltas/s",
+                    f"{share:.1%} of a core",
+                    f"< {TARGET_CPU_APP:.0%}",
+                    share < TARGET_CPU_APP,
+                )
+            )
+            rows.append(
+                (
+                    f"  frames/s, bytes/s at {args.rate:g}/s",
+                    f"{pframes:.1f}, {pbytes / 1024:.1f} KiB",
+                    "",
+                    None,
+                )
+            )
+            hshare = statistics.median(
+                headless(args, path, args.rate * args.delta)[1] for _ in range(args.repeat)
+            )
+            rows.append(
+                (
+                    f"headless CPU at {args.rate:g} deltas/s",
+                    f"{hshare:.1%} of a core",
+                    f"< {TARGET_CPU_HEADLESS:.0%}",
+                    hshare < TARGET_CPU_HEADLESS,
+                )
+            )
+            detail.append(f"paced app runs: {', '.join(f'{p[0]:.1%}' for p in paced)}")
+    print(f"load average at end: {load()}")
+    for line in detail:
+        print(line)
+    print()
+    print(f"{'figure':<40} {'measured':>20} {'target':>9}  result")
+    for name, value, target, ok in rows:
+        print(f"{name:<40} {value:>20} {target:>9}  {'' if ok is None else ('met' if ok else 'MISSED')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
