@@ -28,7 +28,7 @@ from wyckoff_cli.session.custom_commands import (
 )
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
-from wyckoff_cli.session.models import check_model, model_id
+from wyckoff_cli.session.models import check_model, model_id, resolve_model_spec
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows
 from wyckoff_cli.storage.session_lock import SessionLocked
@@ -163,6 +163,17 @@ class ChatController:
         facts = resolve_model_facts(model_id(name, config), config.model_overrides)
         cost = cost_of(usage.usage, facts.prices)
         return None if cost is None else (cost.total, cost.saved)
+
+    def warm_up(self) -> None:
+        """Start importing the model's SDK in a background thread (at app start), so the
+        first message does not wait ~0.5 s for it."""
+        from wyckoff_cli.providers.registry import entry_for
+        from wyckoff_cli.providers.preload import preload
+
+        try:
+            preload(entry_for(resolve_model_spec(self.model, self.builder.config).provider).sdk)
+        except Exception:  # an unknown model is reported when it is used
+            return
 
     def check_model(self, name: str) -> str | None:
         return check_model(name, self.builder.config)
