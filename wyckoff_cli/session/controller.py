@@ -167,8 +167,8 @@ class ChatController:
     def warm_up(self) -> None:
         """Start importing the model's SDK in a background thread (at app start), so the
         first message does not wait ~0.5 s for it."""
-        from wyckoff_cli.providers.registry import entry_for
         from wyckoff_cli.providers.preload import preload
+        from wyckoff_cli.providers.registry import entry_for
 
         try:
             preload(entry_for(resolve_model_spec(self.model, self.builder.config).provider).sdk)
