@@ -175,6 +175,24 @@ class StreamingProvider:
         return await collect_response(self.chat_stream(messages, tools, system_prompt))
 
 
+class WrappingProvider(StreamingProvider):
+    """Base for a provider that wraps another (the watchdog, retries): the name and any
+    attribute it does not define are the wrapped provider's (e.g. `requests` of a
+    scripted provider)."""
+
+    inner: LLMProvider
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def __getattr__(self, attribute: str) -> Any:
+        # Only called for attributes not found here.
+        if attribute == "inner":
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)
+
+
 async def collect_response(stream: AsyncIterator[Chunk]) -> ChatResponse:
     """Drain a chunk stream into its text and usage (for `chat()` implementations).
     A fallback drops the text streamed before it, as the runtime does."""

@@ -25,7 +25,7 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ProviderError
 from wyckoff_cli.core.messages import Message, ToolSpec
-from wyckoff_cli.providers.base import Chunk, LLMProvider, RetryChunk, StreamingProvider
+from wyckoff_cli.providers.base import Chunk, LLMProvider, RetryChunk, WrappingProvider
 
 DEFAULT_ATTEMPTS = 3
 DEFAULT_INITIAL_DELAY = 1.0
@@ -49,7 +49,7 @@ class RetryPolicy:
         return round(step * (0.5 + rng() / 2), 3)
 
 
-class RetryingProvider(StreamingProvider):
+class RetryingProvider(WrappingProvider):
     """`inner` retried per `policy`. Other attributes pass through."""
 
     def __init__(
@@ -64,15 +64,6 @@ class RetryingProvider(StreamingProvider):
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
         self._rng = rng
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def __getattr__(self, attribute: str) -> Any:
-        if attribute == "inner":
-            raise AttributeError(attribute)
-        return getattr(self.inner, attribute)
 
     def __repr__(self) -> str:
         return f"RetryingProvider({self.inner!r}, attempts={self.policy.attempts})"

@@ -16,27 +16,17 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ProviderTimeout
 from wyckoff_cli.core.messages import Message, ToolSpec
-from wyckoff_cli.providers.base import Chunk, LLMProvider, StreamingProvider
+from wyckoff_cli.providers.base import Chunk, LLMProvider, WrappingProvider
 
 DEFAULT_IDLE_TIMEOUT = 60.0
 
 
-class WatchdogProvider(StreamingProvider):
+class WatchdogProvider(WrappingProvider):
     """`inner` with an idle timeout on its stream. Other attributes pass through."""
 
     def __init__(self, inner: LLMProvider, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> None:
         self.inner = inner
         self.idle_timeout = float(idle_timeout)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def __getattr__(self, attribute: str) -> Any:
-        # Only called for attributes not found here: e.g. `requests` of a scripted provider.
-        if attribute == "inner":
-            raise AttributeError(attribute)
-        return getattr(self.inner, attribute)
 
     def __repr__(self) -> str:
         return f"WatchdogProvider({self.inner!r}, idle_timeout={self.idle_timeout})"
