@@ -178,23 +178,6 @@ class ChatController:
     def check_model(self, name: str) -> str | None:
         return check_model(name, self.builder.config)
 
-    def have_key(self, provider: str) -> bool:
-        """A key for `provider` is set in the environment or was pasted before."""
-        import os
-
-        from wyckoff_cli.providers.credentials import KEY_VARIABLES
-        from wyckoff_cli.storage.credentials import load_credentials
-
-        return provider in load_credentials() or any(
-            os.environ.get(v) for v in KEY_VARIABLES.get(provider, ())
-        )
-
-    def save_key(self, provider: str, key: str) -> None:
-        """Store a pasted key (0600, in the config folder); it is used from now on."""
-        from wyckoff_cli.storage.credentials import save_credential
-
-        save_credential(provider, key)
-
     # ---------------------------------------------------------------- turns
 
     async def turn(

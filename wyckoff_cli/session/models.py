@@ -67,13 +67,14 @@ def _stored_key(provider: str, api_key_env: str | None) -> str | None:
     none for this provider (environment variables win)."""
     import os
 
+    from wyckoff_cli.core.provider_table import key_owner
     from wyckoff_cli.providers.credentials import KEY_VARIABLES
     from wyckoff_cli.storage.credentials import load_credentials
 
     variables = (api_key_env,) if api_key_env else KEY_VARIABLES.get(provider, ())
     if not variables or any(os.environ.get(v, "").strip() for v in variables):
         return None
-    return load_credentials().get(provider)
+    return load_credentials().get(key_owner(provider))
 
 
 def build_model(name: str, config: Config) -> LLMProvider:
