@@ -39,13 +39,13 @@ def _model_spec(name: str, config: Config) -> ModelSpec:
     try:
         provider, model = parse_model_id(name)
     except ProviderConfigError as exc:
-        raise ProviderConfigError(exc.message + _known_models(name, config)) from None
+        raise ProviderConfigError(exc.message + known_models_hint(name, config)) from None
     return ModelSpec(
         provider, model, stream_idle_timeout=config.stream_idle_timeout, api_key=_stored_key(provider, None)
     )
 
 
-def _known_models(name: str, config: Config) -> str:
+def known_models_hint(name: str, config: Config) -> str:
     """Which ids exist: the configured aliases and the closest catalogue models."""
     import difflib
 
