@@ -265,9 +265,11 @@ def _table(header: list[str], rows: list[list[str]]) -> None:
 
 def cmd_cost(args: argparse.Namespace, context: Context) -> int:
     resolved = resolve(args.model, context)
-    if resolved.alias is None and resolved.entry is None and not _known_bare_name(resolved.name, context):
+    from wyckoff_cli.session.models import known_model_name, unknown_bare_name
+
+    if resolved.alias is None and resolved.entry is None and not known_model_name(args.model, context.config):
         if ":" not in resolved.name:
-            raise UsageError(_unknown_bare_name(resolved.name, context))
+            raise UsageError(unknown_bare_name(resolved.name, context.config))
         resolve_runnable(resolved.name, context)  # an unknown provider is an error
     changes = parse_figures(args)
     if args.reset and changes:
@@ -279,24 +281,6 @@ def cmd_cost(args: argparse.Namespace, context: Context) -> int:
         return save_figures(resolved, changes, context)
     show_cost(resolved, context.facts(resolved.model_id), context)
     return 0
-
-
-def _known_bare_name(name: str, context: Context) -> bool:
-    """A model name without a provider is accepted only when something already knows
-    it: an alias's model, or figures saved under that bare name before."""
-    return name in context.config.model_overrides or any(
-        alias.model == name for alias in context.config.models.values()
-    )
-
-
-def _unknown_bare_name(name: str, context: Context) -> str:
-    from wyckoff_cli.session.models import known_models_hint
-
-    return (
-        f"unknown model {name!r}: not an alias and not in the catalogue. Name it as PROVIDER:MODEL "
-        f"(a local server: ollama:{name}, lmstudio:{name} or vllm:{name}), or add an alias with "
-        f"`wyckoff model add`" + known_models_hint(name, context.config)
-    )
 
 
 WINDOW_MIN, WINDOW_MAX = 1_024, 100_000_000

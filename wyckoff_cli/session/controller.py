@@ -81,7 +81,7 @@ class ChatController:
         self._hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
         if loaded is not None:
             self._recorder = builder.open_recorder(self.model, loaded)
-            self.status.restore(loaded.info.usage_by_model)
+            self._restore_status(loaded)
 
     # ---------------------------------------------------------------- what there is
 
@@ -354,8 +354,14 @@ class ChatController:
         self._recorder = recorder
         self.mode_notes = ModeNotes()
         self.status.reset()
-        self.status.restore(loaded.info.usage_by_model)
+        self._restore_status(loaded)
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))
+
+    def _restore_status(self, loaded: LoadedSession) -> None:
+        info = loaded.info
+        self.status.restore(
+            info.usage_by_model, context_tokens=info.context_tokens, agent_usage=info.agent_usage
+        )
 
     async def _close_session(self, *, recorder: bool = False, reason: str = "exit") -> None:
         if recorder and self._session is not None and self._hook_source is None:

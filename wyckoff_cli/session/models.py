@@ -62,6 +62,21 @@ def known_models_hint(name: str, config: Config) -> str:
     return text
 
 
+def known_model_name(name: str, config: Config) -> bool:
+    """A name the configuration already knows: an alias's model, or figures saved
+    under it before (the catalogue's names are looked up separately)."""
+    return name in config.model_overrides or any(alias.model == name for alias in config.models.values())
+
+
+def unknown_bare_name(name: str, config: Config) -> str:
+    """The error for a model name without a provider that nothing knows."""
+    return (
+        f"unknown model {name!r}: not an alias and not in the catalogue. Name it as PROVIDER:MODEL "
+        f"(a local server: ollama:{name}, lmstudio:{name} or vllm:{name}), or add an alias with "
+        f"`wyckoff model add`" + known_models_hint(name, config)
+    )
+
+
 def _stored_key(provider: str, api_key_env: str | None) -> str | None:
     """A key pasted into the app's setup screen, used only when the environment has
     none for this provider (environment variables win)."""
