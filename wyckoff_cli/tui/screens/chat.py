@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 from rich.table import Table
@@ -36,6 +35,7 @@ from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
 from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.input_history import load_input_history, save_input_history
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -561,35 +561,3 @@ class ChatScreen(Screen[None]):
 
     def action_page_down(self) -> None:
         self.transcript.scroll_page_down()
-
-
-def load_input_history(path: Path | None, limit: int = 500) -> list[str]:
-    if path is None:
-        return []
-    import json
-
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()[-limit:]
-    except OSError:
-        return []
-    entries: list[str] = []
-    for line in lines:
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, str):
-            entries.append(value)
-    return entries
-
-
-def save_input_history(path: Path | None, text: str) -> None:
-    if path is None or not text.strip():
-        return
-    import json
-    import os
-
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    with os.fdopen(fd, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(text) + "\n")
