@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from wyckoff_cli.tools.base import ToolContext, ToolOutcome
 from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
+_STATUS_LINE = re.compile(r"^\[(exit code|timed out|killed|stopped)")
 ATTACHED_CHARS = 30_000  # of one run's output sent with the next message; the middle is cut
 
 
@@ -45,7 +47,11 @@ class ShellRun:
 
     @property
     def lines(self) -> int:
-        return len(self.output.rstrip().splitlines())
+        """Lines of output, without the tool's closing status line (`[exit code 0]`)."""
+        lines = self.output.rstrip().splitlines()
+        if lines and _STATUS_LINE.match(lines[-1]):
+            lines.pop()
+        return 0 if lines == ["(no output)"] else len(lines)
 
 
 @dataclass
