@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from wyckoff_cli.tui.widgets import markdown_stream
 from wyckoff_cli.tui.widgets.markdown_render import render_markdown
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
-from wyckoff_cli.tui.widgets.markdown_table import MIN_COLUMN, column_widths
+from wyckoff_cli.tui.widgets.markdown_table import MIN_COLUMN, WHOLE_WORD, column_widths
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
 HEADINGS = ["Name", "Description", "Default", "Type", "Since", "Notes", "Example"]
@@ -124,6 +124,18 @@ def test_column_widths_give_each_column_its_longest_word_then_share_the_rest() -
     # 40 cells: 6 for the edges and dividers, each column at least its longest word,
     # the rest to the column with text left to wrap.
     assert column_widths(columns, 40) == [2, 29, 3]
+
+
+def test_one_long_word_does_not_squeeze_the_prose_beside_it() -> None:
+    columns = [["name", "a_really_long_configuration_identifier"], ["what", "word " * 40]]
+    # 60 cells of text: the identifier's 38 would leave the prose 22; up front it gets an
+    # equal share (30), then a share of the rest by the text each column has to wrap.
+    widths = column_widths(columns, 64)
+    assert widths is not None and sum(widths) == 60
+    assert widths == [31, 29]
+    # Narrower, the identifier still gets WHOLE_WORD up front (more than an equal share).
+    narrow = column_widths(columns, 40)
+    assert narrow is not None and narrow[0] >= WHOLE_WORD
 
 
 def test_column_widths_cap_the_longest_words_equally_then_give_up() -> None:

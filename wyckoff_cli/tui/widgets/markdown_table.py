@@ -5,10 +5,13 @@ not fit it cuts them with an ellipsis (`notificatio…`), even at 120 columns. H
 widths are computed first (`column_widths`):
 
 1. every column gets its natural width when the whole table fits;
-2. otherwise every column gets at least its longest word, and the room left over goes
-   to the columns in proportion to the text they still have to wrap;
+2. otherwise every column gets at least its longest word, up to `WHOLE_WORD` cells or
+   an equal share of the width (so one long identifier cannot squeeze the prose beside
+   it), and the room left over goes to the columns in proportion to the text they
+   still have to wrap; a word longer than its column folds onto the next line, never
+   cut;
 3. when even the longest words do not fit, the longest ones share what there is
-   equally (words longer than their column fold onto the next line, never cut);
+   equally;
 4. when that share would fall under `MIN_COLUMN` cells, a grid would be unreadable:
    the table is shown *stacked*, one record per row — each cell on its own line with
    its column's heading beside it, records separated by a rule — see `stacked_table`.
@@ -28,10 +31,12 @@ from rich.padding import Padding
 from rich.table import Column, Table
 from rich.text import Text
 
-__all__ = ["MIN_COLUMN", "column_widths", "stacked_table"]
+__all__ = ["MIN_COLUMN", "WHOLE_WORD", "column_widths", "stacked_table"]
 
 MIN_COLUMN = 8
 """Narrowest share a column with long words may get before the table is stacked."""
+WHOLE_WORD = 16
+"""Words up to this long are kept whole when the longest words of all columns fit."""
 _EDGE = 2
 """Cells each column costs beyond its text: Rich's SIMPLE box with `show_edge`,
 `pad_edge=False`, `collapse_padding` and padding (0, 1) gives the table one edge cell
@@ -60,12 +65,14 @@ def column_widths(columns: list[list[str]], width: int) -> list[int] | None:
         max(1, min(n, max(map(_longest_word, cells), default=0)))
         for n, cells in zip(natural, columns, strict=True)
     ]
-    floor = words
-    if sum(words) > room:
-        cap = _equal_cap(words, room)
-        if cap < MIN_COLUMN:
-            return None
-        floor = [min(word, cap) for word in words]
+    cap = _equal_cap(words, room)  # what the longest words may have so that all fit
+    if cap < MIN_COLUMN:
+        return None
+    # Up front, no column's longest word gets more than an equal share of the width or
+    # WHOLE_WORD cells, whichever is more (one long identifier would leave the prose
+    # beside it a sliver); the share-out gives it more if it has the text for it.
+    fair = min(cap, max(WHOLE_WORD, room // len(columns)))
+    floor = [min(word, fair) for word in words]
     return _share_out(floor, natural, room - sum(floor))
 
 
