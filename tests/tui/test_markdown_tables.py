@@ -9,6 +9,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
@@ -188,3 +190,34 @@ async def test_a_streamed_table_shows_every_cell_and_is_rendered_once(
     shown = _shown(lines) - _chars(["Here are the settings:", "That is all."])
     assert shown == _chars(HEADINGS + [cell for row in ROWS for cell in row])
     assert renders[table] == 1  # finished once, at the one width: never again
+
+
+_WORD = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,:;=+-/()!?",
+    min_size=1,
+    max_size=30,
+)
+_CELL = st.lists(_WORD, min_size=0, max_size=12).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    columns=st.integers(min_value=1, max_value=14),
+    data=st.data(),
+    width=st.integers(min_value=10, max_value=160),
+)
+def test_no_table_at_any_width_loses_a_character(columns: int, data: st.DataObject, width: int) -> None:
+    headings = data.draw(st.lists(_WORD, min_size=columns, max_size=columns))
+    rows = data.draw(st.lists(st.lists(_CELL, min_size=columns, max_size=columns), min_size=0, max_size=4))
+    lines = _render(_table(headings, rows), width)
+    assert not any("…" in line for line in lines)
+    expected = headings + [cell for row in rows for cell in row]
+    shown = _shown(lines)
+    if shown != _chars(expected):  # stacked: each heading once per record (at least once)
+        assert shown == _chars(headings * max(1, len(rows)) + [cell for row in rows for cell in row])
+
+
+def test_a_stacked_table_without_rows_still_shows_its_headings() -> None:
+    headings = [f"Heading{index}" for index in range(WIDE)]
+    lines = _render(_table(headings, []), 60)
+    assert _shown(lines) == _chars(headings)

@@ -107,14 +107,15 @@ def _share_out(floor: list[int], natural: list[int], extra: int) -> list[int]:
 
 def stacked_table(headings: list[Text], rows: list[list[Text]], width: int) -> RenderableType:
     """Each row as a record: `heading  cell` lines, records separated by a rule."""
-    label = min(max((cell_len(h.plain) for h in headings), default=0), max(MIN_COLUMN, width // 3))
+    longest = max((cell_len(h.plain) for h in headings), default=0)
+    label = max(1, min(longest, max(MIN_COLUMN, width // 3), (width - 4) // 2))
     records: list[RenderableType] = []
     rule = Text("─" * max(1, width - 2), style="markdown.table.border")
-    for index, row in enumerate(rows):
+    for index, row in enumerate(rows or [[Text("")] * len(headings)]):  # no rows: the headings
         if index:
             records.append(rule)
         grid = Table.grid(
-            Column(width=max(1, label), overflow="fold"),
+            Column(width=label, overflow="fold"),
             Column(overflow="fold", ratio=1),
             padding=(0, 0, 0, 2),
             pad_edge=False,
