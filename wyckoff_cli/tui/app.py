@@ -29,7 +29,7 @@ class WyckoffApp(App[None]):
             if hyperlinks is None
             else hyperlinks
         )
-        """Links in answers as OSC 8 hyperlinks, else as `text (url)` (docs/TUI.md, "Links")."""
+        """Links in answers as OSC 8 hyperlinks, else as `text (url)` (docs/TUI.md, "Tables and links")."""
         self.chat: ChatScreen | None = None
         self.session_id: str | None = None  # the session to resume, known once the app closed
         self.farewell: str | None = None  # what the terminal shows after the app closes

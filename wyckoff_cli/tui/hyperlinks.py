@@ -10,7 +10,7 @@ or `"off"` overrides the guess; so does `FORCE_HYPERLINK=1` / `FORCE_HYPERLINK=0
 Inside tmux or screen the answer is "no" under `auto`: the multiplexer sets its
 own `TERM`/`TERM_PROGRAM`, the outer terminal's variables the shell inherited may
 be stale, and tmux passes hyperlinks on only from 3.4 and only when the outer
-terminal is declared with the `hyperlinks` feature. See docs/TUI.md, "Links".
+terminal is declared with the `hyperlinks` feature. See docs/TUI.md, "Tables and links".
 """
 
 from __future__ import annotations
