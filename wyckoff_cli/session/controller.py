@@ -28,7 +28,7 @@ from wyckoff_cli.session.custom_commands import (
 )
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
-from wyckoff_cli.session.models import check_model, model_id, resolve_model_spec
+from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows
 from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
@@ -166,16 +166,13 @@ class ChatController:
         cost = cost_of(usage.usage, facts.prices)
         return None if cost is None else (cost.total, cost.saved)
 
-    def warm_up(self) -> None:
-        """Start importing the model's SDK in a background thread (at app start), so the
-        first message does not wait ~0.5 s for it."""
-        from wyckoff_cli.providers.preload import preload
-        from wyckoff_cli.providers.registry import entry_for
+    async def prepare(self) -> None:
+        """Import the model's SDK (and its fallbacks') and the session's modules in a
+        worker thread: the app starts it after its first paint, each turn awaits it."""
+        from wyckoff_cli.session import warm
 
-        try:
-            preload(entry_for(resolve_model_spec(self.model, self.builder.config).provider).sdk)
-        except Exception:  # an unknown model is reported when it is used
-            return
+        config = self.builder.config
+        await warm.ready(warm.modules_for([self.model, *config.fallbacks], config))
 
     def check_model(self, name: str) -> str | None:
         return check_model(name, self.builder.config)
@@ -193,6 +190,7 @@ class ChatController:
         """One turn; `request` when it comes from a command (its `!`…`` snippets run
         first, its rules hold for this turn only, its model answers this turn);
         `attached`: `!command` runs whose output goes before the text."""
+        await self.prepare()  # the imports run in a thread, never on the event loop
         session = self.session
         text = self.mode_notes.prefix(self.mode, text)  # a mode change is announced once
         if self._hook_source is not None:  # SessionStart hooks; their events come with the turn

@@ -129,7 +129,7 @@ class ChatScreen(Screen[None]):
         # The context window is looked up after the first paint: it loads the model
         # catalogue, ~25 ms of start-up, and shows only once a call reports usage.
         self.call_after_refresh(self._look_up_context_window)
-        self.call_after_refresh(self.controller.warm_up)  # the SDK imports in a thread meanwhile
+        self.call_after_refresh(self._prepare)  # the SDK imports in a thread meanwhile
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
             mcp = self.controller.builder.mcp
@@ -148,6 +148,9 @@ class ChatScreen(Screen[None]):
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
         self._ask_hook_trust()
+
+    def _prepare(self) -> None:
+        self.run_worker(self.controller.prepare(), group="prepare")
 
     def _ask_hook_trust(self) -> None:
         """Project hooks not trusted yet: ask, naming each command, before any turn."""
