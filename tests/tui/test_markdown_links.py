@@ -164,7 +164,7 @@ async def test_the_app_follows_ui_hyperlinks(tmp_path: Path, value: str, hyperli
                 break
         view = app.screen.query(MarkdownStreamView).last()
         text = " ".join(view.rendered_lines())
-        strips = [strip for block in view._blocks for strip in block.strips[view.size.width]]
+        strips = [view.render_line(y) for y in range(view.line_count)]  # what is painted
     assert ("(https://example.com/docs/config)" in text) is not hyperlinks
     assert bool(_links(strips)) is hyperlinks
 
