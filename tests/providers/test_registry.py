@@ -32,9 +32,7 @@ def test_every_list_of_providers_reads_the_table() -> None:
     setup = [(e.name, e.setup_variable) for e in SetupScreen(needs)._entries()]
     assert KNOWN_PROVIDERS == PROVIDER_NAMES
     assert (
-        [name for name, _ in setup]
-        == [e.name for e in setup_entries()]
-        == ["anthropic", "openai", "gemini"]
+        [name for name, _ in setup] == [e.name for e in setup_entries()] == ["anthropic", "openai", "gemini"]
     )
     assert setup[2][1] == "GEMINI_API_KEY"
     for entry in PROVIDER_TABLE:

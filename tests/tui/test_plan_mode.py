@@ -102,3 +102,31 @@ async def test_rejecting_the_plan_with_notes_stays_in_plan_mode(tmp_path: Path) 
         answer = provider.requests[1].messages[-1]
         assert answer.is_error and "add a test first" in answer.text
         assert "edit_file" not in names(provider.requests[1].tools)
+
+
+async def test_the_plan_dialog_renders_tables_and_links_like_the_transcript(tmp_path: Path) -> None:
+    from collections import Counter
+
+    from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
+
+    cells = ["storage/ui_config.py", "notifications-and-hyperlinks", "allow-passthrough-in-tmux"]
+    plan = (
+        "1. Change these files:\n\n| file | what | why it matters for every user |\n|---|---|---|\n"
+        f"| {' | '.join(cells)} |\n\nSee [the guide](https://example.com/guide)."
+    )
+    rounds = [{"tool_calls": [{"name": EXIT_PLAN, "args": {"plan": plan}}]}, {"text": "ok"}]
+    app, _ = make_app(tmp_path, rounds)
+    app.controller.set_mode("plan")
+    async with app.run_test(size=(60, 30)) as pilot:
+        await send(pilot, "plan it")
+        dialog = await wait_for_screen(pilot, PlanApprovalScreen)
+        view = dialog.query_one(MarkdownStreamView)
+        for _ in range(100):
+            await pilot.pause()
+            if view.is_settled:
+                break
+        shown = "".join("".join(line.split()) for line in view.rendered_lines())
+        # wrapped in a narrow dialog (cells continue on the next lines), never cut with "…"
+        assert Counter(shown) >= Counter("".join(cells)) and "…" not in shown
+        assert "storage/ui_con" in shown and "allow-passthrou" in shown
+        assert "(https://example.com/guide)" in shown  # hyperlinks are off in the tests: URL shown

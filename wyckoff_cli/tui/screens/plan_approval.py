@@ -8,7 +8,6 @@ keys typed as text go to the prompt.
 
 from __future__ import annotations
 
-from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, OptionList, Static
@@ -16,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.tui.screens.approval import PAUSED, ApprovalScreen
+from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 
 APPROVE_MODES = {"approve-auto": "auto-edit", "approve-default": "default"}
 
@@ -34,7 +34,7 @@ class PlanApprovalScreen(ApprovalScreen):
         with Vertical(id="dialog"):
             yield Static("The model's plan — approve it to leave plan mode?", id="title")
             with VerticalScroll(id="preview", can_focus=False):
-                yield Static(Markdown(plan))
+                yield MarkdownStreamView(plan)  # the transcript's renderer: tables wrap, links show
             with Vertical(id="bottom"):
                 yield Static(PAUSED, id="paused")
                 yield OptionList(
