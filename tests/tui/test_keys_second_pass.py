@@ -77,6 +77,29 @@ def test_the_popup_aligns_argument_hints_and_puts_the_exact_match_first(tmp_path
     assert len(starts) == 1, labels  # every description starts in the same column
 
 
+async def test_the_popup_shows_the_hints_as_typed_and_aligned(tmp_path: Path) -> None:
+    (tmp_path / "[draft] notes.md").write_text("x")
+    app, _ = make_app(tmp_path, [], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        prompt = screen.query_one(PromptInput)
+        prompt.focus()
+        await pilot.press(*"/mod")
+        await pilot.pause(0.1)
+        menu = screen.query_one(CompletionMenu)
+        shown = [line.strip() for line in painted(menu) if "/mod" in line]
+        assert shown[0].startswith("/model [ID]") and shown[1].startswith("/mode [MODE]"), shown
+        assert len({line.index("show") for line in shown}) == 1  # as painted, the descriptions align
+        prompt.clear()
+        await pilot.press(*"@draft")
+        await pilot.pause(0.1)
+        assert any("@[draft] notes.md" in line for line in painted(menu))  # a path is not markup
+
+
+def painted(widget: Any) -> list[str]:
+    return ["".join(segment.text for segment in widget.render_line(y)) for y in range(widget.size.height)]
+
+
 async def test_top_bottom_and_find_in_a_long_transcript(tmp_path: Path) -> None:
     answer = "\n\n".join(f"Paragraph {n} of a long answer." for n in range(300)) + "\n\nThe needle is here."
     app, _ = make_app(tmp_path, [{"text": answer}], [])

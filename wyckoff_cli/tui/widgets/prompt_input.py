@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
@@ -177,7 +178,8 @@ class PromptInput(KeyFirstTextArea):
             self._hide_menu()
             return
         self.menu.clear_options()
-        self.menu.add_options([Option(label, id=str(i)) for i, (_, label) in enumerate(self._matches)])
+        # Text, not markup: an argument hint `[MODE]` or a path with brackets is shown as typed
+        self.menu.add_options([Option(Text(label), id=str(i)) for i, (_, label) in enumerate(self._matches)])
         self.menu.highlighted = 0
         self.menu.add_class("-visible")
 
