@@ -53,6 +53,7 @@ async def test_transient_failures_are_retried_on_the_same_model(
     assert len(server.requests) == 2
     retry = next(c for c in chunks if isinstance(c, RetryChunk))
     assert (retry.attempt, retry.attempts, retry.delay) == (2, 3, 1.0)
+    assert retry.error and not retry.error.startswith(retry.model)  # the notice names the model once
     assert sleeps == [1.0]
     if failure.get("text"):
         texts = [c.text for c in chunks if isinstance(c, TextChunk)]

@@ -73,6 +73,11 @@ class ProviderError(WyckoffError):
         self.provider = provider
         self.retry_after = retry_after
 
+    def reason(self, model: str) -> str:
+        """The message without a leading `MODEL: `, for a line that names the model."""
+        prefix = f"{model}: "
+        return self.message[len(prefix) :] if self.message.startswith(prefix) else self.message
+
 
 class RateLimited(ProviderError):
     kind = "rate_limited"

@@ -84,7 +84,7 @@ class FallbackProvider(StreamingProvider):
         for index, provider in order:
             if failures:
                 failed, error = failures[-1]
-                yield FallbackChunk(failed.name, provider.name, _reason(failed.name, error))
+                yield FallbackChunk(failed.name, provider.name, error.reason(failed.name))
             stream = provider.chat_stream(messages, tools, system_prompt)
             try:
                 async for chunk in stream:
@@ -110,7 +110,7 @@ def _all_failed(failures: list[tuple[LLMProvider, ProviderError]]) -> ProviderEr
     last_provider, last = failures[-1]
     if len(failures) == 1:
         return last
-    reasons = "; ".join(f"{provider.name}: {_reason(provider.name, error)}" for provider, error in failures)
+    reasons = "; ".join(f"{provider.name}: {error.reason(provider.name)}" for provider, error in failures)
     error = type(last)(
         f"every model failed — {reasons}",
         status=last.status,
@@ -119,9 +119,3 @@ def _all_failed(failures: list[tuple[LLMProvider, ProviderError]]) -> ProviderEr
     )
     error.__cause__ = last
     return error
-
-
-def _reason(name: str, error: ProviderError) -> str:
-    message = error.message
-    prefix = f"{name}: "
-    return message[len(prefix) :] if message.startswith(prefix) else message

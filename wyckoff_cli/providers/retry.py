@@ -98,7 +98,7 @@ class RetryingProvider(WrappingProvider):
             if attempt >= attempts or delay is None:
                 raise _after(failure, attempt, delay is None)
             attempt += 1
-            yield RetryChunk(self.name, attempt, attempts, delay, failure.message)
+            yield RetryChunk(self.name, attempt, attempts, delay, failure.reason(self.name))
             await self._sleep(delay)
 
 
