@@ -29,6 +29,7 @@ from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.config_agents import AgentsConfig, SessionConfig
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
 from wyckoff_cli.storage.config_mcp import McpServer
+from wyckoff_cli.storage.config_ui import UiConfig
 from wyckoff_cli.storage.web_config import WebConfig
 
 
@@ -255,6 +256,7 @@ class Config:
     session: SessionConfig = _doc("Session limits.", default_factory=SessionConfig)
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
+    ui: UiConfig = _doc("The app in the terminal.", default_factory=UiConfig)
 
 
 # --------------------------------------------------------------------------- loading

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import App
 
 from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.tui import notifications
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.sessions import SessionPicker
 from wyckoff_cli.tui.screens.setup import SetupScreen
@@ -22,6 +23,8 @@ class WyckoffApp(App[None]):
         self.session_id: str | None = None  # the session to resume, known once the app closed
 
     def on_mount(self) -> None:
+        # while the terminal is not focused, an approval or a turn's end notifies
+        self.notifier = notifications.install(self, self.controller.builder.config.ui.notifications)
         problem = self.controller.check_model(self.controller.model)
         if problem:
             self.push_screen(
@@ -35,6 +38,7 @@ class WyckoffApp(App[None]):
 
     def _start_chat(self) -> None:
         self.chat = ChatScreen(self.controller)
+        self.chat.router.on_turn_end = self.notifier.turn_ended
         self.push_screen(self.chat)
         loaded = self.controller.loaded
         if loaded is not None and loaded.torn:
