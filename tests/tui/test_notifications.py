@@ -21,6 +21,7 @@ from wyckoff_cli.tui.notifications import AttentionNotifier, call_summary, turn_
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
 from wyckoff_cli.tui.terminal_notify import BEL, TERMINAL_ENV
+from wyckoff_cli.tui.widgets.prompt_input import PromptInput
 
 SIZE = (100, 30)
 APPROVAL = "\x1b]9;Wyckoff: approval needed — run_shell `pytest -q`\x07"
@@ -228,3 +229,21 @@ def test_turn_text() -> None:
     assert (
         turn_text(ev.TurnDone("", "max_tool_rounds", 1), None, None) == "turn stopped at the tool-round limit"
     )
+
+
+async def test_back_from_a_dialog_that_opened_while_away_the_prompt_has_the_keys(tmp_path: Path) -> None:
+    """Losing focus clears the screen's focus; answering the dialog must not leave the
+    keys with the transcript (what you type next would be lost)."""
+    app, _ = make_app(tmp_path, [two_calls()[0], two_calls()[2]], [shell_tool([])])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "go")
+        await blur(pilot)
+        await wait_for_screen(pilot, ApprovalScreen)
+        await focus(pilot)
+        await past_pause(pilot)
+        await pilot.press("y")
+        await settle(pilot, screen)
+        assert app.screen is screen and app.focused is screen.query_one(PromptInput)
+        await pilot.press("o", "k")
+        assert screen.query_one(PromptInput).text == "ok"

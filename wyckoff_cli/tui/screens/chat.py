@@ -73,6 +73,7 @@ KEYS = (
 
 class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
+    AUTO_FOCUS = "#prompt"  # back from a dialog after the terminal lost focus: the prompt, not the transcript
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False, priority=True),
         Binding("ctrl+c", "ctrl_c", "Clear / interrupt / quit", show=False, priority=True),
