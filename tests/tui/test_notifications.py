@@ -3,7 +3,11 @@ through the real app: focus events, approval dialogs, turn ends, `[ui] notificat
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +21,13 @@ from tests.tui.test_chat_flows import chat, past_pause, send, settle, shell_tool
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage import paths
 from wyckoff_cli.tui.app import WyckoffApp
-from wyckoff_cli.tui.notifications import AttentionNotifier, call_summary, turn_text
+from wyckoff_cli.tui.notifications import (
+    AttentionNotifier,
+    call_summary,
+    pane_visible,
+    tmux_allows_passthrough,
+    turn_text,
+)
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
 from wyckoff_cli.tui.terminal_notify import BEL, TERMINAL_ENV
@@ -184,13 +194,14 @@ async def test_a_trust_dialog_that_blocks_the_turn_notifies(tmp_path: Path) -> N
         assert sent == ["\x1b]9;Wyckoff: the project's MCP servers wait for your trust (y / n)\x07"]
 
 
-def test_under_tmux_the_pane_is_asked_once_whether_it_passes_sequences_through() -> None:
+def test_under_tmux_the_pane_is_asked_at_each_notification_whether_it_passes_it_on() -> None:
+    answers = [True, False]  # visible for the first, in another window for the second
     asked: list[str] = []
     sent: list[str] = []
 
     def passthrough(env: Any) -> bool:
         asked.append(env["TMUX_PANE"])
-        return True
+        return answers.pop(0)
 
     env = {"TMUX": "/tmp/tmux-1/default,1,0", "TMUX_PANE": "%3", "ITERM_SESSION_ID": "w0"}
     notifier = AttentionNotifier("auto", sent.append, env, passthrough)
@@ -198,14 +209,67 @@ def test_under_tmux_the_pane_is_asked_once_whether_it_passes_sequences_through()
     done = ev.TurnDone("", "completed", 1)
     notifier.turn_ended(done, None, 2.0)
     notifier.turn_ended(done, None, 3.0)
-    assert asked == ["%3"]
-    assert sent[0] == "\x1bPtmux;\x1b\x1b]9;Wyckoff: turn finished (2.0s)\x07\x1b\\"
-    # without passthrough tmux would swallow it: the bell instead
-    bells: list[str] = []
-    plain = AttentionNotifier("auto", bells.append, env, lambda _env: False)
-    plain.focus_changed(False)
-    plain.turn_ended(done, None, 1.0)
-    assert bells == [BEL]
+    assert asked == ["%3", "%3"]
+    # tmux would drop a hidden pane's passthrough: the bell instead, which it passes on
+    assert sent == ["\x1bPtmux;\x1b\x1b]9;Wyckoff: turn finished (2.0s)\x07\x1b\\", BEL]
+
+
+@pytest.mark.parametrize(
+    ("shown", "visible"),
+    [
+        ("1 1 0 0", True),  # the current window of an attached session
+        ("1 2 1 1", True),  # zoomed on this pane
+        ("0 1 0 1", False),  # another window is shown
+        ("1 0 0 1", False),  # nobody attached
+        ("1 1 1 0", False),  # another pane is zoomed
+        ("", False),
+        ("garbage", False),
+    ],
+)
+def test_pane_visible(shown: str, visible: bool) -> None:
+    assert pane_visible(shown) is visible
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_a_real_tmux_is_asked(tmp_path: Path) -> None:
+    """A private tmux server: off → no; on and shown → yes; on, another window → no."""
+    socket = str(tmp_path / "tmux.sock")
+
+    def tmux(*args: str) -> str:
+        done = subprocess.run(["tmux", "-S", socket, *args], capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "80", "-y", "10", "sleep 60")
+    try:
+        pane = tmux("display-message", "-p", "-t", "t", "#{pane_id}")
+        env = {**os.environ, "TMUX": f"{socket},1,0", "TMUX_PANE": pane}
+        assert tmux_allows_passthrough(env) is False  # off by default
+        tmux("set", "-g", "allow-passthrough", "on")
+        # detached: tmux shows the pane to nobody, so it would drop the sequence
+        assert tmux_allows_passthrough(env) is False
+        if shutil.which("script") is None:
+            return
+        # a client attached through a pseudo-terminal (`script`) shows the pane
+        client = subprocess.Popen(
+            ["script", "-q", "-c", f"tmux -S {socket} attach -t t", os.devnull],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "TERM": "xterm-256color"},
+        )
+        try:
+            for _ in range(100):
+                if tmux("list-clients"):
+                    break
+                time.sleep(0.05)
+            assert tmux_allows_passthrough(env) is True
+            tmux("new-window", "-t", "t", "sleep 60")  # now another window is shown
+            assert tmux_allows_passthrough(env) is False
+        finally:
+            client.kill()
+            client.wait()
+    finally:
+        subprocess.run(["tmux", "-S", socket, "kill-server"], capture_output=True, check=False)
 
 
 @pytest.mark.parametrize(

@@ -53,20 +53,41 @@ def turn_text(done: ev.TurnDone, failure: ev.TurnFailed | None, elapsed: float |
     return f"turn ended: {done.reason}{took}"
 
 
-def tmux_allows_passthrough(env: Mapping[str, str]) -> bool:
-    """Whether this tmux pane forwards `ESC P tmux;` sequences (`allow-passthrough`)."""
-    target = ["-t", env["TMUX_PANE"]] if env.get("TMUX_PANE") else []
+VISIBILITY = "#{window_active} #{session_attached} #{window_zoomed_flag} #{pane_active}"
+
+
+def _tmux(command: list[str], env: Mapping[str, str]) -> str | None:
     try:
         result = subprocess.run(
-            ["tmux", "show-options", "-Apv", *target, "allow-passthrough"],
-            capture_output=True,
-            text=True,
-            timeout=2,
-            check=False,
+            ["tmux", *command], capture_output=True, text=True, timeout=2, check=False, env=dict(env)
         )
     except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def pane_visible(shown: str) -> bool:
+    """From `VISIBILITY`: the pane's window is its session's current one, a client is
+    attached, and no other pane of it is zoomed."""
+    try:
+        window_active, attached, zoomed, pane_active = (int(part) for part in shown.split())
+    except ValueError:
         return False
-    return result.returncode == 0 and result.stdout.strip() in ("on", "all")
+    return window_active == 1 and attached > 0 and (not zoomed or pane_active == 1)
+
+
+def tmux_allows_passthrough(env: Mapping[str, str]) -> bool:
+    """Whether tmux forwards this pane's `ESC P tmux;` sequence now: `allow-passthrough`
+    is `all` (tmux 3.4+), or `on` and the pane is on screen (tmux drops it otherwise —
+    in another window, or behind a zoomed pane)."""
+    target = ["-t", env["TMUX_PANE"]] if env.get("TMUX_PANE") else []
+    option = _tmux(["show-options", "-Apv", *target, "allow-passthrough"], env)
+    if option == "all":
+        return True
+    if option != "on":
+        return False
+    shown = _tmux(["display-message", "-p", *target, VISIBILITY], env)
+    return shown is not None and pane_visible(shown)
 
 
 class AttentionNotifier:
@@ -82,8 +103,7 @@ class AttentionNotifier:
         self.mode = mode
         self.write = write
         self.env = dict(os.environ if env is None else env)
-        self._passthrough = passthrough
-        self._tmux_passthrough: bool | None = None  # asked once, at the first notification
+        self._passthrough = passthrough  # asked at each notification: the pane may be hidden now
         self.focused = True
         self._waiting_told = False  # this wait was notified already
 
@@ -106,11 +126,7 @@ class AttentionNotifier:
     def _send(self, text: str) -> bool:
         if self.mode == "off" or self.focused:
             return False
-        passthrough = False
-        if under_tmux(self.env):
-            if self._tmux_passthrough is None:
-                self._tmux_passthrough = self._passthrough(self.env)
-            passthrough = self._tmux_passthrough
+        passthrough = under_tmux(self.env) and self._passthrough(self.env)
         data = notification(self.mode, self.env, TITLE, text, tmux_passthrough=passthrough)
         if data:
             self.write(data)

@@ -20,9 +20,10 @@ ConEmu-compatible OSC 9 sub-commands) read OSC 9 as a command, not a message.
 
 Under tmux (`TMUX`), the outer terminal is recognised by what its environment left
 behind (tmux replaces `TERM` and `TERM_PROGRAM`), and the sequence is wrapped in tmux's
-passthrough (`ESC P tmux; …payload with every ESC doubled… ESC \\`) — which tmux only
-forwards with `set -g allow-passthrough on`; without it, or with an unknown outer
-terminal, the bell (tmux forwards a bell to the outer terminal, `bell-action`). Under
+passthrough (`ESC P tmux; …payload with every ESC doubled… ESC \\`) when tmux will
+forward it (`allow-passthrough all`, or `on` while the pane is shown: the caller asks
+tmux); otherwise, or with an unknown outer terminal, the bell (tmux passes a bell on
+to the outer terminal, `bell-action`). Under
 GNU screen (`STY`), always the bell.
 """
 
