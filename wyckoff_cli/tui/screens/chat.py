@@ -58,6 +58,7 @@ WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory", "top", "b
 KEYS = (
     ("Enter", "send"),
     ("Shift+Enter, Ctrl+J", "new line"),
+    ("Ctrl+G", "edit the input (in a dialog: the call being edited) in $VISUAL / $EDITOR"),
     ("Up / Down", "input history (Up on an empty prompt edits a queued message)"),
     ("Esc", "interrupt the turn"),
     ("Ctrl+C", "clear the input, or interrupt; twice quits"),
