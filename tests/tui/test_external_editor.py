@@ -5,6 +5,7 @@ Python script that edits the file as `EDIT` says and logs what it saw to `EDIT_L
 from __future__ import annotations
 
 import json
+import signal
 import stat
 import sys
 from pathlib import Path
@@ -34,6 +35,11 @@ how, _, text = os.environ.get("EDIT", "append:").partition(":")
 text = text.replace("\\\\n", "\\n")
 if how == "fail":
     sys.exit(3)
+if how == "ctrl-c":  # what Ctrl+C in a cooked terminal does: SIGINT to the app and the editor
+    import signal
+    os.kill(os.getppid(), signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
 with open(path, "w", encoding="utf-8") as file:
     file.write({"append": before + text, "replace": text, "empty": ""}[how])
 """
@@ -102,6 +108,17 @@ def test_a_failing_editor_or_an_empty_file_keeps_the_text(
     result = edit_text("keep me")
     assert result.text is None and result.message == message
     assert not Path(runs(editor)[0]["path"]).exists()
+
+
+def test_ctrl_c_in_the_editor_stops_the_editor_not_the_app(
+    editor: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The terminal sends SIGINT to the editor and to Wyckoff: only the editor stops
+    (without the guard this test would end in KeyboardInterrupt)."""
+    monkeypatch.setenv("EDIT", "ctrl-c")
+    before = signal.getsignal(signal.SIGINT)
+    assert edit_text("keep me") == EditResult(None, "fake-editor was stopped by SIGINT — kept your text.")
+    assert signal.getsignal(signal.SIGINT) is before
 
 
 def test_no_change_says_so(editor: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -100,6 +100,9 @@ def edit_text(
             status = run([*argv, str(path)])
         except OSError as exc:
             return EditResult(None, f"Could not start {name}: {exc.strerror or exc} — kept your text.")
+        if status < 0:
+            stopped_by = signal.Signals(-status).name if -status in signal.valid_signals() else -status
+            return EditResult(None, f"{name} was stopped by {stopped_by} — kept your text.")
         if status != 0:
             return EditResult(None, f"{name} exited with status {status} — kept your text.")
         edited = path.read_text(encoding="utf-8", errors="replace")
