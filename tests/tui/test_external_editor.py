@@ -338,3 +338,14 @@ async def test_an_editor_that_fails_keeps_the_field(
         assert error.strip() == "fake-editor exited with status 3 — kept your text."
         await pilot.press("escape", "escape")
         await settle(pilot, chat(app))
+
+
+async def test_help_lists_ctrl_g(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [{"text": "hi"}], [])
+    async with app.run_test(size=(140, 60)) as pilot:
+        await send(pilot, "/help")
+        await pilot.pause()
+        shown = " ".join(
+            plain_text(s.content, width=200) for s in chat(app).query(".command-output").results(Static)
+        )
+        assert "Ctrl+G" in shown and "$VISUAL / $EDITOR" in shown

@@ -20,6 +20,7 @@ from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, shell_tool, wait_for_screen
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage import paths
+from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.notifications import (
     AttentionNotifier,
@@ -30,6 +31,8 @@ from wyckoff_cli.tui.notifications import (
 )
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
+from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
+from wyckoff_cli.tui.screens.trust import HookTrustScreen
 from wyckoff_cli.tui.terminal_notify import BEL, TERMINAL_ENV
 from wyckoff_cli.tui.widgets.prompt_input import PromptInput
 
@@ -192,6 +195,12 @@ async def test_a_trust_dialog_that_blocks_the_turn_notifies(tmp_path: Path) -> N
         app.push_screen(McpTrustScreen("Start the servers of .mcp.json?"))
         await pilot.pause()
         assert sent == ["\x1b]9;Wyckoff: the project's MCP servers wait for your trust (y / n)\x07"]
+        app.pop_screen()
+        await focus(pilot)
+        await blur(pilot)
+        app.push_screen(HookTrustScreen([]))
+        await pilot.pause()
+        assert sent[1:] == ["\x1b]9;Wyckoff: the project's hooks wait for your trust (y / n)\x07"]
 
 
 def test_under_tmux_the_pane_is_asked_at_each_notification_whether_it_passes_it_on() -> None:
@@ -311,3 +320,21 @@ async def test_back_from_a_dialog_that_opened_while_away_the_prompt_has_the_keys
         assert app.screen is screen and app.focused is screen.query_one(PromptInput)
         await pilot.press("o", "k")
         assert screen.query_one(PromptInput).text == "ok"
+
+
+async def test_the_plan_waiting_for_approval_notifies(tmp_path: Path) -> None:
+    rounds = [
+        [{"sleep": 0.3}, {"tool_call": {"name": EXIT_PLAN, "args": {"plan": "1. Do it."}}}],
+        {"text": "ok"},
+    ]
+    app, _ = make_app(tmp_path, rounds)
+    app.controller.set_mode("plan")
+    async with app.run_test(size=SIZE) as pilot:
+        sent = capture(app)
+        await send(pilot, "plan it")
+        await blur(pilot)
+        await wait_for_screen(pilot, PlanApprovalScreen)
+        await pilot.pause()
+        assert sent == ["\x1b]9;Wyckoff: the plan is ready for your approval\x07"]
+        await pilot.press("escape")
+        await settle(pilot, chat(app))
