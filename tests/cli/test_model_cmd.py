@@ -190,13 +190,16 @@ def test_changing_one_figure_keeps_the_others(capsys: Capture) -> None:
     assert "cache write     1.25 (catalogue) -> 2.00" in out
 
 
-def test_an_alias_saves_under_its_model_id_and_a_bare_unknown_name_as_is(capsys: Capture) -> None:
+def test_an_alias_saves_under_its_model_id_and_a_bare_name_only_when_known(capsys: Capture) -> None:
     write_config()
     assert wyckoff("cost", "local", "--context-window", "40960") == 0
-    assert wyckoff("cost", "my-model", "--input", "0.1") == 0
+    assert wyckoff("cost", "my-model", "--input", "0.1") == 2  # nobody knows its provider
+    assert "Name it as PROVIDER:MODEL (a local server: ollama:my-model" in capsys.readouterr().err
+    assert wyckoff("cost", "ollama:my-model", "--input", "0.1") == 0
+    assert wyckoff("cost", "qwen3:8b", "--input", "0.2") == 0  # the model of the alias `local`
     assert wyckoff("cost", "deepseek-chat", "--output", "0.5") == 0
     overrides = saved()["model_overrides"]
-    assert set(overrides) == {"openai:qwen3:8b", "my-model", "openai:deepseek-chat"}
+    assert set(overrides) == {"openai:qwen3:8b", "ollama:my-model", "qwen3:8b", "openai:deepseek-chat"}
     capsys.readouterr()
     assert wyckoff("cost", "local") == 0
     assert "40,960 tokens (configured" in capsys.readouterr().out
@@ -506,6 +509,9 @@ def test_help_lists_the_model_command(capsys: Capture) -> None:
     [
         (("foo:bar",), "unknown model 'foo:bar'"),
         (("foo:bar", "--context-window", "32768"), "unknown model 'foo:bar'"),
+        (("nonsense",), "unknown model 'nonsense': not an alias and not in the catalogue"),
+        (("nonsense", "--input", "1"), "unknown model 'nonsense'"),
+        (("gpt-5-nonsense", "--reset"), "unknown model 'gpt-5-nonsense'"),
         (("openai:gpt-5", "--context-window", "10"), "from 1,024 to 100,000,000, got '10'"),
         (("openai:gpt-5", "--context-window", "99999999999"), "from 1,024 to 100,000,000"),
     ],

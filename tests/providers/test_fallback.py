@@ -120,6 +120,7 @@ async def test_cross_vendor_fallback_mid_stream_through_the_runtime(
     )
     assert switched[0].discarded_text == "Partial"
     assert "Overloaded" in switched[0].error
+    assert "anthropic:claude-sonnet-4-5" not in switched[0].error  # the notice names the model once
     done = [e for e in events if isinstance(e, ev.TurnDone)][0]
     assert done.reason == "completed" and done.text == "The complete answer."
     assert [m.text for m in history if m.role == "assistant"] == ["", "The complete answer."]

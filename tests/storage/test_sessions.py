@@ -297,6 +297,31 @@ def test_each_call_is_priced_as_it_is_recorded(tmp_path: Path, workspace: Path) 
     assert rebuilt.cost_usd == pytest.approx(3.5) and rebuilt.uncosted_calls == 1
 
 
+def test_the_last_context_and_each_agents_usage_are_kept_for_resume(tmp_path: Path, workspace: Path) -> None:
+    """What the status bar needs after a resume: the context the last main-agent call
+    left (a sub-agent's later call does not count) and each sub-agent's usage by model."""
+    store = SessionStore(tmp_path / "s", redactor=Redactor())
+    recorder = store.create(workspace, model="m")
+    recorder.record(ev.UsageReported("a:main", 40_000, 2_000))
+    recorder.record(ev.UsageReported("a:main", 50_000, 1_000))
+    child = ev.UsageReported("b:small", 9_000, 300)
+    recorder.record(ev.SubagentEvent("agent-1", "explore", "call_7", child))
+    recorder.record(ev.SubagentEvent("agent-1", "explore", "call_7", child))
+    recorder.record(ev.TurnDone("", "completed", 1))
+    recorder.close()
+    (info,) = store.list(workspace)
+    assert info.context_tokens == 51_000
+    assert info.agent_usage == {"explore": {"b:small": Usage(18_000, 600)}}
+    assert info.usage_by_model["b:small"] == Usage(18_000, 600)  # the session's totals hold it too
+    (recorder.directory / "session.json").unlink()  # the rebuild from the logs agrees
+    (rebuilt,) = store.list(workspace)
+    assert (rebuilt.context_tokens, rebuilt.agent_usage, rebuilt.usage) == (
+        info.context_tokens,
+        info.agent_usage,
+        info.usage,
+    )
+
+
 def test_a_pricing_error_or_a_late_event_does_not_break_the_turn(tmp_path: Path, workspace: Path) -> None:
     def broken(model: str, usage: Usage) -> float | None:
         raise ValueError("bad catalogue")

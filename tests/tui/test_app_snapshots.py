@@ -14,7 +14,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.events import ApprovalRequested
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
-from wyckoff_cli.tui.screens.setup import SetupScreen
+from wyckoff_cli.tui.screens.setup import SetupNeeds, SetupScreen
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
 
 ROOT = Path("/home/dev/project")
@@ -92,11 +92,15 @@ def test_approval_modal_with_a_diff(snap_compare: Any) -> None:
 
 def test_setup_screen(snap_compare: Any) -> None:
     async def run_before(pilot: Pilot[None]) -> None:
-        screen = SetupScreen(
-            "no API key for anthropic:claude-sonnet-4-5: set the environment variable ANTHROPIC_API_KEY",
-            lambda provider: provider == "gemini",
-            lambda provider, key: None,
+        needs = SetupNeeds(
+            model="anthropic:claude-sonnet-4-5",
+            provider="anthropic",
+            problem="no API key for anthropic:claude-sonnet-4-5: set the environment variable ANTHROPIC_API_KEY",
+            have_key=lambda provider: provider == "gemini",
+            save_key=lambda provider, key: Path("/home/dev/.config/wyckoff/credentials.toml"),
+            recheck=lambda: None,
         )
+        screen = SetupScreen(needs)
         await pilot.app.push_screen(screen)
         await settle(pilot)
 

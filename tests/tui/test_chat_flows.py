@@ -21,6 +21,7 @@ from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.prompt_input import PromptInput
+from wyckoff_cli.tui.widgets.status_bar import render_status
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView, plain_text
 
@@ -354,6 +355,7 @@ async def test_resume_restores_the_transcript_and_history(tmp_path: Path) -> Non
         screen = chat(resumed)
         await pilot.pause()
         assert screen.status.input_tokens == 100  # the resumed session's totals
+        assert screen.status.context_tokens == 120  # the context its last call left: the ctx %
         assert [w.text for w in screen.query(UserMessage)] == ["remember this"]
         await send(pilot, "and now?")
         await settle(pilot, screen)
@@ -471,3 +473,28 @@ def test_fetch_approval_shows_the_url_and_its_domain() -> None:
     shown = plain_text(render_preview(request))
     assert "GET https://docs.python.org/3/library/json.html" in shown
     assert "domain docs.python.org" in shown and "looking for: JSONDecodeError" in shown
+
+
+async def test_a_resumed_session_shows_its_context_and_each_agents_share(tmp_path: Path) -> None:
+    rounds = [{"text": "done", "usage": {"input_tokens": 50_000, "output_tokens": 2_000}}]
+    app, _ = make_app(tmp_path, rounds, [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "look around")
+        await settle(pilot, screen)
+        recorder = screen.controller._recorder
+        assert recorder is not None  # a sub-agent's call, as the task tool reports it
+        child = ev.UsageReported("scripted:test", 10_000, 500)
+        recorder.record(ev.SubagentEvent("agent-1", "explore", "call_1", child))
+        live = render_status(screen.status, 200).plain
+        session_id = screen.controller.id
+    assert session_id is not None
+    loaded = app.controller.store.load(session_id)
+    resumed, _ = make_app(tmp_path, [], [], loaded=loaded)
+    async with resumed.run_test(size=SIZE) as pilot:
+        screen = chat(resumed)
+        await pilot.pause()
+        bar = render_status(screen.status, 200).plain
+        assert "ctx 26%" in live and "ctx 26%" in bar  # 52,000 of 200,000, not 0% after a resume
+        assert screen.status.per_agent["explore"].input_tokens == 10_000
+        assert "explore $0.0375" in bar and "main $0.1800" in bar

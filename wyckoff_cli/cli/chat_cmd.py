@@ -89,13 +89,12 @@ def run(args: argparse.Namespace) -> int:
     controller = ChatController(
         builder, model=args.model, mode=args.permission_mode, loaded=loaded, exporter=export_text
     )
-    from wyckoff_cli.tui.app import WyckoffApp, goodbye
+    from wyckoff_cli.tui.app import WyckoffApp
 
     app = WyckoffApp(controller, pick_session=pick)
     app.run()
-    farewell = goodbye(app.session_id)
-    if farewell:
-        print(farewell)
+    if app.farewell:
+        print(app.farewell)
     return 0
 
 

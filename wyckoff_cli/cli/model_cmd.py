@@ -265,8 +265,12 @@ def _table(header: list[str], rows: list[list[str]]) -> None:
 
 def cmd_cost(args: argparse.Namespace, context: Context) -> int:
     resolved = resolve(args.model, context)
-    if resolved.alias is None and resolved.entry is None and ":" in args.model:
-        resolve_runnable(args.model, context)  # an unknown provider is an error (bare names are keys)
+    from wyckoff_cli.session.models import known_model_name, unknown_bare_name
+
+    if resolved.alias is None and resolved.entry is None and not known_model_name(args.model, context.config):
+        if ":" not in resolved.name:
+            raise UsageError(unknown_bare_name(resolved.name, context.config))
+        resolve_runnable(resolved.name, context)  # an unknown provider is an error
     changes = parse_figures(args)
     if args.reset and changes:
         flags = ", ".join(_flag(name) for name in changes)

@@ -38,7 +38,7 @@ PROVIDER_TABLE: tuple[ProviderEntry, ...] = (
         "wyckoff_cli.providers.anthropic:AnthropicProvider",
         ("ANTHROPIC_API_KEY",),
         "ANTHROPIC_BASE_URL",
-        setup_label="Claude (anthropic:claude-sonnet-4-5)",
+        setup_label="Claude (Anthropic)",
         key_hint="ANTHROPIC_API_KEY",
         sdk="anthropic",
         setup_variable="ANTHROPIC_API_KEY",
@@ -49,7 +49,7 @@ PROVIDER_TABLE: tuple[ProviderEntry, ...] = (
         _OPENAI,
         ("OPENAI_API_KEY",),
         "OPENAI_BASE_URL",
-        setup_label="OpenAI (openai:gpt-5) and compatible endpoints",
+        setup_label="OpenAI and compatible endpoints",
         key_hint="OPENAI_API_KEY",
         sdk="openai",
         setup_variable="OPENAI_API_KEY",
@@ -69,7 +69,7 @@ PROVIDER_TABLE: tuple[ProviderEntry, ...] = (
         "wyckoff_cli.providers.gemini:GeminiProvider",
         ("GOOGLE_API_KEY", "GEMINI_API_KEY"),  # google-genai prefers GOOGLE_API_KEY
         "GOOGLE_GEMINI_BASE_URL",
-        setup_label="Gemini (gemini:gemini-2.5-pro); GOOGLE_API_KEY also works",
+        setup_label="Gemini",
         key_hint="GEMINI_API_KEY (or GOOGLE_API_KEY)",
         sdk="google.genai",
         setup_variable="GEMINI_API_KEY",
@@ -126,3 +126,15 @@ def provider_entry(name: str) -> ProviderEntry | None:
 def setup_entries() -> tuple[ProviderEntry, ...]:
     """The providers the setup screen offers a key for."""
     return tuple(entry for entry in PROVIDER_TABLE if entry.setup_label)
+
+
+def key_owner(name: str) -> str:
+    """The provider whose pasted key `name` uses: the setup entry reading the same
+    variable (`openai-responses` uses the key pasted for `openai`), else `name`."""
+    entry = _BY_NAME.get(name)
+    if entry is None or entry.setup_label:
+        return name
+    for owner in setup_entries():
+        if owner.setup_variable in entry.key_variables:
+            return owner.name
+    return name

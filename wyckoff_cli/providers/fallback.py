@@ -83,7 +83,8 @@ class FallbackProvider(StreamingProvider):
         failures: list[tuple[LLMProvider, ProviderError]] = []
         for index, provider in order:
             if failures:
-                yield FallbackChunk(failures[-1][0].name, provider.name, failures[-1][1].message)
+                failed, error = failures[-1]
+                yield FallbackChunk(failed.name, provider.name, _reason(failed.name, error))
             stream = provider.chat_stream(messages, tools, system_prompt)
             try:
                 async for chunk in stream:

@@ -195,7 +195,7 @@ class AgentRuntime:
         message = Message.user(user_message) if isinstance(user_message, str) else user_message
         queue = EventQueue()
         expectation = resolve_turn_expectation(
-            message.text,
+            str(message.meta.get("typed", message.text)),  # not what was attached (`!command` output)
             self.workspace,
             required_tools=required_tools,
             tool_kinds={tool.name: tool.kind for tool in self.tools},

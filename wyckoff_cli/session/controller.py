@@ -28,9 +28,10 @@ from wyckoff_cli.session.custom_commands import (
 )
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
-from wyckoff_cli.session.models import check_model, model_id, resolve_model_spec
+from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows
+from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
 
@@ -78,10 +79,11 @@ class ChatController:
         self.mode_notes = ModeNotes()  # the mode the model was last told about
         self._commands: CommandCatalog | None = None
         self._approved_snippets: set[str] = set()  # `!`…`` commands approved this app run
+        self.shell_runs: list[ShellRun] = []  # `!command` runs whose output goes with the next message
         self._hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
         if loaded is not None:
             self._recorder = builder.open_recorder(self.model, loaded)
-            self.status.restore(loaded.info.usage_by_model)
+            self._restore_status(loaded)
 
     # ---------------------------------------------------------------- what there is
 
@@ -164,36 +166,16 @@ class ChatController:
         cost = cost_of(usage.usage, facts.prices)
         return None if cost is None else (cost.total, cost.saved)
 
-    def warm_up(self) -> None:
-        """Start importing the model's SDK in a background thread (at app start), so the
-        first message does not wait ~0.5 s for it."""
-        from wyckoff_cli.providers.preload import preload
-        from wyckoff_cli.providers.registry import entry_for
+    async def prepare(self) -> None:
+        """Import the model's SDK (and its fallbacks') and the session's modules in a
+        worker thread: the app starts it after its first paint, each turn awaits it."""
+        from wyckoff_cli.session import warm
 
-        try:
-            preload(entry_for(resolve_model_spec(self.model, self.builder.config).provider).sdk)
-        except Exception:  # an unknown model is reported when it is used
-            return
+        config = self.builder.config
+        await warm.ready(warm.modules_for([self.model, *config.fallbacks], config))
 
     def check_model(self, name: str) -> str | None:
         return check_model(name, self.builder.config)
-
-    def have_key(self, provider: str) -> bool:
-        """A key for `provider` is set in the environment or was pasted before."""
-        import os
-
-        from wyckoff_cli.providers.credentials import KEY_VARIABLES
-        from wyckoff_cli.storage.credentials import load_credentials
-
-        return provider in load_credentials() or any(
-            os.environ.get(v) for v in KEY_VARIABLES.get(provider, ())
-        )
-
-    def save_key(self, provider: str, key: str) -> None:
-        """Store a pasted key (0600, in the config folder); it is used from now on."""
-        from wyckoff_cli.storage.credentials import save_credential
-
-        save_credential(provider, key)
 
     # ---------------------------------------------------------------- turns
 
@@ -203,9 +185,12 @@ class ChatController:
         abort: AbortSignal,
         required_tools: Sequence[str] = (),
         request: TurnRequest | None = None,
+        attached: Sequence[ShellRun] = (),
     ) -> AsyncIterator[ev.RuntimeEvent]:
         """One turn; `request` when it comes from a command (its `!`…`` snippets run
-        first, its rules hold for this turn only, its model answers this turn)."""
+        first, its rules hold for this turn only, its model answers this turn);
+        `attached`: `!command` runs whose output goes before the text."""
+        await self.prepare()  # the imports run in a thread, never on the event loop
         session = self.session
         text = self.mode_notes.prefix(self.mode, text)  # a mode change is announced once
         if self._hook_source is not None:  # SessionStart hooks; their events come with the turn
@@ -242,11 +227,12 @@ class ChatController:
                 runtime = runtime_for_model(runtime, self.builder.provider(request.model))
         if self.builder.mcp is not None:
             text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
+        message = attach(text, attached) if attached else text  # `!command` output goes with it
         try:
             with turn_rules(session.policy, request.allow if request is not None else ()):
                 async for event in runtime.run_stream(
                     session.conversation,
-                    text,
+                    message,
                     system_prompt=session.system_prompt,
                     abort=abort,
                     required_tools=required_tools,
@@ -257,8 +243,30 @@ class ChatController:
             if session.recorder is not None:
                 session.recorder.flush()
 
-    def _observe(self, event: ev.RuntimeEvent) -> None:
-        if self._recorder is not None:
+    async def shell(self, command: str, abort: AbortSignal) -> AsyncIterator[ev.RuntimeEvent]:
+        """`!command`: run it as a `run_shell` call through the session's policy (never
+        approved by having been typed); its output goes with the next message."""
+        session = self.session
+        runtime = session.runtime
+        shell = UserShell(
+            session.policy, session.registry, self.root, runtime.tool_env, lambda: runtime.results_dir
+        )
+        call_id = f"user-shell-{len(self.shell_runs) + 1}-{id(shell):x}"
+        async for event in shell.run(command, call_id, "You typed this after `!`", abort):
+            self._observe(event, record=False)  # it is saved with the message it goes with
+            yield event
+        if shell.failed is not None:
+            yield ev.Notice("warning", shell.failed)
+        elif shell.result is not None:
+            self.shell_runs.append(shell.result)
+
+    def take_shell_runs(self) -> list[ShellRun]:
+        """The `!command` runs waiting for the next message, which takes them."""
+        runs, self.shell_runs = self.shell_runs, []
+        return runs
+
+    def _observe(self, event: ev.RuntimeEvent, *, record: bool = True) -> None:
+        if self._recorder is not None and record:
             self._recorder.record(event)
         self.status.observe(event)
         decided = event.inner if isinstance(event, ev.SubagentEvent) else event  # a sub-agent's too
@@ -348,6 +356,7 @@ class ChatController:
     async def new_session(self) -> ev.RuntimeEvent:
         await self._close_session(recorder=True, reason="clear")
         self._hook_source = "clear"
+        self.shell_runs = []
         self.loaded = None
         self._empty = Conversation()
         self.mode_notes = ModeNotes()
@@ -371,8 +380,14 @@ class ChatController:
         self._recorder = recorder
         self.mode_notes = ModeNotes()
         self.status.reset()
-        self.status.restore(loaded.info.usage_by_model)
+        self._restore_status(loaded)
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))
+
+    def _restore_status(self, loaded: LoadedSession) -> None:
+        info = loaded.info
+        self.status.restore(
+            info.usage_by_model, context_tokens=info.context_tokens, agent_usage=info.agent_usage
+        )
 
     async def _close_session(self, *, recorder: bool = False, reason: str = "exit") -> None:
         if recorder and self._session is not None and self._hook_source is None:

@@ -30,11 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.context.frontmatter import FrontMatterError, read_document
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.core.approval import ApprovalResponder
-from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.runtime.hook_config import CLAUDE_TOOL_NAMES
 from wyckoff_cli.storage import paths
-from wyckoff_cli.tools.base import ToolContext, ToolOutcome
 from wyckoff_cli.tools.policy import ApprovalPolicy, invalid_rules
 
 if TYPE_CHECKING:
@@ -222,65 +219,19 @@ class ShellExpansion:
     async def _run(
         self, command: str, call_id: str, outputs: dict[str, str]
     ) -> AsyncIterator[ev.RuntimeEvent]:
-        tool = self.registry.get("run_shell")
-        if tool is None:
-            self.failed = f"/{self.name} runs `{command}`, but this session has no run_shell tool"
-            return
-        if self.policy.mode == "plan":
-            self.failed = f"/{self.name} runs `{command}` first; commands never run in plan mode"
-            return
-        args: dict[str, Any] = {"command": command}
-        ctx = ToolContext(workspace=self.workspace, call_id=call_id, env=self.env)
-        verdict = await self.policy.decide(tool, args, ctx)
-        if verdict.action == "deny":
-            self.failed = f"/{self.name}: `{command}` was refused: {verdict.reason}"
-            return
-        if verdict.action == "ask" and command not in self.approved:
-            preview: dict[str, Any] = {"kind": "args"}
-            if tool.preview is not None:
-                try:
-                    preview = dict(tool.preview(args, ctx))
-                except Exception:
-                    preview = {"kind": "args"}
-            reason = f"/{self.name} runs this before sending its prompt ({verdict.reason})"
-            responder = ApprovalResponder(lambda edited: _invalid(tool, edited))
-            yield ev.ApprovalRequested(
-                call_id, tool.name, args, preview, verdict.rule, reason, list(tool.editable_fields), responder
-            )
-            decision = await responder.wait()
-            if decision.kind == "deny":
-                yield ev.ApprovalDecided(call_id, tool.name, "deny", feedback=decision.feedback)
-                self.failed = f"/{self.name}: `{command}` was not approved, so the prompt was not sent"
-                return
-            if decision.kind == "edit" and decision.args is not None:
-                args = decision.args
-                again = await self.policy.decide(tool, args, ctx)
-                if again.action == "deny":
-                    self.failed = f"/{self.name}: the edited command was refused: {again.reason}"
-                    return
-            rule = verdict.rule if decision.kind == "always" else None
-            if rule:
-                self.policy.remember(rule)
-            yield ev.ApprovalDecided(call_id, tool.name, decision.kind, rule=rule)
-            self.approved.add(command)
-        yield ev.ToolStarted(call_id, tool.name, args)
-        try:
-            outcome = await tool.run(args, ctx)
-        except ToolError as exc:
-            yield ev.ToolFailed(call_id, tool.name, exc.message)
-            self.failed = f"/{self.name}: `{command}` failed: {exc.message}"
-            return
-        text = outcome.text if isinstance(outcome, ToolOutcome) else str(outcome)
-        outputs[command] = _EXIT_OK.sub("", text).strip()  # a failing command keeps its exit code line
-        yield ev.ToolSucceeded(call_id, tool.name, text)
+        from wyckoff_cli.session.user_shell import UserShell
 
-
-def _invalid(tool: Any, args: dict[str, Any]) -> str | None:
-    try:
-        tool.check_arguments(args)
-    except ToolError as exc:
-        return exc.message
-    return None
+        shell = UserShell(self.policy, self.registry, self.workspace, self.env, approved=self.approved)
+        async for event in shell.run(command, call_id, f"/{self.name} runs this before sending its prompt"):
+            yield event
+        if shell.failed is not None:
+            self.failed = f"/{self.name}: {shell.failed}, so the prompt was not sent"
+        elif shell.result is not None and shell.result.failed:
+            self.failed = f"/{self.name}: `{command}` failed: {shell.result.output}"
+        elif shell.result is not None:
+            outputs[command] = _EXIT_OK.sub(
+                "", shell.result.output
+            ).strip()  # a failing command keeps its exit code line
 
 
 @contextmanager

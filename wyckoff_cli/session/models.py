@@ -39,13 +39,13 @@ def _model_spec(name: str, config: Config) -> ModelSpec:
     try:
         provider, model = parse_model_id(name)
     except ProviderConfigError as exc:
-        raise ProviderConfigError(exc.message + _known_models(name, config)) from None
+        raise ProviderConfigError(exc.message + known_models_hint(name, config)) from None
     return ModelSpec(
         provider, model, stream_idle_timeout=config.stream_idle_timeout, api_key=_stored_key(provider, None)
     )
 
 
-def _known_models(name: str, config: Config) -> str:
+def known_models_hint(name: str, config: Config) -> str:
     """Which ids exist: the configured aliases and the closest catalogue models."""
     import difflib
 
@@ -62,18 +62,34 @@ def _known_models(name: str, config: Config) -> str:
     return text
 
 
+def known_model_name(name: str, config: Config) -> bool:
+    """A name the configuration already knows: an alias's model, or figures saved
+    under it before (the catalogue's names are looked up separately)."""
+    return name in config.model_overrides or any(alias.model == name for alias in config.models.values())
+
+
+def unknown_bare_name(name: str, config: Config) -> str:
+    """The error for a model name without a provider that nothing knows."""
+    return (
+        f"unknown model {name!r}: not an alias and not in the catalogue. Name it as PROVIDER:MODEL "
+        f"(a local server: ollama:{name}, lmstudio:{name} or vllm:{name}), or add an alias with "
+        f"`wyckoff model add`" + known_models_hint(name, config)
+    )
+
+
 def _stored_key(provider: str, api_key_env: str | None) -> str | None:
     """A key pasted into the app's setup screen, used only when the environment has
     none for this provider (environment variables win)."""
     import os
 
+    from wyckoff_cli.core.provider_table import key_owner
     from wyckoff_cli.providers.credentials import KEY_VARIABLES
     from wyckoff_cli.storage.credentials import load_credentials
 
     variables = (api_key_env,) if api_key_env else KEY_VARIABLES.get(provider, ())
     if not variables or any(os.environ.get(v, "").strip() for v in variables):
         return None
-    return load_credentials().get(provider)
+    return load_credentials().get(key_owner(provider))
 
 
 def build_model(name: str, config: Config) -> LLMProvider:

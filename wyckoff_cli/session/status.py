@@ -67,33 +67,46 @@ class StatusModel:
         self.context_tokens = 0
         self.fallback_model = None
 
-    def restore(self, usage_by_model: Mapping[str, Any]) -> None:
-        """Seed the totals of a resumed session: its saved token counts per model,
-        priced again as one record each (its calls are not counted again)."""
+    def restore(
+        self,
+        usage_by_model: Mapping[str, Any],
+        *,
+        context_tokens: int = 0,
+        agent_usage: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Seed the totals of a resumed session: its saved token counts per model (and
+        per sub-agent and model), priced again as one record each (its calls are not
+        counted again), and the context its last call left."""
         for model, usage in usage_by_model.items():
             self.add_usage(UsageReported.from_usage(model, usage), calls=0)
-        self.context_tokens = 0
+        for agent, by_model in (agent_usage or {}).items():
+            for model, usage in by_model.items():
+                self._count(self.per_agent, agent, UsageReported.from_usage(model, usage), calls=0)
+        self.context_tokens = context_tokens
 
     def add_usage(self, event: UsageReported, calls: int = 1, agent: str | None = None) -> None:
         """Count one call: in its model's totals (the session's), and in its agent's
         when a sub-agent made it (whose context is not the session's)."""
-        priced = self.price(event.model, event) if self.price else None
-        tables = [self.per_model] if agent is None else [self.per_model, self.per_agent]
-        for table in tables:
-            totals = table.setdefault(event.model if table is self.per_model else str(agent), ModelTotals())
-            totals.calls += calls
-            totals.input_tokens += event.input_tokens
-            totals.output_tokens += event.output_tokens
-            totals.cache_read_tokens += event.cache_read_tokens
-            totals.cache_write_tokens += event.cache_write_tokens
-            totals.web_searches += event.web_searches
-            if priced is None:
-                totals.priced = False
-            else:
-                totals.cost += priced[0]
-                totals.saved += priced[1]
+        self._count(self.per_model, event.model, event, calls)
         if agent is None:
             self.context_tokens = event.input_tokens + event.output_tokens
+        else:
+            self._count(self.per_agent, agent, event, calls)
+
+    def _count(self, table: dict[str, ModelTotals], key: str, event: UsageReported, calls: int) -> None:
+        priced = self.price(event.model, event) if self.price else None
+        totals = table.setdefault(key, ModelTotals())
+        totals.calls += calls
+        totals.input_tokens += event.input_tokens
+        totals.output_tokens += event.output_tokens
+        totals.cache_read_tokens += event.cache_read_tokens
+        totals.cache_write_tokens += event.cache_write_tokens
+        totals.web_searches += event.web_searches
+        if priced is None:
+            totals.priced = False
+        else:
+            totals.cost += priced[0]
+            totals.saved += priced[1]
 
     def main_cost(self) -> float:
         """What the main agent's own calls cost (the session's minus its sub-agents')."""

@@ -113,7 +113,8 @@ class SessionRecorder(ConversationObserver):
             elif isinstance(usage_event := _usage_of(event), ev.UsageReported):
                 usage = usage_event.usage  # a sub-agent's calls count in the session's totals too
                 cost = self._price(usage_event.model, usage)
-                self.info.add_usage(usage_event.model, usage, cost)
+                agent = event.agent if isinstance(event, ev.SubagentEvent) else None
+                self.info.add_usage(usage_event.model, usage, cost, agent)
                 extra = {} if cost is None else {"cost_usd": round(cost, 8)}
             elif isinstance(event, ev.TurnDone):
                 self.info.last_reason = event.reason

@@ -64,6 +64,8 @@ class SessionInfo:
     cost_usd: float = 0.0  # the summed cost of the calls that could be priced
     uncosted_calls: int = 0  # calls whose price was unknown (or recorded without prices)
     last_reason: str | None = None  # the last turn's `done` reason; None while unknown
+    context_tokens: int = 0  # the last main-agent call's prompt plus answer (the context bar)
+    agent_usage: dict[str, dict[str, Usage]] = field(default_factory=dict)  # agent → model → usage
     chat_bytes: int = 0  # the chat log's size when this summary was written
     directory: Path = Path()
 
@@ -84,9 +86,16 @@ class SessionInfo:
             text = "".join(p.get("text", "") for p in message.get("parts", ()) if p.get("type") == "text")
             self.title = shorten(text, TITLE_CHARS)
 
-    def add_usage(self, model: str, usage: Usage, cost: float | None) -> None:
+    def add_usage(self, model: str, usage: Usage, cost: float | None, agent: str | None = None) -> None:
+        """Count one call in the session's totals; a sub-agent's (`agent`) also in its
+        agent's, a main-agent call sets the context the next call starts from."""
         self.usage = self.usage + usage
         self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
+        if agent is None:
+            self.context_tokens = usage.input_tokens + usage.output_tokens
+        else:
+            by_model = self.agent_usage.setdefault(agent, {})
+            by_model[model] = by_model.get(model, Usage()) + usage
         if cost is None:
             self.uncosted_calls += 1
         else:
@@ -111,6 +120,11 @@ class SessionInfo:
             "cost_usd": round(self.cost_usd, 6),
             "uncosted_calls": self.uncosted_calls,
             "last_reason": self.last_reason,
+            "context_tokens": self.context_tokens,
+            "agent_usage": {
+                agent: {model: usage.to_dict() for model, usage in by_model.items()}
+                for agent, by_model in self.agent_usage.items()
+            },
             "chat_bytes": self.chat_bytes,
         }
 
@@ -132,6 +146,12 @@ class SessionInfo:
             cost_usd=float(data.get("cost_usd", 0.0)),
             uncosted_calls=int(data.get("uncosted_calls", 0)),
             last_reason=data.get("last_reason"),
+            context_tokens=int(data.get("context_tokens", 0)),
+            agent_usage={
+                str(agent): {str(m): Usage.from_dict(u) for m, u in by_model.items() if isinstance(u, dict)}
+                for agent, by_model in (data.get("agent_usage") or {}).items()
+                if isinstance(by_model, dict)
+            },
             chat_bytes=int(data.get("chat_bytes", 0)),
             directory=directory,
         )

@@ -115,10 +115,13 @@ def summarize(directory: Path) -> SessionInfo:
         info.updated = str(record.get("ts", info.updated))
     with contextlib.suppress(OSError):
         for record in read_jsonl(directory / SCRATCHPAD_FILE).records:
-            if record.get("type") == "usage":
+            usage, agent = record, None
+            if record.get("type") == "subagent" and isinstance(record.get("event"), dict):
+                usage, agent = record["event"], str(record.get("agent", ""))
+            if usage.get("type") == "usage":
                 cost = record.get("cost_usd")
                 cost = float(cost) if isinstance(cost, int | float) else None
-                info.add_usage(str(record.get("model", "")), Usage.from_dict(record), cost)
+                info.add_usage(str(usage.get("model", "")), Usage.from_dict(usage), cost, agent)
     return info
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from textual.app import App
 
+from wyckoff_cli.session import keys
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.tui import notifications
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.sessions import SessionPicker
-from wyckoff_cli.tui.screens.setup import SetupScreen
+from wyckoff_cli.tui.screens.setup import SetupNeeds, SetupScreen, quit_hint
 
 
 class WyckoffApp(App[None]):
@@ -21,20 +22,42 @@ class WyckoffApp(App[None]):
         self.pick_session = pick_session
         self.chat: ChatScreen | None = None
         self.session_id: str | None = None  # the session to resume, known once the app closed
+        self.farewell: str | None = None  # what the terminal shows after the app closes
+        self.setup_needs: SetupNeeds | None = None  # why the setup screen was shown
 
     def on_mount(self) -> None:
         # while the terminal is not focused, an approval or a turn's end notifies
         self.notifier = notifications.install(self, self.controller.builder.config.ui.notifications)
-        problem = self.controller.check_model(self.controller.model)
-        if problem:
-            self.push_screen(
-                SetupScreen(problem, self.controller.have_key, self.controller.save_key), self._after_setup
-            )
-        else:
+        controller = self.controller
+        problem = controller.check_model(controller.model)
+        if not problem:
             self._start_chat()
+            return
+        needs = SetupNeeds(
+            model=controller.model,
+            provider=keys.key_provider(controller.model, controller.builder.config),
+            problem=problem,
+            have_key=keys.have_key,
+            save_key=keys.save_key,
+            recheck=lambda: controller.check_model(controller.model),
+        )
+        self.setup_needs = needs
+        self.push_screen(SetupScreen(needs), self._after_setup)
 
     def _after_setup(self, provider: str | None) -> None:
+        if provider is None:  # quit: a chat without a usable model could only fail
+            self.exit()
+            return
         self._start_chat()
+        from wyckoff_cli.storage.paths import credentials_file
+
+        assert self.chat is not None
+        self.chat.call_after_refresh(
+            self.chat.add_notice,
+            "info",
+            f"Saved the {provider} key to {credentials_file()} (mode 0600); "
+            "an environment variable, when set, wins over it.",
+        )
 
     def _start_chat(self) -> None:
         self.chat = ChatScreen(self.controller)
@@ -55,8 +78,11 @@ class WyckoffApp(App[None]):
             self.chat.resume(session_id)
 
     async def on_unmount(self) -> None:
+        if self.chat is None and self.setup_needs is not None:  # however the user left setup
+            self.farewell = quit_hint(self.setup_needs)
         if len(self.controller.conversation):
             self.session_id = self.controller.id
+            self.farewell = goodbye(self.session_id)
         await self.controller.aclose()
         if self.controller.builder.mcp is not None:
             await self.controller.builder.mcp.aclose()  # the servers live as long as the app

@@ -77,6 +77,11 @@ def widgets_for(messages: Sequence[Message]) -> list[Widget]:
                 widgets.append(
                     NoticeLine("retry" if synthetic == "loop_guard" else "background", message.text[:300])
                 )
+            elif isinstance(runs := message.meta.get("shell_runs"), list):  # `!command` output went with it
+                widgets.extend(shell_run_widgets(runs))
+                typed = str(message.meta.get("typed", ""))
+                if strip_reminders(typed):
+                    widgets.append(UserMessage(strip_reminders(typed)))
             else:
                 widgets.append(UserMessage(strip_reminders(message.text)))
         elif message.role == "assistant":
@@ -105,6 +110,24 @@ def widgets_for(messages: Sequence[Message]) -> list[Widget]:
                 answered.succeed(message.text, 0, display if isinstance(display, dict) else None)
             answered.elapsed_ms = elapsed if isinstance(elapsed, int) else None
             answered.refresh_view()
+    return widgets
+
+
+def shell_run_widgets(runs: list[object]) -> list[Widget]:
+    """The `!command` runs a message carried, as they looked when they ran."""
+    widgets: list[Widget] = []
+    for number, run in enumerate(runs):
+        if not isinstance(run, dict):
+            continue
+        command = str(run.get("command", ""))
+        widgets.append(UserMessage(f"! {command}"))
+        view = ToolCallView(f"replayed-shell-{number}", "run_shell", {"command": command})
+        output = str(run.get("output", ""))
+        if run.get("failed"):
+            view.fail(output, 0)
+        else:
+            view.succeed(output, 0, {"exit_code": run.get("exit_code")})
+        widgets.append(view)
     return widgets
 
 

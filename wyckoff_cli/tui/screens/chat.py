@@ -10,8 +10,7 @@ permission modes; Ctrl+O shows or hides all thinking; PageUp/PageDown scroll.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from rich.table import Table
@@ -31,16 +30,19 @@ from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.commands import parse_command
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
+from wyckoff_cli.session.user_shell import ShellRun
 from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
 from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.input_history import load_input_history, save_input_history
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
+from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -63,6 +65,7 @@ KEYS = (
     ("Esc", "interrupt the turn"),
     ("Ctrl+C", "clear the input, or interrupt; twice quits"),
     ("Ctrl+D", "quit on an empty input"),
+    ("!command", "run a command in the workspace shell; its output goes with your next message"),
     ("Shift+Tab", "cycle permission modes"),
     ("Ctrl+O", "show / hide all thinking"),
     ("PageUp / PageDown", "scroll the transcript"),
@@ -122,12 +125,13 @@ class ChatScreen(Screen[None]):
         prompt.menu = self.query_one(CompletionMenu)
         prompt.pull_queued = self.pull_queued
         prompt.on_empty_enter = self.send_held_queue
+        prompt.on_empty_backspace = lambda: drop_attached(self)
         prompt.focus()
         self.controller.on_background = self.status_changed
         # The context window is looked up after the first paint: it loads the model
         # catalogue, ~25 ms of start-up, and shows only once a call reports usage.
         self.call_after_refresh(self._look_up_context_window)
-        self.call_after_refresh(self.controller.warm_up)  # the SDK imports in a thread meanwhile
+        self.call_after_refresh(self._prepare)  # the SDK imports in a thread meanwhile
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
             mcp = self.controller.builder.mcp
@@ -146,6 +150,9 @@ class ChatScreen(Screen[None]):
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
         self._ask_hook_trust()
+
+    def _prepare(self) -> None:
+        self.run_worker(self.controller.prepare(), group="prepare")
 
     def _ask_hook_trust(self) -> None:
         """Project hooks not trusted yet: ask, naming each command, before any turn."""
@@ -310,6 +317,9 @@ class ChatScreen(Screen[None]):
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.text.strip()
         save_input_history(self.controller.input_history_file, event.text)
+        if (line := shell_line(text)) is not None:  # `!command`: the workspace shell
+            run_shell_line(self, line)
+            return
         command = parse_command(text)
         if command is not None:
             self.run_command(command[0].name, command[1])
@@ -348,7 +358,9 @@ class ChatScreen(Screen[None]):
         self.add_user(text if shown is None else shown)
         self.transcript.follow()
         self.abort = AbortSignal()
-        self.turn_worker = self.run_turn(text, self.abort, required_tools, request)
+        attached = self.controller.take_shell_runs()  # `!command` output goes with this message
+        self._show_queue()
+        self.turn_worker = self.run_turn(text, self.abort, required_tools, request, attached)
 
     def start_request(self, request: TurnRequest) -> None:
         """A command that is a turn (/init, a custom command)."""
@@ -363,8 +375,9 @@ class ChatScreen(Screen[None]):
         abort: AbortSignal,
         required_tools: tuple[str, ...] = (),
         request: TurnRequest | None = None,
+        attached: Sequence[ShellRun] = (),
     ) -> None:
-        await self._route(self.controller.turn(text, abort, required_tools, request))
+        await self._route(self.controller.turn(text, abort, required_tools, request, attached))
         done = self.router.last_done
         if done is not None and done.reason == "aborted" and self.queued:
             self.queue_held = True  # Esc stops the work: nothing more is sent until Enter
@@ -470,15 +483,16 @@ class ChatScreen(Screen[None]):
 
     def _show_queue(self) -> None:
         queued = self.query_one("#queued", Static)
-        queued.update(
-            "\n".join(f"… queued: {q}" for q in self.queued)
-            + (
+        lines = [f"… queued: {q}" for q in self.queued]
+        if lines:
+            lines[-1] += (
                 "  (held after Esc: Enter on an empty prompt sends it; Up edits)"
                 if self.queue_held
                 else "  (Up on an empty prompt edits)"
             )
-        )
-        queued.display = bool(self.queued)
+        lines = attached_lines(self) + lines
+        queued.update(Text("\n".join(lines)))
+        queued.display = bool(lines)
 
     def pull_queued(self) -> str | None:
         if not self.queued:
@@ -563,35 +577,3 @@ class ChatScreen(Screen[None]):
 
     def action_page_down(self) -> None:
         self.transcript.scroll_page_down()
-
-
-def load_input_history(path: Path | None, limit: int = 500) -> list[str]:
-    if path is None:
-        return []
-    import json
-
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()[-limit:]
-    except OSError:
-        return []
-    entries: list[str] = []
-    for line in lines:
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, str):
-            entries.append(value)
-    return entries
-
-
-def save_input_history(path: Path | None, text: str) -> None:
-    if path is None or not text.strip():
-        return
-    import json
-    import os
-
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    with os.fdopen(fd, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(text) + "\n")

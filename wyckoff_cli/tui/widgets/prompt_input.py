@@ -99,6 +99,7 @@ class PromptInput(KeyFirstTextArea):
         )
         self._matches: list[tuple[str, str]] = []
         self.on_empty_enter: Callable[[], bool] | None = None  # Enter on an empty prompt
+        self.on_empty_backspace: Callable[[], bool] | None = None  # drops an attached `!` output
         self.last_key_at = float("-inf")  # monotonic time of the latest key (dialogs pause on it)
 
     def action_newline(self) -> None:
@@ -143,6 +144,9 @@ class PromptInput(KeyFirstTextArea):
             return True
         if event.key == "enter":
             self._submit()
+            return True
+        empty_backspace = event.key == "backspace" and not self.text and self.on_empty_backspace is not None
+        if empty_backspace and self.on_empty_backspace is not None and self.on_empty_backspace():
             return True
         if event.key == "up" and not self.text and self.pull_queued is not None:
             queued = self.pull_queued()

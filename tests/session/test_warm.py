@@ -1,0 +1,58 @@
+"""The first message's imports run in a worker thread: `ready()` waits for them
+without blocking the event loop, also when another thread is midway through one."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from wyckoff_cli.session import warm
+from wyckoff_cli.storage.config import Config
+
+
+@pytest.fixture
+def slow_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    name = f"wyckoff_slow_{time.monotonic_ns()}"
+    (tmp_path / f"{name}.py").write_text("import time\ntime.sleep(0.4)\nDONE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return name
+
+
+async def test_ready_imports_in_a_thread_while_the_loop_keeps_running(slow_module: str) -> None:
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    task = asyncio.create_task(ticker())
+    await warm.ready([slow_module])
+    task.cancel()
+    assert sys.modules[slow_module].DONE is True
+    assert ticks > 0  # the loop ran during the import
+
+
+async def test_ready_waits_for_an_import_another_thread_has_begun(slow_module: str) -> None:
+    started = threading.Thread(target=__import__, args=(slow_module,), daemon=True)
+    started.start()
+    while slow_module not in sys.modules:  # in sys.modules from the start of its import
+        await asyncio.sleep(0.005)
+    assert not hasattr(sys.modules[slow_module], "DONE")
+    await warm.ready([slow_module])
+    assert sys.modules[slow_module].DONE is True  # finished, so `import` on the loop cannot block
+    started.join()
+
+
+def test_the_model_and_fallback_sdks_come_first_and_unknown_models_are_skipped() -> None:
+    config = Config()
+    modules = warm.modules_for(["anthropic:claude-sonnet-4-5", "gemini:gemini-2.5-pro", "nope:x"], config)
+    assert modules[:2] == ["anthropic", "google.genai"]
+    assert modules[2:] == list(warm.SESSION_MODULES)
+    assert warm.modules_for(["scripted:x"], config) == list(warm.SESSION_MODULES)

@@ -1,0 +1,71 @@
+"""`!command` typed at the start of the prompt: run it in the workspace shell.
+
+The controller runs it as a `run_shell` call through the session's policy (a deny
+rule refuses it, an unapproved command opens the approval dialog, plan mode refuses
+it); the screen shows it with the same tool widget as the model's calls, in the turn
+worker, so Esc interrupts it and messages typed meanwhile are queued. Its output is
+offered to the next message: the line above the prompt says so, and Backspace on an
+empty prompt takes the last one back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wyckoff_cli.runtime.loop import AbortSignal
+
+if TYPE_CHECKING:
+    from wyckoff_cli.tui.screens.chat import ChatScreen
+
+
+def shell_line(text: str) -> str | None:
+    """The command of a `!command` input, or None when `text` is not one."""
+    if not text.startswith("!"):
+        return None
+    command = text[1:].strip()
+    return command or None
+
+
+def run_shell_line(screen: ChatScreen, command: str) -> None:
+    if screen.busy:
+        screen.add_notice("warning", "`!` commands wait for the turn to end (Esc interrupts it)")
+        return
+    screen.add_user(f"! {command}")
+    screen.transcript.follow()
+    abort = screen.abort = AbortSignal()
+
+    async def run() -> None:
+        await screen._route(screen.controller.shell(command, abort))
+        screen.status.state = "idle"
+        screen.status_changed()
+        if abort.aborted and screen.queued:
+            screen.queue_held = True  # as after a turn: Esc stops the work until Enter
+        screen._show_queue()
+        screen.call_after_refresh(screen._next_queued)
+
+    screen.turn_worker = screen.run_worker(run(), exclusive=True, group="turn")
+
+
+def attached_lines(screen: ChatScreen) -> list[str]:
+    """What the line above the prompt says about `!` output waiting for the next message."""
+    lines = []
+    for run in screen.controller.shell_runs:
+        status = (
+            "failed" if run.failed else f"exit {run.exit_code}" if run.exit_code is not None else "killed"
+        )
+        count = f"{run.lines} line{'s' * (run.lines != 1)}"
+        lines.append(f"↳ goes with your next message: `{run.command}` ({count}, {status})")
+    if lines:
+        lines[-1] += " · Backspace on an empty prompt drops it"
+    return lines
+
+
+def drop_attached(screen: ChatScreen) -> bool:
+    """Backspace on an empty prompt: the last `!` output is not sent after all."""
+    runs = screen.controller.shell_runs
+    if not runs:
+        return False
+    dropped = runs.pop()
+    screen.add_notice("info", f"The output of `{dropped.command}` will not be sent")
+    screen._show_queue()
+    return True
