@@ -3,6 +3,8 @@
 - `WYCKOFF_HOME` points at a fresh temporary folder (config, data, cache).
 - API keys and proxy variables are removed; `NO_PROXY` covers loopback, so the only
   network a test can reach is 127.0.0.1.
+- `FORCE_HYPERLINK=0`: `[ui] hyperlinks = "auto"` shows URLs as text whatever terminal
+  the tests run in, so snapshots do not depend on it.
 - Tests marked `live` (real LLM APIs) run only with `--run-live`.
 """
 
@@ -47,6 +49,7 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    monkeypatch.setenv("FORCE_HYPERLINK", "0")
     return home
 
 

@@ -24,15 +24,17 @@ LOCAL = {
 
 
 def test_every_list_of_providers_reads_the_table() -> None:
-    from wyckoff_cli.tui.screens.setup import PROVIDERS as SETUP
+    from pathlib import Path
 
+    from wyckoff_cli.tui.screens.setup import SetupNeeds, SetupScreen
+
+    needs = SetupNeeds("m", None, "", lambda _: False, lambda _p, _k: Path(), lambda: None)
+    setup = [(e.name, e.setup_variable) for e in SetupScreen(needs)._entries()]
     assert KNOWN_PROVIDERS == PROVIDER_NAMES
     assert (
-        [name for name, _, _ in SETUP]
-        == [e.name for e in setup_entries()]
-        == ["anthropic", "openai", "gemini"]
+        [name for name, _ in setup] == [e.name for e in setup_entries()] == ["anthropic", "openai", "gemini"]
     )
-    assert SETUP[2][1] == "GEMINI_API_KEY"
+    assert setup[2][1] == "GEMINI_API_KEY"
     for entry in PROVIDER_TABLE:
         cls = adapter_class(ModelSpec(entry.name, "m"))
         assert cls.__name__ == entry.factory.rsplit(":", 1)[1]

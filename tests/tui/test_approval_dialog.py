@@ -175,6 +175,8 @@ async def test_an_edit_shows_its_surrounding_lines_read_only(tmp_path: Path) -> 
         assert editor.has_focus and editor.text == "    return math.pi * r * r"
         context = [plain_text(s.content) for s in modal.query(".context").results(Static)]
         assert "def area(r):" in context[0] and "print(area(2))" in context[1]
+        await pilot.press("end", *"  # pi", "home", *"#")  # Home/End move in the text, not the preview
+        assert editor.text == "    #return math.pi * r * r  # pi"  # Home: the first non-blank
         editor.load_text("    return math.tau / 2 * r * r")
         await pilot.press("ctrl+s")
         await settle(pilot, chat(app))

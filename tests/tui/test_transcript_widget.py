@@ -109,9 +109,11 @@ async def test_finished_blocks_are_rendered_once(monkeypatch: pytest.MonkeyPatch
     renders: Counter[str] = Counter()
     real = markdown_stream.render_markdown
 
-    def spy(source: str, width: int, console: Console, code_theme: str = "monokai") -> list[Strip]:
+    def spy(
+        source: str, width: int, console: Console, code_theme: str = "monokai", hyperlinks: bool = True
+    ) -> list[Strip]:
         renders[source] += 1
-        return real(source, width, console, code_theme)
+        return real(source, width, console, code_theme, hyperlinks)
 
     monkeypatch.setattr(markdown_stream, "render_markdown", spy)
     app = TranscriptApp()

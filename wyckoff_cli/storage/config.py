@@ -29,7 +29,7 @@ from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.config_agents import AgentsConfig, SessionConfig
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
 from wyckoff_cli.storage.config_mcp import McpServer
-from wyckoff_cli.storage.config_ui import UiConfig
+from wyckoff_cli.storage.ui_config import UIConfig
 from wyckoff_cli.storage.web_config import WebConfig
 
 
@@ -256,7 +256,7 @@ class Config:
     session: SessionConfig = _doc("Session limits.", default_factory=SessionConfig)
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
-    ui: UiConfig = _doc("The app in the terminal.", default_factory=UiConfig)
+    ui: UIConfig = _doc("The terminal app: how it draws, how it notifies.", default_factory=UIConfig)
 
 
 # --------------------------------------------------------------------------- loading

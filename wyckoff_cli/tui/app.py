@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 from textual.app import App
 
 from wyckoff_cli.session import keys
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.tui import notifications
+from wyckoff_cli.tui.hyperlinks import terminal_shows_hyperlinks
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.sessions import SessionPicker
 from wyckoff_cli.tui.screens.setup import SetupNeeds, SetupScreen, quit_hint
@@ -16,10 +19,18 @@ class WyckoffApp(App[None]):
     TITLE = "Wyckoff"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, controller: ChatController, *, pick_session: bool = False) -> None:
+    def __init__(
+        self, controller: ChatController, *, pick_session: bool = False, hyperlinks: bool | None = None
+    ) -> None:
         super().__init__()
         self.controller = controller
         self.pick_session = pick_session
+        self.hyperlinks = (
+            terminal_shows_hyperlinks(controller.builder.config.ui.hyperlinks, os.environ)
+            if hyperlinks is None
+            else hyperlinks
+        )
+        """Links in answers as OSC 8 hyperlinks, else as `text (url)` (docs/TUI.md, "Tables and links")."""
         self.chat: ChatScreen | None = None
         self.session_id: str | None = None  # the session to resume, known once the app closed
         self.farewell: str | None = None  # what the terminal shows after the app closes

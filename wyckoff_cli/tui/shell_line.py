@@ -10,12 +10,37 @@ empty prompt takes the last one back.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
 
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.session.status import StatusModel
 
-if TYPE_CHECKING:
-    from wyckoff_cli.tui.screens.chat import ChatScreen
+
+class ShellHost(Protocol):
+    """What of the chat screen a `!command` uses (the screen imports this module)."""
+
+    controller: ChatController
+    status: StatusModel
+    abort: AbortSignal | None
+    turn_worker: Any
+    queued: list[str]
+    queue_held: bool
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def transcript(self) -> Any: ...
+    def add_notice(self, kind: str, message: str) -> None: ...
+    def add_user(self, text: str) -> None: ...
+    def status_changed(self) -> None: ...
+    def _show_queue(self) -> None: ...
+    def _next_queued(self) -> None: ...
+    async def _route(self, events: AsyncIterator[ev.RuntimeEvent]) -> None: ...
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+    def run_worker(self, work: Any, *, exclusive: bool = ..., group: str = ...) -> Any: ...
 
 
 def shell_line(text: str) -> str | None:
@@ -26,7 +51,7 @@ def shell_line(text: str) -> str | None:
     return command or None
 
 
-def run_shell_line(screen: ChatScreen, command: str) -> None:
+def run_shell_line(screen: ShellHost, command: str) -> None:
     if screen.busy:
         screen.add_notice("warning", "`!` commands wait for the turn to end (Esc interrupts it)")
         return
@@ -46,7 +71,7 @@ def run_shell_line(screen: ChatScreen, command: str) -> None:
     screen.turn_worker = screen.run_worker(run(), exclusive=True, group="turn")
 
 
-def attached_lines(screen: ChatScreen) -> list[str]:
+def attached_lines(screen: ShellHost) -> list[str]:
     """What the line above the prompt says about `!` output waiting for the next message."""
     lines = []
     for run in screen.controller.shell_runs:
@@ -60,7 +85,7 @@ def attached_lines(screen: ChatScreen) -> list[str]:
     return lines
 
 
-def drop_attached(screen: ChatScreen) -> bool:
+def drop_attached(screen: ShellHost) -> bool:
     """Backspace on an empty prompt: the last `!` output is not sent after all."""
     runs = screen.controller.shell_runs
     if not runs:

@@ -21,6 +21,8 @@ from rich.syntax import Syntax, SyntaxTheme
 from textual.strip import Strip
 
 from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
+from wyckoff_cli.tui.widgets.markdown_links import LINK_TEXT, LINK_URL, may_hold_links, show_links
+from wyckoff_cli.tui.widgets.markdown_table import WrappingTable
 
 __all__ = ["render_code_line", "render_markdown"]
 
@@ -58,35 +60,46 @@ class _Heading(Heading):
 
 
 class _Markdown(Markdown):
-    """Rich's `Markdown`, parsed with one shared parser (building one costs ~0.5 ms)."""
+    """Rich's `Markdown`, parsed with one shared parser (building one costs ~0.5 ms),
+    with tables that keep every cell (markdown_table.py) and links that are OSC 8
+    hyperlinks (`hyperlinks`) or show their URL as text (markdown_links.py)."""
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements,
         "fence": _CodeBlock,
         "code_block": _CodeBlock,
         "heading_open": _Heading,
+        "table_open": WrappingTable,
     }
+    inlines = {*Markdown.inlines, LINK_TEXT, LINK_URL}
 
-    def __init__(self, markup: str, code_theme: str = DEFAULT_CODE_THEME) -> None:
+    def __init__(self, markup: str, code_theme: str = DEFAULT_CODE_THEME, hyperlinks: bool = True) -> None:
         # Same attributes as Markdown.__init__ (rich 15), without a parser per instance.
         self.markup = markup
         self.parsed = _PARSER.parse(markup)
+        if may_hold_links(markup):
+            show_links(self.parsed, hyperlinks)
         self.code_theme = code_theme
         self.justify = None
         self.style = "none"
-        self.hyperlinks = True
+        self.hyperlinks = hyperlinks
         self.inline_code_lexer = None
         self.inline_code_theme = code_theme
 
 
 def render_markdown(
-    source: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
+    source: str,
+    width: int,
+    console: Console,
+    code_theme: str = DEFAULT_CODE_THEME,
+    hyperlinks: bool = True,
 ) -> list[Strip]:
-    """Render one Markdown block into strips `width` cells wide (the transcript's hot path)."""
+    """Render one Markdown block into strips `width` cells wide (the transcript's hot path).
+    `hyperlinks`: links as OSC 8 hyperlinks, else as `text (url)`."""
     options = console.options.update(
         width=width, min_width=width, max_width=width, height=None, highlight=False
     )
-    lines = console.render_lines(_Markdown(source, code_theme), options, pad=True)
+    lines = console.render_lines(_Markdown(source, code_theme, hyperlinks), options, pad=True)
     # Rich opens a list or quote with a blank line and may end a block with one; the
     # view puts exactly one blank line between blocks, as Rich does between elements.
     first, last = 0, len(lines)

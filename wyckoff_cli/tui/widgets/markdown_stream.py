@@ -34,15 +34,20 @@ _FENCE_START = re.compile(r"^(`{3,}|~{3,})")
 
 
 def render_markdown(
-    source: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
+    source: str,
+    width: int,
+    console: Console,
+    code_theme: str = DEFAULT_CODE_THEME,
+    hyperlinks: bool = True,
 ) -> list[Strip]:
-    """Render one Markdown block into strips `width` cells wide (the transcript's hot path).
+    """Render one Markdown block into strips `width` cells wide (the transcript's hot path);
+    links as OSC 8 hyperlinks, or as `text (url)` when `hyperlinks` is False.
 
     The renderer (markdown_render.py: markdown-it, Rich's Markdown, Pygments, ~30 ms of
     imports) is imported on first use, so it is not on the way to the app's first paint."""
     from wyckoff_cli.tui.widgets.markdown_render import render_markdown as render
 
-    return render(source, width, console, code_theme)
+    return render(source, width, console, code_theme, hyperlinks)
 
 
 def render_code_line(
@@ -127,6 +132,12 @@ class MarkdownStreamView(BlockLinesView):
         if len(self._chunks) > 1:
             self._chunks = ["".join(self._chunks)]
         return self._chunks[0] if self._chunks else ""
+
+    @property
+    def hyperlinks(self) -> bool:
+        """Links as OSC 8 hyperlinks, or as `text (url)`: the app's `hyperlinks` (WyckoffApp
+        decides it from `[ui] hyperlinks` and the terminal); True in an app without one."""
+        return bool(getattr(self.app, "hyperlinks", True))
 
     @property
     def is_finished(self) -> bool:
@@ -318,7 +329,7 @@ class MarkdownStreamView(BlockLinesView):
             if provisional:
                 self._provisional = block
             return strips
-        return render_markdown(source, width, self.app.console, self.code_theme)
+        return render_markdown(source, width, self.app.console, self.code_theme, self.hyperlinks)
 
     def _render_open_code(self, source: str, width: int) -> tuple[list[Strip], bool]:
         """The growing block is a fenced code block: highlight its complete lines once per
