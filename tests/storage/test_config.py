@@ -57,6 +57,12 @@ def test_project_file_overrides_user_file_and_rules_are_combined(workspace: Path
             "permission_mode must be one of 'default', 'plan', 'auto-edit', 'yolo'",
         ),
         ('[models.x]\nprovider = "openai"\n', "models.x.model is required"),
+        (
+            '[ui]\nnotifications = "loud"\n',
+            "line 2: ui.notifications must be one of 'auto', 'bell', 'off', got 'loud'",
+        ),
+        ("[ui]\nnotifications = true\n", "ui.notifications must be one of 'auto', 'bell', 'off'"),
+        ('[ui]\nnotify = "bell"\n', "unknown key 'ui.notify'"),
         ("colour = 1\n", "unknown key 'colour'"),
         ("model = \n", "invalid TOML"),
     ],
@@ -116,3 +122,9 @@ def test_split_key_honours_quotes() -> None:
         "openai:gpt-5.1",
         "input",
     ]
+
+
+def test_ui_notifications_default_and_set(workspace: Path) -> None:
+    assert load_config(workspace).config.ui.notifications == "auto"
+    write_user('[ui]\nnotifications = "bell"\n')
+    assert load_config(workspace).config.ui.notifications == "bell"

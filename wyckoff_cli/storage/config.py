@@ -256,7 +256,7 @@ class Config:
     session: SessionConfig = _doc("Session limits.", default_factory=SessionConfig)
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
-    ui: UIConfig = _doc("How the terminal app draws.", default_factory=UIConfig)
+    ui: UIConfig = _doc("The terminal app: how it draws, how it notifies.", default_factory=UIConfig)
 
 
 # --------------------------------------------------------------------------- loading

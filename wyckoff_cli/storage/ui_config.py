@@ -1,4 +1,4 @@
-"""`[ui]`: how the app draws on the terminal (docs/CONFIG.md, docs/TUI.md)."""
+"""`[ui]`: how the app draws on the terminal and notifies (docs/CONFIG.md, docs/TUI.md)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,19 @@ from typing import Literal
 
 @dataclass
 class UIConfig:
-    """`[ui]`: the terminal app's display."""
+    """`[ui]`: the terminal app's display and notifications."""
 
     hyperlinks: Literal["auto", "on", "off"] = field(
         default="auto",
         metadata={
             "doc": "Links in answers as clickable OSC 8 hyperlinks (`on`), or as `text (url)` (`off`); "
             "`auto` uses hyperlinks in terminals known to show them, and not inside tmux or screen."
+        },
+    )
+    notifications: Literal["auto", "bell", "off"] = field(
+        default="auto",
+        metadata={
+            "doc": "Tell you when an approval waits or a turn ends while the terminal is not focused: "
+            "`auto` (a desktop notification where the terminal supports one, else the bell), `bell` or `off`."
         },
     )

@@ -8,6 +8,7 @@ from textual.app import App
 
 from wyckoff_cli.session import keys
 from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.tui import notifications
 from wyckoff_cli.tui.hyperlinks import terminal_shows_hyperlinks
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.sessions import SessionPicker
@@ -36,6 +37,8 @@ class WyckoffApp(App[None]):
         self.setup_needs: SetupNeeds | None = None  # why the setup screen was shown
 
     def on_mount(self) -> None:
+        # while the terminal is not focused, an approval or a turn's end notifies
+        self.notifier = notifications.install(self, self.controller.builder.config.ui.notifications)
         controller = self.controller
         problem = controller.check_model(controller.model)
         if not problem:
@@ -69,6 +72,7 @@ class WyckoffApp(App[None]):
 
     def _start_chat(self) -> None:
         self.chat = ChatScreen(self.controller)
+        self.chat.router.on_turn_end = self.notifier.turn_ended
         self.push_screen(self.chat)
         loaded = self.controller.loaded
         if loaded is not None and loaded.torn:

@@ -12,6 +12,7 @@ widget then renders once in that same frame. A delta costs a list append.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Protocol, assert_never
 
@@ -59,6 +60,10 @@ class EventRouter:
         self._thinking_buffer = ""
         self._output_buffers: dict[str, str] = {}
         self.last_done: ev.TurnDone | None = None
+        # told when a turn ends: (done, the failure before it, seconds since its first model call)
+        self.on_turn_end: Callable[[ev.TurnDone, ev.TurnFailed | None, float | None], None] | None = None
+        self._turn_started: float | None = None
+        self._failure: ev.TurnFailed | None = None
 
     # ------------------------------------------------------------------ coalescing
 
@@ -144,6 +149,8 @@ class EventRouter:
                 self._want_flush()
                 return
             case ev.ModelStart():
+                if self._turn_started is None:
+                    self._turn_started = time.monotonic()
                 self._close_answer()
                 self.thinking = None
                 self._set_state("thinking")
@@ -226,6 +233,7 @@ class EventRouter:
             case ev.MessageCommitted():
                 pass  # the session recorder persists it
             case ev.TurnFailed(kind=kind, message=message):
+                self._failure = event
                 self.view.add_notice("error", f"{kind}: {message}")
             case ev.CommandOutput():
                 self.view.show_output(event)
@@ -243,6 +251,7 @@ class EventRouter:
                         "warning", "Stopped at the tool-round limit; say “continue” to go on."
                     )
                 self._set_state("idle")
+                self._turn_ended(event)
             case ev.SubagentEvent(parent_call_id=call_id):
                 view = self.tools.get(call_id)
                 child = getattr(view, "child_event", None)  # a task's widget (tui/widgets/task_call.py)
@@ -254,6 +263,12 @@ class EventRouter:
                         self.view.request_approval(request, event.agent)
             case _:
                 assert_never(event)
+
+    def _turn_ended(self, done: ev.TurnDone) -> None:
+        started, failure = self._turn_started, self._failure
+        self._turn_started = self._failure = None
+        if self.on_turn_end is not None:
+            self.on_turn_end(done, failure, None if started is None else time.monotonic() - started)
 
 
 def hook_line(event: ev.HookRan) -> str:

@@ -8,8 +8,10 @@ fails loudly, naming the attribute, when a Textual release changes one of them.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from textual import events
+from textual.app import App
 from textual.containers import ScrollableContainer
 from textual.screen import Screen
 from textual.widget import Widget
@@ -21,6 +23,7 @@ PRIVATE_API = (
     ("Screen", "_compositor"),
     ("ScrollableContainer", "_anchor_released"),
     ("TextArea", "_on_key"),
+    ("App", "_driver"),
 )
 
 
@@ -57,3 +60,12 @@ class KeyFirstTextArea(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
+
+
+def write_to_terminal(app: App[Any], data: str) -> None:
+    """Write raw bytes (a notification's escape sequence) through the app's driver, in
+    order with its frames. Textual writes the bell this way (`App.bell`) but has no
+    public call for other sequences; headless (tests) there is no terminal."""
+    driver = app._driver
+    if driver is not None and not app.is_headless:
+        driver.write(data)

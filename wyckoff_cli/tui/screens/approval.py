@@ -29,6 +29,7 @@ from textual.widgets.option_list import Option
 
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.events import ApprovalRequested
+from wyckoff_cli.tui.notifications import call_summary
 from wyckoff_cli.tui.typing_guard import TypingGuard
 from wyckoff_cli.tui.widgets.call_editor import CallEditor, editable_field, field_label
 from wyckoff_cli.tui.widgets.diff import render_diff
@@ -148,6 +149,12 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.forward_key = forward_key
         self._field = editable_field(request.args, request.editable_fields)
         self._pause_timer: Timer | None = None
+
+    @property
+    def attention(self) -> str:
+        """What a notification says while this dialog waits (`tui/notifications.py`)."""
+        asker = f" (the {self.agent} agent)" if self.agent else ""
+        return f"approval needed{asker} — {call_summary(self.request.name, self.request.args, self.request.preview)}"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):

@@ -60,6 +60,7 @@ WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory", "top", "b
 KEYS = (
     ("Enter", "send"),
     ("Shift+Enter, Ctrl+J", "new line"),
+    ("Ctrl+G", "edit the input (in a dialog: the call being edited) in $VISUAL / $EDITOR"),
     ("Up / Down", "input history (Up on an empty prompt edits a queued message)"),
     ("Esc", "interrupt the turn"),
     ("Ctrl+C", "clear the input, or interrupt; twice quits"),
@@ -76,6 +77,7 @@ KEYS = (
 
 class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
+    AUTO_FOCUS = "#prompt"  # back from a dialog after the terminal lost focus: the prompt, not the transcript
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False, priority=True),
         Binding("ctrl+c", "ctrl_c", "Clear / interrupt / quit", show=False, priority=True),

@@ -38,6 +38,7 @@ class McpTrustScreen(ModalScreen[bool]):
         super().__init__()
         self.question = question
         self.opened = time.monotonic()
+        self.attention = "the project's MCP servers wait for your trust (y / n)"  # a notification's text
 
     def compose(self) -> ComposeResult:
         with Vertical():

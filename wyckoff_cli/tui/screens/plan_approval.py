@@ -29,6 +29,10 @@ class PlanApprovalScreen(ApprovalScreen):
     }
     chosen_mode: str | None = None
 
+    @property
+    def attention(self) -> str:
+        return "the plan is ready for your approval"
+
     def compose(self) -> ComposeResult:
         plan = str(self.request.args.get("plan", "")) or "(no plan given)"
         with Vertical(id="dialog"):

@@ -50,6 +50,7 @@ class HookTrustScreen(ModalScreen[bool]):
         super().__init__()
         self.files = files
         self.guard = TypingGuard()  # keys typed as text never trust anything
+        self.attention = "the project's hooks wait for your trust (y / n)"  # a notification's text
 
     def compose(self) -> ComposeResult:
         with Vertical():

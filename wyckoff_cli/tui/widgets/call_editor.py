@@ -4,8 +4,10 @@ The tool declares which argument a person edits (`ApprovalRequested.editable_fie
 a one-line input for a one-line value such as a shell command, a text area for text
 (an edit's replacement is shown between the file's surrounding lines, read-only).
 Ctrl+R switches to all the arguments as JSON — the fallback, and the only form for a
-tool without an editable text field. Ctrl+S (or Enter in the one-line input) checks the
-edit against the tool's schema and posts `CallEditor.Save`; Esc posts `Cancel`.
+tool without an editable text field. Ctrl+G opens what is being edited in
+`$VISUAL`/`$EDITOR` and takes the result back (`tui/external_editor.py`), checked
+at once. Ctrl+S (or Enter in the one-line input) checks the edit against the tool's
+schema and posts `CallEditor.Save`; Esc posts `Cancel`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static, TextArea
+
+from wyckoff_cli.tui.external_editor import EditResult, edit_in_app, suffix_for
 
 Validate = Callable[[dict[str, Any]], "str | None"]
 FIELD_LABELS = {"new": "the new text", "content": "the file's content", "command": "the command"}
@@ -55,6 +59,7 @@ class CallEditor(Vertical):
     BINDINGS = [
         Binding("ctrl+s", "save", "Run the edited call", show=False),
         Binding("ctrl+r", "toggle_json", "Edit all arguments as JSON", show=False),
+        Binding("ctrl+g", "open_editor", "Edit in $EDITOR", show=False),
         Binding("escape", "cancel", "Back", show=False),
     ]
 
@@ -114,7 +119,7 @@ class CallEditor(Vertical):
         text = f"Editing {field_label(None if self.json_mode else self.field)} · {run} · Esc goes back"
         if self.field is not None:
             text += " · Ctrl+R " + ("edits the field" if self.json_mode else "edits all arguments as JSON")
-        return Text(text)
+        return Text(text + " · Ctrl+G in your editor")
 
     def _editor(self) -> Input | TextArea:
         if self.json_mode:
@@ -135,6 +140,47 @@ class CallEditor(Vertical):
             )
             self.add_class("-json")
         self.query_one("#edit-help", Static).update(self._help())
+        self._editor().focus()
+
+    def action_open_editor(self) -> None:
+        """Ctrl+G: what is being edited, in the person's editor; the result is checked
+        at once (and again when it runs)."""
+        editor = self._editor()
+        text = editor.value if isinstance(editor, Input) else editor.text
+        if self.json_mode:
+            suffix = ".json"
+        elif self.field == "command":
+            suffix = ".sh"
+        else:
+            suffix = suffix_for(self.args.get("path") or self.args.get("file_path"), ".txt")
+        self._took_back(edit_in_app(self.app, text, suffix=suffix))
+
+    def _took_back(self, result: EditResult) -> None:
+        error = self.query_one("#edit-error", Static)
+        if result.text is None:
+            error.update(result.message)
+            self._editor().focus()
+            return
+        editor = self._editor()
+        message = result.message
+        if isinstance(editor, Input) and "\n" in result.text:
+            # a command of several lines does not fit the one-line input: edit it as JSON
+            assert self.field is not None
+            self.query_one("#json", TextArea).load_text(
+                json.dumps({**self.args, self.field: result.text}, indent=2, ensure_ascii=False)
+            )
+            self.add_class("-json")
+            self.query_one("#edit-help", Static).update(self._help())
+            message += " It has several lines: shown as JSON."
+        elif isinstance(editor, Input):
+            editor.value = result.text
+            editor.cursor_position = len(result.text)
+        else:
+            editor.load_text(result.text)
+            editor.move_cursor(editor.document.end)
+        _, problem = self.edited()
+        error.update(problem or "")
+        self.query_one("#edit-help", Static).update(Text(f"{message} ") + self._help())
         self._editor().focus()
 
     def _field_args(self) -> dict[str, Any]:

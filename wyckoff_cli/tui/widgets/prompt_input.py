@@ -1,6 +1,7 @@
 """The prompt: a multi-line input with history and completion.
 
-Enter sends; Shift+Enter or Ctrl+J inserts a new line. Up/Down on the first/last line
+Enter sends; Shift+Enter or Ctrl+J inserts a new line; Ctrl+G edits the prompt in
+`$VISUAL`/`$EDITOR` (`tui/external_editor.py`). Up/Down on the first/last line
 walk the per-project history. Typing `/` at the start offers slash commands, `@`
 offers files (gitignore-aware, fuzzy); Tab or Enter takes the highlighted one.
 """
@@ -18,6 +19,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from wyckoff_cli.tui.external_editor import edit_in_app
 from wyckoff_cli.tui.textual_compat import KeyFirstTextArea
 
 Completer = Callable[[str], list[tuple[str, str]]]  # word -> [(replacement, label)]
@@ -77,6 +79,7 @@ class PromptInput(KeyFirstTextArea):
 
     BINDINGS = [
         Binding("ctrl+j,shift+enter", "newline", "New line", show=False),
+        Binding("ctrl+g", "open_editor", "Edit in $EDITOR", show=False),
     ]
 
     class Submitted(Message):
@@ -102,6 +105,26 @@ class PromptInput(KeyFirstTextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def action_open_editor(self) -> None:
+        """Ctrl+G: the prompt in the person's editor (not while a turn streams: the app,
+        and the answer with it, stands still while the editor has the terminal)."""
+        if getattr(self.screen, "busy", False):
+            self._tell("warning", "Ctrl+G opens your editor once the turn has ended (Esc interrupts it).")
+            return
+        result = edit_in_app(self.app, self.text, suffix=".md")
+        if result.text is not None:
+            self._replace(result.text)
+            self._hide_menu()
+        self._tell("info" if result.text is not None else "warning", result.message)
+        self.focus()
+
+    def _tell(self, kind: str, message: str) -> None:
+        add_notice = getattr(self.screen, "add_notice", None)  # the chat screen's transcript
+        if callable(add_notice):
+            add_notice(kind, message)
+        else:
+            self.notify(message, severity="warning" if kind == "warning" else "information")
 
     def type_key(self, event: events.Key) -> None:
         """A key typed while a dialog was open and paused: as if the prompt had it."""
