@@ -57,8 +57,14 @@ class Screen:
 
 
 def one_run(server: Server, delay: float, args: argparse.Namespace) -> dict[str, float]:
-    home = tempfile.mkdtemp(prefix="wyckoff-bench-home-")
-    project = tempfile.mkdtemp(prefix="wyckoff-bench-project-")
+    with tempfile.TemporaryDirectory(prefix="wyckoff-bench-") as folder:
+        return _run_in(server, delay, args, f"{folder}/home", f"{folder}/project")
+
+
+def _run_in(
+    server: Server, delay: float, args: argparse.Namespace, home: str, project: str
+) -> dict[str, float]:
+    os.makedirs(project)
     env = server.env(home)
     command = [sys.executable, "-m", "wyckoff_cli", "chat", "--model", "anthropic:claude-sonnet-4-5", project]
     terminal = Terminal(command, env, project, args.width, args.height)
@@ -98,7 +104,8 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=100)
     parser.add_argument("--height", type=int, default=32)
     args = parser.parse_args()
-    answer = Path(tempfile.mkdtemp()) / "answer.md"
+    folder = tempfile.TemporaryDirectory(prefix="wyckoff-bench-answer-")
+    answer = Path(folder.name) / "answer.md"
     answer.write_text("A short answer, streamed slowly so the first turn lasts a while. " * 20)
     server = Server(answer, chunk=4, rate=50)
     print(f"load average {os.getloadavg()[0]:.1f}; {args.keys} keys every {args.interval:g} s after Enter")
@@ -110,6 +117,7 @@ def main() -> None:
                 rows[delay].append(one_run(server, delay, args))
     finally:
         server.close()
+        folder.cleanup()
     for delay in delays:
         label = "sent at the first paint" if not delay else f"sent {delay:g} s after the first paint"
         runs = rows[delay]
