@@ -8,7 +8,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, wait_for_screen
@@ -40,14 +39,6 @@ def notices(screen: ChatScreen) -> list[str]:
     return [n.message for n in screen.query(NoticeLine)]
 
 
-async def wait_idle(pilot: Pilot[None], screen: ChatScreen) -> None:
-    for _ in range(300):
-        await pilot.pause(0.02)
-        if not screen.busy:
-            break
-    await pilot.pause()
-
-
 @pytest.mark.parametrize(
     ("text", "command"),
     [
@@ -75,7 +66,7 @@ async def test_a_typed_command_asks_first_and_its_output_goes_with_the_next_mess
         }
         await past_pause(pilot)
         await pilot.press("y")
-        await wait_idle(pilot, screen)
+        await settle(pilot, screen)
         view = screen.query_one(ToolCallView)
         assert view.status == "ok" and "hello-from-the-shell" in view.output + view.result
         assert not provider.requests  # nothing was sent to the model yet
@@ -128,7 +119,7 @@ async def test_a_deny_rule_refuses_a_typed_command_in_every_form(tmp_path: Path,
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, f"!{command}")
-        await wait_idle(pilot, screen)
+        await settle(pilot, screen)
         assert not isinstance(app.screen, ApprovalScreen)
         assert any("was refused" in n for n in notices(screen))
         assert not screen.query(ToolCallView) and not screen.controller.shell_runs
@@ -141,12 +132,12 @@ async def test_an_allowed_command_runs_without_a_dialog_and_plan_mode_refuses_it
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "!printf 'a\\nb\\n'")
-        await wait_idle(pilot, screen)
+        await settle(pilot, screen)
         assert screen.query_one(ToolCallView).status == "ok"
         assert len(screen.controller.shell_runs) == 1
         screen.router.handle(screen.controller.set_mode("plan"))
         await send(pilot, "!printf plan")
-        await wait_idle(pilot, screen)
+        await settle(pilot, screen)
         assert any("commands never run in plan mode" in n for n in notices(screen))
         assert len(screen.query(ToolCallView)) == 1 and len(screen.controller.shell_runs) == 1
 
@@ -157,7 +148,7 @@ async def test_esc_interrupts_a_typed_command_and_backspace_drops_an_attached_ou
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "!echo first")
-        await wait_idle(pilot, screen)
+        await settle(pilot, screen)
         assert len(screen.controller.shell_runs) == 1
         await send(pilot, "!sleep 30")
         for _ in range(100):
@@ -167,7 +158,7 @@ async def test_esc_interrupts_a_typed_command_and_backspace_drops_an_attached_ou
         await asyncio.sleep(0.2)
         await send(pilot, "typed while it ran")  # queued
         await pilot.press("escape")
-        await wait_idle(pilot, screen)
+        await settle(pilot, screen)
         assert screen.query(ToolCallView)[1].status == "error"
         assert any("was interrupted" in n for n in notices(screen))
         assert len(screen.controller.shell_runs) == 1  # an interrupted command attaches nothing

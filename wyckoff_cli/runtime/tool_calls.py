@@ -186,7 +186,7 @@ class ToolCallRunner:
             return None, False
         decision = merge_decisions([await hook.decide_tool(call, args) for hook in self.hooks])
         if decision is not None and decision.args is not None:  # a hook changed the arguments
-            problem = _invalid_arguments(tool, decision.args)
+            problem = tool.arguments_problem(decision.args)
             if problem is not None:
                 text = f"A hook changed the arguments, but they are invalid: {problem}"
                 await self._answer(CallResult(call, text, True), emit)
@@ -227,7 +227,7 @@ class ToolCallRunner:
         outside = frozenset(verdict.outside_paths)
         if outside:
             preview["outside_paths"] = sorted(str(p) for p in outside)
-        responder = ApprovalResponder(lambda edited: _invalid_arguments(tool, edited))
+        responder = ApprovalResponder(tool.arguments_problem)
         await emit(
             ev.ApprovalRequested(
                 call.id,
@@ -253,7 +253,7 @@ class ToolCallRunner:
         proposed = None
         if decision.kind == "edit" and decision.args is not None and decision.args != args:
             proposed, args = args, decision.args
-            problem = _invalid_arguments(tool, args)
+            problem = tool.arguments_problem(args)
             if problem is not None:
                 await emit(ev.ApprovalDecided(call.id, call.name, "edit", args=args))
                 await self._answer(
@@ -430,14 +430,6 @@ def _safe_preview(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> dict[st
     except Exception as exc:  # a preview must never stop the approval itself
         log.warning("preview of %s failed: %s", tool.name, exc)
         return {"kind": "args", "error": str(exc)}
-
-
-def _invalid_arguments(tool: Tool, args: dict[str, Any]) -> str | None:
-    try:
-        tool.check_arguments(args)
-    except ToolError as exc:
-        return exc.message
-    return None
 
 
 def _summary(tool: Tool, args: dict[str, Any]) -> str:

@@ -98,7 +98,7 @@ class UserShell:
             if tool.preview is not None:
                 with contextlib.suppress(Exception):
                     preview = dict(tool.preview(args, ctx))
-            responder = ApprovalResponder(lambda edited: _invalid(tool, edited))
+            responder = ApprovalResponder(tool.arguments_problem)
             yield ev.ApprovalRequested(
                 call_id,
                 tool.name,
@@ -196,11 +196,3 @@ def _block(run: ShellRun) -> str:
         f"{output.rstrip()}\n"
         "</user-shell-command>"
     )
-
-
-def _invalid(tool: Any, args: dict[str, Any]) -> str | None:
-    try:
-        tool.check_arguments(args)
-    except ToolError as exc:
-        return exc.message
-    return None

@@ -151,3 +151,11 @@ class Tool:
         problems += path_problems(self.path_args, args)  # lengths the OS would refuse
         if problems:
             raise ToolError(f"invalid arguments for {self.name}: " + "; ".join(problems) + ".")
+
+    def arguments_problem(self, args: dict[str, Any]) -> str | None:
+        """What is wrong with `args` (the `check_arguments` message), or None."""
+        try:
+            self.check_arguments(args)
+        except ToolError as exc:
+            return exc.message
+        return None
