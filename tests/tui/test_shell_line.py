@@ -172,3 +172,24 @@ async def test_esc_interrupts_a_typed_command_and_backspace_drops_an_attached_ou
         await send(pilot, "hi")
         await settle(pilot, screen)
         assert provider.requests[0].messages[-1].text == "hi"
+
+
+async def test_clear_and_resume_drop_output_waiting_for_the_next_message(tmp_path: Path) -> None:
+    from tests.tui.support import make_controller
+    from wyckoff_cli.runtime.loop import AbortSignal
+
+    root = project(tmp_path, allow=("run_shell",))
+    controller, _ = make_controller(root, [{"text": "ok"}])
+    async for _ in controller.turn("start a session", AbortSignal()):
+        pass
+    earlier = controller.id
+    assert earlier is not None
+    for switch in ("clear", "resume"):
+        async for _ in controller.shell("echo pending", AbortSignal()):
+            pass
+        assert [run.command for run in controller.shell_runs] == ["echo pending"]
+        if switch == "clear":
+            await controller.new_session()
+        else:
+            await controller.resume(earlier)
+        assert controller.shell_runs == [], switch

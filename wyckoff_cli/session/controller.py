@@ -376,6 +376,7 @@ class ChatController:
             return ev.Notice("error", exc.message)
         await self._close_session(recorder=True, reason="other")
         self._hook_source = "resume"
+        self.shell_runs = []  # `!command` output was for the session left
         self.loaded = loaded
         self._recorder = recorder
         self.mode_notes = ModeNotes()
