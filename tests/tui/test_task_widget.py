@@ -78,6 +78,7 @@ async def test_a_task_widget_shows_the_child_live_and_expanded(tmp_path: Path) -
         cost = [e async for e in app.controller.command("cost", "")][0]
         rows = {row[0]: row for row in cost.rows}  # type: ignore[attr-defined]
         assert rows["agent explore"][2] == "4,000" and rows["total"][2] == "8,000"
+        assert all(len(row) == len(cost.columns) for row in cost.rows)  # type: ignore[attr-defined]
 
 
 async def test_a_childs_approval_opens_the_dialog_naming_the_agent(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
 from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.modes import ModeNotes
-from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows
+from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows, totals_row
 from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
@@ -498,20 +498,7 @@ class ChatController:
             "cost",
             "cache saved",
         ]
-        rows = [
-            [
-                model,
-                str(totals.calls),
-                f"{totals.input_tokens:,}",
-                f"{totals.output_tokens:,}",
-                f"{totals.cache_read_tokens:,}",
-                f"{totals.cache_write_tokens:,}",
-                f"{totals.web_searches:,}",
-                f"${totals.cost:.4f}" if totals.priced else "unpriced",
-                f"${totals.saved:.4f}",
-            ]
-            for model, totals in status.per_model.items()
-        ]
+        rows = [totals_row(model, totals) for model, totals in status.per_model.items()]
         rows += agent_rows(status)  # sub-agents' share, already in the models' rows
         rows.append(
             [

@@ -191,21 +191,24 @@ class StatusModel:
         return parts
 
 
+def totals_row(label: str, totals: ModelTotals) -> list[str]:
+    """One `/cost` row: calls, tokens, searches, cost and what the cache saved."""
+    return [
+        label,
+        str(totals.calls),
+        f"{totals.input_tokens:,}",
+        f"{totals.output_tokens:,}",
+        f"{totals.cache_read_tokens:,}",
+        f"{totals.cache_write_tokens:,}",
+        f"{totals.web_searches:,}",
+        f"${totals.cost:.4f}" if totals.priced else "unpriced",
+        f"${totals.saved:.4f}",
+    ]
+
+
 def agent_rows(status: StatusModel) -> list[list[str]]:
     """`/cost` rows for the sub-agents, by agent (their calls are in the models' rows)."""
-    return [
-        [
-            f"agent {name}",
-            str(totals.calls),
-            f"{totals.input_tokens:,}",
-            f"{totals.output_tokens:,}",
-            f"{totals.cache_read_tokens:,}",
-            f"{totals.cache_write_tokens:,}",
-            f"${totals.cost:.4f}" if totals.priced else "unpriced",
-            f"${totals.saved:.4f}",
-        ]
-        for name, totals in status.per_agent.items()
-    ]
+    return [totals_row(f"agent {name}", totals) for name, totals in status.per_agent.items()]
 
 
 DROP_ORDER = ("cache", "tokens", "agents", "background", "context", "mode", "model")
