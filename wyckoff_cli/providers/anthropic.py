@@ -52,7 +52,6 @@ from wyckoff_cli.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
-from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
 from wyckoff_cli.providers.sdk_errors import stream_error
 
@@ -304,13 +303,7 @@ class AnthropicProvider(SDKProvider):
         import anthropic
 
         _quiet_sdk_warnings()
-        options: dict[str, Any] = {}
-        timeout = request_timeout(self.spec)
-        if timeout is not None:
-            options["timeout"] = timeout
-        return anthropic.AsyncAnthropic(
-            api_key=self._api_key, base_url=self.base_url, max_retries=0, **options
-        )
+        return anthropic.AsyncAnthropic(**self.client_options())
 
     def open_stream(self, request: dict[str, Any]) -> AbstractAsyncContextManager[Any]:
         return self._open(request)

@@ -42,7 +42,6 @@ from wyckoff_cli.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
-from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
 from wyckoff_cli.providers.sdk_errors import stream_error
 from wyckoff_cli.providers.spec import ModelSpec
@@ -208,11 +207,7 @@ class OpenAICompatProvider(SDKProvider):
     def make_client(self) -> Any:
         import openai
 
-        options: dict[str, Any] = {}
-        timeout = request_timeout(self.spec)
-        if timeout is not None:
-            options["timeout"] = timeout
-        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0, **options)
+        return openai.AsyncOpenAI(**self.client_options())
 
     def open_stream(self, request: dict[str, Any]) -> AbstractAsyncContextManager[Any]:
         return self._open(request)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from wyckoff_cli.core.errors import ConnectionFailed, Overloaded
 from wyckoff_cli.core.messages import Message, ToolSpec
 from wyckoff_cli.providers.base import Chunk, StreamingProvider, TextChunk, ThinkingChunk
+from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.sdk_errors import raise_translated
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.providers.sse import sse_batches
@@ -68,6 +69,16 @@ class SDKProvider(StreamingProvider):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec.id!r}, base_url={self.base_url!r})"
+
+    def client_options(self) -> dict[str, Any]:
+        """What the Anthropic and OpenAI clients are built with: the key, the base URL,
+        no retries of their own (the retry wrapper retries) and the request timeout,
+        when one is set."""
+        options: dict[str, Any] = {"api_key": self._api_key, "base_url": self.base_url, "max_retries": 0}
+        timeout = request_timeout(self.spec)
+        if timeout is not None:
+            options["timeout"] = timeout
+        return options
 
     def client(self) -> Any:
         """The SDK client, created (and the SDK imported) on first use."""
