@@ -25,7 +25,7 @@ from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
-from wyckoff_cli.tui.widgets.tool_call import SPINNER, ToolCallView, summarize_args
+from wyckoff_cli.tui.widgets.tool_call import ToolCallView, summarize_args
 
 AskFn = Callable[[ev.ApprovalRequested, str], None]  # (request, agent name): open the dialog
 
@@ -94,13 +94,7 @@ class TaskCallView(ToolCallView):
         return f"{self.agent}: {state}"
 
     def _header(self) -> Text:
-        icon, style = {
-            "pending": ("○", "dim"),
-            "waiting": ("?", "bold yellow"),
-            "running": (SPINNER[self._frame % len(SPINNER)], "bold cyan"),
-            "ok": ("✓", "bold green"),
-            "error": ("✗", "bold red"),
-        }[self.status]
+        icon, style = self.status_icon()
         header = Text.assemble((f"{icon} ", style), ("task", "bold"), (f" · {self.agent}", "bold magenta"))
         if self.description:
             header.append(f"  {self.description}")

@@ -157,14 +157,18 @@ class ToolCallView(Static, can_focus=True):
         parts.extend(self.hook_lines)
         return Group(*parts)
 
-    def _header(self) -> Text:
-        icon, style = {
+    def status_icon(self) -> tuple[str, str]:
+        """The header's (icon, style) for the status: a spinner frame while running."""
+        return {
             "pending": ("○", "dim"),
             "waiting": ("?", "bold yellow"),
             "running": (SPINNER[self._frame % len(SPINNER)], "bold cyan"),
             "ok": ("✓", "bold green"),
             "error": ("✗", "bold red"),
         }[self.status]
+
+    def _header(self) -> Text:
+        icon, style = self.status_icon()
         header = Text.assemble((f"{icon} ", style), (self.tool_name, "bold"))
         summary = summarize_args(self.tool_name, self.args)
         if summary:
