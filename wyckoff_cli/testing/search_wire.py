@@ -25,12 +25,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from wyckoff_cli.testing.sse_events import AnthropicBlocks, sse
+
 DEFAULT_USAGE = {"input_tokens": 2_000, "output_tokens": 120}
-
-
-def _sse(data: Any, event: str | None = None) -> bytes:
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
 def _search(scenario: dict[str, Any]) -> tuple[str, list[dict[str, str]], str]:
@@ -70,22 +67,8 @@ def _anthropic(scenario: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
         "stop_sequence": None,
         "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
     }
-    events = [_sse({"type": "message_start", "message": message}, "message_start")]
-    index = 0
-
-    def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
-        nonlocal index
-        events.append(
-            _sse(
-                {"type": "content_block_start", "index": index, "content_block": start}, "content_block_start"
-            )
-        )
-        for delta in deltas:
-            events.append(
-                _sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta")
-            )
-        events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
-        index += 1
+    events = [sse({"type": "message_start", "message": message}, "message_start")]
+    block = AnthropicBlocks(events).add
 
     if preamble:
         block({"type": "text", "text": ""}, [{"type": "text_delta", "text": preamble}])
@@ -125,8 +108,8 @@ def _anthropic(scenario: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
         "server_tool_use": {"web_search_requests": int(scenario["web_search"].get("requests", 1))},
     }
     tail = [
-        _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": end_usage}, "message_delta"),
-        _sse({"type": "message_stop"}, "message_stop"),
+        sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": end_usage}, "message_delta"),
+        sse({"type": "message_stop"}, "message_stop"),
     ]  # fmt: skip
     return events, tail
 
@@ -142,7 +125,7 @@ def _responses(scenario: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
     events: list[bytes] = []
 
     def send(data: dict[str, Any]) -> None:
-        events.append(_sse(data, data["type"]))
+        events.append(sse(data, data["type"]))
 
     base = {
         "id": "resp_fake_search",
@@ -203,7 +186,7 @@ def _responses(scenario: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
             "total_tokens": usage["input_tokens"] + usage["output_tokens"],
         },
     }
-    return events, [_sse({"type": "response.completed", "response": done}, "response.completed")]
+    return events, [sse({"type": "response.completed", "response": done}, "response.completed")]
 
 
 # --------------------------------------------------------------------------- Gemini
@@ -218,7 +201,7 @@ def _gemini(scenario: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
     events: list[bytes] = []
     if half:
         first = {"candidates": [{"content": {"role": "model", "parts": [{"text": text[:half]}]}, "index": 0}]}
-        events.append(_sse({**first, "modelVersion": model}))
+        events.append(sse({**first, "modelVersion": model}))
     rest = text[half:]
     grounding = {
         "searchEntryPoint": {"renderedContent": '<style>.container{}</style><div class="container">Google</div>'},
@@ -249,4 +232,4 @@ def _gemini(scenario: dict[str, Any]) -> tuple[list[bytes], list[bytes]]:
         "usageMetadata": metadata,
         "modelVersion": model,
     }
-    return events, [_sse(last)]
+    return events, [sse(last)]

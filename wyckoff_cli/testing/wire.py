@@ -50,6 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.testing.sse_events import AnthropicBlocks, sse
+
 Vendor = str  # "anthropic" | "openai" | "openai-responses" | "gemini"
 VENDORS = ("anthropic", "openai", "gemini", "openai-responses")
 
@@ -150,12 +152,6 @@ def _split(text: str, parts: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
-def _sse(data: Any, event: str | None = None) -> bytes:
-    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {payload}\n\n".encode()
-
-
 def _usage(scenario: dict[str, Any]) -> dict[str, int]:
     usage = {**DEFAULT_USAGE, **(scenario.get("usage") or {})}
     return {k: int(v) for k, v in usage.items()}
@@ -199,22 +195,8 @@ def _anthropic(
         "stop_sequence": None,
         "usage": start_usage,
     }
-    events = [_sse({"type": "message_start", "message": message}, "message_start")]
-    index = 0
-
-    def block(kind: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
-        nonlocal index
-        events.append(
-            _sse(
-                {"type": "content_block_start", "index": index, "content_block": kind}, "content_block_start"
-            )
-        )
-        for delta in deltas:
-            events.append(
-                _sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta")
-            )
-        events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
-        index += 1
+    events = [sse({"type": "message_start", "message": message}, "message_start")]
+    block = AnthropicBlocks(events).add
 
     if thinking:
         deltas = [{"type": "thinking_delta", "thinking": t} for t in thinking]
@@ -233,7 +215,7 @@ def _anthropic(
         scenario.get("stop_reason", ""), "tool_use" if calls else "end_turn"
     )
     tail = [
-        _sse(
+        sse(
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": stop_reason, "stop_sequence": None},
@@ -241,7 +223,7 @@ def _anthropic(
             },
             "message_delta",
         ),
-        _sse({"type": "message_stop"}, "message_stop"),
+        sse({"type": "message_stop"}, "message_stop"),
     ]
     return events, tail
 
@@ -255,7 +237,7 @@ def _openai(
     model = scenario.get("model", "gpt-fake")
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return _sse(
+        return sse(
             {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion.chunk",
@@ -319,7 +301,7 @@ def _openai(
     )
     tail = [
         chunk({}, finish),
-        _sse(
+        sse(
             {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion.chunk",
@@ -329,7 +311,7 @@ def _openai(
                 "usage": wire_usage,
             }
         ),
-        _sse("[DONE]"),
+        sse("[DONE]"),
     ]
     return events, tail
 
@@ -346,7 +328,7 @@ def _gemini(
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
         if "finishReason" in extra:
             candidate["finishReason"] = extra.pop("finishReason")
-        return _sse({"candidates": [candidate], **extra, "modelVersion": model, "responseId": "resp-fake"})
+        return sse({"candidates": [candidate], **extra, "modelVersion": model, "responseId": "resp-fake"})
 
     events = [chunk([{"text": t, "thought": True}]) for t in thinking]
     events += [chunk([{"text": p}]) for p in pieces]
@@ -386,7 +368,7 @@ def _responses(
     outputs: list[dict[str, Any]] = []
 
     def send(data: dict[str, Any]) -> None:
-        events.append(_sse(data, data["type"]))
+        events.append(sse(data, data["type"]))
 
     base = {"id": "resp_fake", "object": "response", "model": model, "status": "in_progress", "output": []}
     send({"type": "response.created", "response": base})
@@ -498,7 +480,7 @@ def _responses(
         },
     }
     kind = "response.incomplete" if stop else "response.completed"
-    return events, [_sse({"type": kind, "response": final}, kind)]
+    return events, [sse({"type": kind, "response": final}, kind)]
 
 
 # --------------------------------------------------------------------------- errors
@@ -553,7 +535,7 @@ def _midstream_error(vendor: Vendor, spec: Any) -> bytes:
     if vendor == "anthropic":
         kind = detail.get("type", "overloaded_error")
         message = detail.get("message", "Overloaded")
-        return _sse({"type": "error", "error": {"type": kind, "message": message}}, "error")
+        return sse({"type": "error", "error": {"type": kind, "message": message}}, "error")
     if vendor == "openai-responses":
         message = detail.get("message", "The server had an error while processing your request.")
         error = {
@@ -562,11 +544,11 @@ def _midstream_error(vendor: Vendor, spec: Any) -> bytes:
             "message": message,
             "param": None,
         }
-        return _sse(error, "error")
+        return sse(error, "error")
     if vendor == "openai":
         message = detail.get("message", "The server had an error while processing your request.")
         kind = detail.get("type", "server_error")
-        return _sse({"error": {"message": message, "type": kind, "param": None, "code": detail.get("code")}})
+        return sse({"error": {"message": message, "type": kind, "param": None, "code": detail.get("code")}})
     code = int(detail.get("code", 503))
     message = detail.get("message", "The model is overloaded. Please try again later.")
-    return _sse({"error": {"code": code, "message": message, "status": _GEMINI_STATUS.get(code, "UNKNOWN")}})
+    return sse({"error": {"code": code, "message": message, "status": _GEMINI_STATUS.get(code, "UNKNOWN")}})
