@@ -10,7 +10,6 @@ requests go to the screen's dialog, naming the agent.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -98,12 +97,7 @@ class TaskCallView(ToolCallView):
         header = Text.assemble((f"{icon} ", style), ("task", "bold"), (f" · {self.agent}", "bold magenta"))
         if self.description:
             header.append(f"  {self.description}")
-        if self.status == "running" and self.started is not None:
-            header.append(f"  {time.monotonic() - self.started:.1f}s", style="dim")
-        elif self.elapsed_ms is not None:
-            header.append(f"  {self.elapsed_ms / 1000:.1f}s", style="dim")
-        if self.status == "waiting":
-            header.append("  waiting for approval", style="yellow")
+        self.append_progress(header)
         return header
 
     def _body(self) -> RenderableType:

@@ -167,18 +167,22 @@ class ToolCallView(Static, can_focus=True):
             "error": ("✗", "bold red"),
         }[self.status]
 
-    def _header(self) -> Text:
-        icon, style = self.status_icon()
-        header = Text.assemble((f"{icon} ", style), (self.tool_name, "bold"))
-        summary = summarize_args(self.tool_name, self.args)
-        if summary:
-            header.append(f"  {summary}", style="")
+    def append_progress(self, header: Text) -> None:
+        """The header's time (live while running) and "waiting for approval"."""
         if self.status == "running" and self.started is not None:
             header.append(f"  {time.monotonic() - self.started:.1f}s", style="dim")
         elif self.elapsed_ms is not None:
             header.append(f"  {self.elapsed_ms / 1000:.1f}s", style="dim")
         if self.status == "waiting":
             header.append("  waiting for approval", style="yellow")
+
+    def _header(self) -> Text:
+        icon, style = self.status_icon()
+        header = Text.assemble((f"{icon} ", style), (self.tool_name, "bold"))
+        summary = summarize_args(self.tool_name, self.args)
+        if summary:
+            header.append(f"  {summary}", style="")
+        self.append_progress(header)
         if self.background:
             header.append("  (background)", style="dim")
         return header
