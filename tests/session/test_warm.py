@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from wyckoff_cli.session import warm
-from wyckoff_cli.storage.config import Config
+from wyckoff_cli.storage.config import Config, ModelAlias
 
 
 @pytest.fixture
@@ -56,3 +56,5 @@ def test_the_model_and_fallback_sdks_come_first_and_unknown_models_are_skipped()
     assert modules[:2] == ["anthropic", "google.genai"]
     assert modules[2:] == list(warm.SESSION_MODULES)
     assert warm.modules_for(["scripted:x"], config) == list(warm.SESSION_MODULES)
+    aliased = Config(models={"local": ModelAlias(provider="ollama", model="qwen3:8b")})
+    assert warm.modules_for(["local"], aliased)[0] == "openai"  # an alias's provider's SDK

@@ -40,12 +40,13 @@ SESSION_MODULES = (
 def modules_for(models: Iterable[str], config: Config) -> list[str]:
     """The SDKs of `models` (the one asked for and its fallbacks), then the session's."""
     from wyckoff_cli.providers.registry import entry_for
-    from wyckoff_cli.session.models import resolve_model_spec
+    from wyckoff_cli.providers.spec import parse_model_id
 
     sdks = []
-    for name in models:
+    for name in models:  # only the provider is needed: no key lookup (a file read) per turn
+        alias = config.models.get(name)
         try:
-            sdk = entry_for(resolve_model_spec(name, config).provider).sdk
+            sdk = entry_for(alias.provider if alias is not None else parse_model_id(name)[0]).sdk
         except Exception:  # an unknown model is reported when it is used
             continue
         if sdk:
