@@ -317,15 +317,7 @@ async def _turn(
             yield notice
         text = request.text
         if shell_snippets(text):
-            expansion = ShellExpansion(
-                text,
-                request.command or "command",
-                session.policy,
-                session.registry,
-                builder.workspace.root,
-                session.runtime.tool_env,
-                set(),
-            )
+            expansion = ShellExpansion.of(text, request, session, builder.workspace.root, set())
             async for event in expansion.events():
                 yield event
             if expansion.failed is not None:

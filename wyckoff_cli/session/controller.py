@@ -201,15 +201,7 @@ class ChatController:
             for event in extensions.request_notices(request):
                 yield event
             if shell_snippets(text):
-                expansion = ShellExpansion(
-                    text,
-                    request.command or "command",
-                    session.policy,
-                    session.registry,
-                    self.root,
-                    session.runtime.tool_env,
-                    self._approved_snippets,
-                )
+                expansion = ShellExpansion.of(text, request, session, self.root, self._approved_snippets)
                 async for event in expansion.events():
                     self._observe(event)
                     yield event

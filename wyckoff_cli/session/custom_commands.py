@@ -36,6 +36,7 @@ from wyckoff_cli.tools.policy import ApprovalPolicy, invalid_rules
 
 if TYPE_CHECKING:
     from wyckoff_cli.runtime.loop import AgentRuntime
+    from wyckoff_cli.session.builder import Session
     from wyckoff_cli.tools.registry import ToolRegistry
 
 _NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -206,6 +207,21 @@ class ShellExpansion:
     env: dict[str, str] | None
     approved: set[str]  # commands approved earlier this session
     failed: str | None = None
+
+    @classmethod
+    def of(
+        cls, text: str, request: TurnRequest, session: Session, root: Path, approved: set[str]
+    ) -> ShellExpansion:
+        """The expansion of `text` (`request`'s) in `session` (its policy, tools, environment)."""
+        return cls(
+            text,
+            request.command or "command",
+            session.policy,
+            session.registry,
+            root,
+            session.runtime.tool_env,
+            approved,
+        )
 
     async def events(self) -> AsyncIterator[ev.RuntimeEvent]:
         outputs: dict[str, str] = {}
