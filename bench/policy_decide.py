@@ -14,8 +14,8 @@ from pathlib import Path
 
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.builtin import default_registry
-from wyckoff_cli.tools.policy import ApprovalPolicy
-from wyckoff_cli.tools.shellparse import parse_command
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.shellparse import parse_command
 
 CASES = {
     "git status": "git status",

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from wyckoff_cli.cli.main import main
-from wyckoff_cli.tools.sandbox import probe
+from wyckoff_cli.tools.permissions.sandbox import probe
 
 
 @pytest.fixture

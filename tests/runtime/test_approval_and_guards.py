@@ -16,8 +16,8 @@ from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.expectation import resolve_turn_expectation
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.tools.base import ToolContext
-from wyckoff_cli.tools.policy import ApprovalPolicy
-from wyckoff_cli.tools.subject import command_subject
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.subject import command_subject
 
 SCHEMA = {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
 

@@ -10,7 +10,7 @@ import pytest
 from tests.runtime.support import collect, make_runtime, make_tool, of_type
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.claims import admits_failure, claims_edit, claims_run
-from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 
 EDIT_CLAIMS = [
     "Fixed: add() now adds.",

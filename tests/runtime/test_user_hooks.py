@@ -146,7 +146,7 @@ async def test_permission_decision_allow_skips_the_question(workspace: Path, tmp
 async def test_allow_never_overrides_a_deny_rule_or_a_destructive_command(
     workspace: Path, tmp_path: Path
 ) -> None:
-    from wyckoff_cli.tools.policy import ApprovalPolicy
+    from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 
     output = {"hookSpecificOutput": {"permissionDecision": "allow"}}
     command, _ = hook_command(tmp_path / "h", "pre", stdout=output)

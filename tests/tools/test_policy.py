@@ -9,7 +9,7 @@ import pytest
 
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.builtin import default_registry
-from wyckoff_cli.tools.policy import (
+from wyckoff_cli.tools.permissions.policy import (
     PERMISSION_MODES,
     ApprovalPolicy,
     PermissionMode,

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wyckoff_cli.tools.destructive import find_danger
-from wyckoff_cli.tools.rules import RuleError, command_matches, command_prefix, parse_rule
-from wyckoff_cli.tools.shellparse import normalize, parse_command
+from wyckoff_cli.tools.permissions.destructive import find_danger
+from wyckoff_cli.tools.permissions.rules import RuleError, command_matches, command_prefix, parse_rule
+from wyckoff_cli.tools.permissions.shellparse import normalize, parse_command
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.builtin import default_registry
-from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, PermissionMode
 
 
 class Approver:

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from wyckoff_cli.tools.base import ToolContext
+from wyckoff_cli.tools.permissions.sandbox import ShellSettings, find_bwrap, probe, sandbox_status
 from wyckoff_cli.tools.process import child_env, is_secret_name, removed_variables
-from wyckoff_cli.tools.sandbox import ShellSettings, find_bwrap, probe, sandbox_status
 from wyckoff_cli.tools.shell import make_shell_tools
 
 from .conftest import run_tool

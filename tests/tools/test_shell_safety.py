@@ -14,10 +14,10 @@ import pytest
 
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.builtin import default_registry
-from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
-from wyckoff_cli.tools.sandbox import ShellSettings
-from wyckoff_cli.tools.shellparse import parse_command
-from wyckoff_cli.tools.subject import command_subject
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, PermissionMode
+from wyckoff_cli.tools.permissions.sandbox import ShellSettings
+from wyckoff_cli.tools.permissions.shellparse import parse_command
+from wyckoff_cli.tools.permissions.subject import command_subject
 
 TOOLS = {tool.name: tool for tool in default_registry()}
 SANDBOXED = {tool.name: tool for tool in default_registry(shell=ShellSettings(sandbox="workspace-write"))}

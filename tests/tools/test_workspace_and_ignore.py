@@ -12,7 +12,7 @@ from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.ignore import GlobFilter, IgnoreMatcher, parse_ignore_text
-from wyckoff_cli.tools.workspace import outside_paths, resolve_for_tool, resolve_path
+from wyckoff_cli.tools.permissions.workspace import outside_paths, resolve_for_tool, resolve_path
 
 TOOLS = {tool.name: tool for tool in default_registry()}
 

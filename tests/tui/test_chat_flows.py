@@ -14,7 +14,7 @@ from tests.tui.support import make_app
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage.permissions import list_rules
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
-from wyckoff_cli.tools.subject import command_subject
+from wyckoff_cli.tools.permissions.subject import command_subject
 from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.approval import ApprovalScreen

@@ -29,7 +29,7 @@ from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.commands import COMMANDS, parse_command
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.mcp import start_session_mcp
-from wyckoff_cli.tools.policy import PERMISSION_MODES
+from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from wyckoff_cli.core.errors import UsageError
     from wyckoff_cli.storage import permissions as store
     from wyckoff_cli.storage.paths import find_project_root
-    from wyckoff_cli.tools.rules import RuleError, check_rule
+    from wyckoff_cli.tools.permissions.rules import RuleError, check_rule
 
     root = find_project_root(Path.cwd())
     if args.action == "list":
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.action == "add":
         from wyckoff_cli.session.shell import session_tool_names
-        from wyckoff_cli.tools.policy import known_tool_hint, unknown_tool_rules
+        from wyckoff_cli.tools.permissions.policy import known_tool_hint, unknown_tool_rules
 
         known = session_tool_names()
         if unknown_tool_rules([rule], known):

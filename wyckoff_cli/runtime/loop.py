@@ -57,7 +57,7 @@ from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
-from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)

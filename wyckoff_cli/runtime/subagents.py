@@ -34,9 +34,9 @@ from wyckoff_cli.runtime.agent_files import AgentCatalog, AgentDefinition
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
-from wyckoff_cli.tools.policy import ApprovalPolicy, Verdict
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, Verdict
+from wyckoff_cli.tools.permissions.rules import Rule, RuleError, allowing_rule, parse_rule
 from wyckoff_cli.tools.registry import ToolRegistry
-from wyckoff_cli.tools.rules import Rule, RuleError, allowing_rule, parse_rule
 
 TASK_TOOL = "task"
 CostFn = Callable[[str, Usage], "float | None"]  # (model, usage) -> USD, None when unpriced

@@ -29,7 +29,7 @@ from wyckoff_cli.runtime.offload import offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
-from wyckoff_cli.tools.policy import ApprovalPolicy, Verdict
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, Verdict
 from wyckoff_cli.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)

@@ -33,9 +33,9 @@ from wyckoff_cli.storage.paths import find_project_root
 from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
-from wyckoff_cli.tools.policy import ApprovalPolicy, PermissionMode
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, PermissionMode
+from wyckoff_cli.tools.permissions.sandbox import ShellSettings
 from wyckoff_cli.tools.registry import ToolRegistry
-from wyckoff_cli.tools.sandbox import ShellSettings
 
 if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
@@ -336,7 +336,7 @@ def session_web_tools(config: Config, provider: LLMProvider) -> list[Tool]:
 def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:
     """The session's policy: config rules plus `--allow` rules; a malformed rule is a
     configuration error naming it (never silently ignored)."""
-    from wyckoff_cli.tools.policy import invalid_rules
+    from wyckoff_cli.tools.permissions.policy import invalid_rules
 
     problems = invalid_rules([*config.permissions.allow, *config.permissions.deny, *extra_allow])
     if problems:

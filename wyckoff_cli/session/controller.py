@@ -33,7 +33,7 @@ from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows, totals_row
 from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
 from wyckoff_cli.storage.session_lock import SessionLocked
-from wyckoff_cli.tools.policy import PERMISSION_MODES, next_permission_mode
+from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
 
 if TYPE_CHECKING:
     from wyckoff_cli.runtime.hook_config import HookFile

@@ -32,7 +32,7 @@ from wyckoff_cli.context.frontmatter import FrontMatterError, read_document
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.hook_config import CLAUDE_TOOL_NAMES
 from wyckoff_cli.storage import paths
-from wyckoff_cli.tools.policy import ApprovalPolicy, invalid_rules
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, invalid_rules
 
 if TYPE_CHECKING:
     from wyckoff_cli.runtime.loop import AgentRuntime

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 from wyckoff_cli.tools.plan import mode_note, offered_tools
-from wyckoff_cli.tools.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
 

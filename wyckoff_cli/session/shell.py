@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from wyckoff_cli.core.errors import ConfigError
-from wyckoff_cli.tools.policy import known_tool_hint, unknown_tool_rules
-from wyckoff_cli.tools.sandbox import SANDBOX_MODES, SandboxMode, ShellSettings, sandbox_status
+from wyckoff_cli.tools.permissions.policy import known_tool_hint, unknown_tool_rules
+from wyckoff_cli.tools.permissions.sandbox import SANDBOX_MODES, SandboxMode, ShellSettings, sandbox_status
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.config import Config

@@ -30,7 +30,7 @@ from wyckoff_cli.runtime.subagents import (
     transcript_path,
 )
 from wyckoff_cli.storage.config import Config
-from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 
 # The builder imports this module (lazily), so its types are not imported back here:
 SessionBuilder = Any  # session/builder.py SessionBuilder

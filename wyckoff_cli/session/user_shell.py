@@ -29,7 +29,7 @@ from wyckoff_cli.core.approval import ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.tools.base import ToolContext, ToolOutcome
-from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 from wyckoff_cli.tools.registry import ToolRegistry
 
 _STATUS_LINE = re.compile(r"^\[(exit code|timed out|killed|stopped)")

@@ -4,7 +4,7 @@
 "Always" in the approval dialog saves its rule to the project file with
 `save_rule(rule, root=…)`; `wyckoff permissions list|add|remove` and `/permissions`
 manage them. Files are rewritten atomically and validated (other keys are kept).
-Rule syntax is checked by the callers (`wyckoff_cli.tools.rules.check_rule`): this
+Rule syntax is checked by the callers (`wyckoff_cli.tools.permissions.rules.check_rule`): this
 module only stores text.
 """
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolSpec
-from wyckoff_cli.tools.subject import Access, Subject, SubjectFn, ToolKind, default_subject
+from wyckoff_cli.tools.permissions.subject import Access, Subject, SubjectFn, ToolKind, default_subject
 
 if TYPE_CHECKING:
     from wyckoff_cli.tools.background import BackgroundTaskManager

@@ -12,9 +12,9 @@ from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.edit import edit_file
 from wyckoff_cli.tools.files import read_file, write_file
 from wyckoff_cli.tools.listing import glob, list_dir
+from wyckoff_cli.tools.permissions.sandbox import ShellSettings
 from wyckoff_cli.tools.plan import exit_plan
 from wyckoff_cli.tools.registry import ToolRegistry
-from wyckoff_cli.tools.sandbox import ShellSettings
 from wyckoff_cli.tools.search import grep
 from wyckoff_cli.tools.shell import make_shell_tools, run_shell, task_output, task_stop
 from wyckoff_cli.tools.todo import todo_write

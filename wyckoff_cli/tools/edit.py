@@ -11,7 +11,14 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
-from wyckoff_cli.tools.policy import preview_rule
+from wyckoff_cli.tools.permissions.policy import preview_rule
+from wyckoff_cli.tools.permissions.workspace import (
+    describe_os_error,
+    display_path,
+    ensure_not_git_internal,
+    resolve_for_tool,
+    resolve_path,
+)
 from wyckoff_cli.tools.textio import (
     TextFile,
     count_changes,
@@ -20,13 +27,6 @@ from wyckoff_cli.tools.textio import (
     show,
     unified_diff,
     write_atomic_bytes,
-)
-from wyckoff_cli.tools.workspace import (
-    describe_os_error,
-    display_path,
-    ensure_not_git_internal,
-    resolve_for_tool,
-    resolve_path,
 )
 
 MAX_CANDIDATES = 3

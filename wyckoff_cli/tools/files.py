@@ -10,7 +10,14 @@ from typing import Any, BinaryIO
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
-from wyckoff_cli.tools.policy import preview_rule
+from wyckoff_cli.tools.permissions.policy import preview_rule
+from wyckoff_cli.tools.permissions.workspace import (
+    describe_os_error,
+    display_path,
+    ensure_not_git_internal,
+    resolve_for_tool,
+    resolve_path,
+)
 from wyckoff_cli.tools.textio import (
     count_changes,
     decode_file,
@@ -18,13 +25,6 @@ from wyckoff_cli.tools.textio import (
     show,
     unified_diff,
     write_atomic_bytes,
-)
-from wyckoff_cli.tools.workspace import (
-    describe_os_error,
-    display_path,
-    ensure_not_git_internal,
-    resolve_for_tool,
-    resolve_path,
 )
 
 PAGE_CHARS = 7_000  # numbered lines per page; the whole result stays under ~7,500

@@ -11,7 +11,7 @@ from typing import Any
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.ignore import IgnoreMatcher, glob_to_regex
-from wyckoff_cli.tools.workspace import display_path, relative_to_root, resolve_for_tool
+from wyckoff_cli.tools.permissions.workspace import display_path, relative_to_root, resolve_for_tool
 
 LIST_CAP = 250
 GLOB_CAP = 200

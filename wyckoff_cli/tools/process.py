@@ -29,7 +29,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Protocol
 
-from wyckoff_cli.tools.sandbox import SandboxRun, blocked_note, bwrap_args, cleanup
+from wyckoff_cli.tools.permissions.sandbox import SandboxRun, blocked_note, bwrap_args, cleanup
 
 HEAD_CHARS = 2_000
 TAIL_CHARS = 4_500

@@ -31,8 +31,8 @@ from wyckoff_cli.tools.grep_results import (
     format_results,
 )
 from wyckoff_cli.tools.ignore import PROJECT_IGNORE, IgnoreMatcher
+from wyckoff_cli.tools.permissions.workspace import display_path, relative_to_root, resolve_for_tool
 from wyckoff_cli.tools.pygrep import python_grep
-from wyckoff_cli.tools.workspace import display_path, relative_to_root, resolve_for_tool
 
 MAX_OUTPUT_BYTES = 32_000_000  # rg output read before the search is cut short
 RgLocator = Callable[[], str | None]

@@ -11,12 +11,12 @@ from typing import Any
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
-from wyckoff_cli.tools.policy import preview_rule
+from wyckoff_cli.tools.permissions.policy import preview_rule
+from wyckoff_cli.tools.permissions.sandbox import ShellSettings, sandbox_run
+from wyckoff_cli.tools.permissions.shellparse import parse_command
+from wyckoff_cli.tools.permissions.subject import Subject
+from wyckoff_cli.tools.permissions.workspace import display_path, resolve_for_tool, resolve_path
 from wyckoff_cli.tools.process import OutputCapture, collapse_carriage_returns, run_process, strip_ansi
-from wyckoff_cli.tools.sandbox import ShellSettings, sandbox_run
-from wyckoff_cli.tools.shellparse import parse_command
-from wyckoff_cli.tools.subject import Subject
-from wyckoff_cli.tools.workspace import display_path, resolve_for_tool, resolve_path
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0

@@ -18,7 +18,7 @@ from wyckoff_cli.storage.chatlog import read_chat
 from wyckoff_cli.storage.recorder import SessionRecorder
 from wyckoff_cli.storage.sessions import SessionStore
 from wyckoff_cli.tools.builtin import default_registry
-from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 
 
 async def two_turns(

@@ -17,7 +17,7 @@ from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.storage.config import CheckpointsConfig
 from wyckoff_cli.tools.builtin import default_registry
-from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 
 SESSION = "20261201-100000-abcd"
 

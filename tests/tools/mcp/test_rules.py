@@ -14,8 +14,8 @@ from tests.tools.mcp.conftest import stdio_spec
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.mcp.client import ServerConnection
 from wyckoff_cli.tools.mcp.proxy import proxy_tool
-from wyckoff_cli.tools.policy import ApprovalPolicy
-from wyckoff_cli.tools.rules import RuleError, parse_rule, suggest_rule
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.rules import RuleError, parse_rule, suggest_rule
 
 
 def make(name: str, server: str = "github", read_only: bool | None = None) -> Tool:

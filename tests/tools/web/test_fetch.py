@@ -18,7 +18,7 @@ from tests.tools.web.server import LocalServer, Reply
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
-from wyckoff_cli.tools.policy import ApprovalPolicy
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 from wyckoff_cli.tools.web.client import USER_AGENT
 from wyckoff_cli.tools.web.fetch import WebFetch
 

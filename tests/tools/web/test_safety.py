@@ -13,7 +13,7 @@ from tests.tools.web.conftest import make_fetch
 from tests.tools.web.server import LocalServer, Reply
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
-from wyckoff_cli.tools.policy import ApprovalPolicy, invalid_rules
+from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, invalid_rules
 from wyckoff_cli.tools.web.addresses import AddressGuard, BlockedAddress, refusal_reason
 from wyckoff_cli.tools.web.client import FetchLimits, WebClient
 from wyckoff_cli.tools.web.fetch import WebFetch

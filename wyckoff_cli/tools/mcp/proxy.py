@@ -19,7 +19,7 @@ from typing import Any
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.mcp.client import ServerConnection
 from wyckoff_cli.tools.mcp.results import convert_result
-from wyckoff_cli.tools.subject import Subject
+from wyckoff_cli.tools.permissions.subject import Subject
 
 
 def arguments_subject(args: dict[str, Any]) -> str:

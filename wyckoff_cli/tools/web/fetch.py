@@ -25,7 +25,7 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
-from wyckoff_cli.tools.subject import NONE, Subject
+from wyckoff_cli.tools.permissions.subject import NONE, Subject
 from wyckoff_cli.tools.web.client import FetchFailed, RawPage, WebClient
 from wyckoff_cli.tools.web.convert import Converted, Unsupported, convert, pretty_json
 from wyckoff_cli.tools.web.urls import BadURL, canonical_url, host_of, suggest_url_rule, url_for_rules

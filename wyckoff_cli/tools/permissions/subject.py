@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.paths import relative_to_root, resolve_path
-from wyckoff_cli.tools.shellparse import ParsedCommand, parse_command
+from wyckoff_cli.tools.permissions.shellparse import ParsedCommand, parse_command
 
 SubjectKind = Literal["command", "path", "url", "text", "none"]
 Access = Literal["read", "write", "read-write", "none"]

@@ -46,10 +46,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wyckoff_cli.tools.base import Tool, ToolContext
-from wyckoff_cli.tools.destructive import DangerContext, find_danger
 from wyckoff_cli.tools.paths import is_within, relative_to_root, resolve_path
-from wyckoff_cli.tools.protected import protected_reason
-from wyckoff_cli.tools.rules import (
+from wyckoff_cli.tools.permissions.destructive import DangerContext, find_danger
+from wyckoff_cli.tools.permissions.protected import protected_reason
+from wyckoff_cli.tools.permissions.rules import (
     ALIASES,
     FILE_FAMILIES,
     Rule,
@@ -60,9 +60,9 @@ from wyckoff_cli.tools.rules import (
     path_matches,
     suggest_rule,
 )
-from wyckoff_cli.tools.shellparse import pattern_words
-from wyckoff_cli.tools.subject import Subject
-from wyckoff_cli.tools.workspace import is_git_internal, outside_paths
+from wyckoff_cli.tools.permissions.shellparse import pattern_words
+from wyckoff_cli.tools.permissions.subject import Subject
+from wyckoff_cli.tools.permissions.workspace import is_git_internal, outside_paths
 
 PermissionMode = Literal["default", "plan", "auto-edit", "yolo"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "plan", "auto-edit", "yolo")

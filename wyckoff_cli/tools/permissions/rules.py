@@ -42,8 +42,8 @@ from typing import Any, Literal
 
 from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.ignore import glob_to_regex
-from wyckoff_cli.tools.shellparse import SimpleCommand, basename, normalize, pattern_words
-from wyckoff_cli.tools.subject import Subject
+from wyckoff_cli.tools.permissions.shellparse import SimpleCommand, basename, normalize, pattern_words
+from wyckoff_cli.tools.permissions.subject import Subject
 from wyckoff_cli.tools.web.urls import check_domain_pattern, host_matches, suggest_url_rule
 
 _RULE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*\*?)\s*(?:\((.*)\))?\s*", re.DOTALL)

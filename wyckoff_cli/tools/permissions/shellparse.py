@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from wyckoff_cli.tools.shellcommand import (
+from wyckoff_cli.tools.permissions.shellcommand import (
     SHELLS,
     UNSAFE_VARIABLES,
     ParsedCommand,

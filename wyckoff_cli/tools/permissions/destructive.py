@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wyckoff_cli.tools.shellparse import (
+from wyckoff_cli.tools.permissions.shellparse import (
     ParsedCommand,
     SimpleCommand,
     Word,
