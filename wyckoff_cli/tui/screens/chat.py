@@ -171,6 +171,8 @@ class ChatScreen(Screen[None]):
             self.add_notice("warning", notice)
         for problem in self.controller.builder.agents().problems:  # agent files skipped, once
             self.add_notice("warning", problem)
+        if notice := self.controller.untrusted_allow_notice():  # the project's allow rules (issue 27)
+            self.add_notice("warning", notice)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
 
