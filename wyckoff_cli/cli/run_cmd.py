@@ -408,9 +408,10 @@ def _describe(event: Any) -> str:
     from wyckoff_cli.core import events as ev
 
     if isinstance(event, ev.Retrying):
+        waited = f" · waited {event.waited:.0f} s of {event.limit:g} s" if event.limit is not None else ""
         return (
             f"{event.model} failed ({event.error}); retrying in {event.delay:.1f} s "
-            f"(attempt {event.attempt} of {event.attempts})"
+            f"(attempt {event.attempt} of {event.attempts}){waited}"
         )
     message = getattr(event, "message", None)
     if message:

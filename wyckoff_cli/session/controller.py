@@ -311,6 +311,13 @@ class ChatController:
             self.mode_notes.told = mode
         return changed
 
+    def skip_to_fallback(self) -> str | None:
+        """Esc while a model's retries wait: the next fallback takes over now (its name
+        is returned); None when nothing waits so or no fallback follows (Esc interrupts)."""
+        provider = self._session.runtime.provider if self._session is not None else None
+        skip = getattr(provider, "skip_waiting", None)
+        return skip() if callable(skip) else None
+
     def next_mode(self) -> ev.RuntimeEvent:
         return self.set_mode(next_permission_mode(self.mode))
 
