@@ -142,3 +142,14 @@ async def _until(predicate: Any, timeout: float = 20) -> None:
     while not predicate():
         assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
         await asyncio.sleep(0.01)
+
+
+def test_one_attempt_may_always_stay_silent_as_long_as_the_watchdog_allows(server: FakeServer) -> None:
+    """A raised `stream_idle_timeout` (a model that thinks for minutes before its first
+    token) is never cut by a smaller `stream_stall_limit`."""
+    provider = make_provider(
+        server, "anthropic", watchdog=True, stream_idle_timeout=300, retry=RetryPolicy(stall_limit=90)
+    )
+    assert isinstance(provider, RetryingProvider) and provider.policy.stall_limit == 300
+    default = make_provider(server, "anthropic", watchdog=True, retry=RetryPolicy())
+    assert isinstance(default, RetryingProvider) and default.policy.stall_limit == 90
