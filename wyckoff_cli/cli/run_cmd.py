@@ -15,10 +15,12 @@ text mode the session id is printed to stderr; the `json` output carries it as
 notice.
 
 A prompt `/NAME args` naming a custom slash command (docs/EXTENDING.md) is expanded
-first: its `allowed-tools` are allowed for the run, its `model` answers unless
+first: its `allowed-tools` are allowed for the run (a project's command file only once
+trusted: `wyckoff permissions trust`), its `model` answers unless
 `--model` is given, and its `` !`command` `` snippets go through the permission policy
 (nothing can be asked here: allow them with `--allow` or a mode). The project's user
-hooks run only once trusted (`wyckoff hooks trust`) or with `--trust-hooks`.
+hooks run only once trusted (`wyckoff hooks trust`) or with `--trust-hooks`; the
+project's `permissions.allow` rules apply only once trusted (`wyckoff permissions trust`).
 """
 
 from __future__ import annotations
@@ -153,6 +155,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     provider = builder.provider(model)
     build_policy(config, mode, allow)
     _warn_untrusted_hooks(builder)
+    _warn_untrusted_allow(builder)
     recorder = _open_session(args, builder, provider.name)
     if recorder is None and config.context.memory:
         from wyckoff_cli.storage.paths import data_dir, writable_problem
@@ -341,6 +344,14 @@ def _warn_untrusted_hooks(builder: SessionBuilder) -> None:
         )
 
 
+def _warn_untrusted_allow(builder: SessionBuilder) -> None:
+    from wyckoff_cli.storage.project_grants import untrusted_allow_notice
+
+    notice = untrusted_allow_notice(builder.workspace.root)
+    if notice:
+        print(f"wyckoff: {notice}", file=sys.stderr)
+
+
 def _open_session(args: argparse.Namespace, builder: SessionBuilder, model: str) -> SessionRecorder | None:
     """A new session, or the one `--continue` / `--resume` names, reopened."""
     if args.no_session:
@@ -397,9 +408,10 @@ def _describe(event: Any) -> str:
     from wyckoff_cli.core import events as ev
 
     if isinstance(event, ev.Retrying):
+        waited = f" · waited {event.waited:.0f} s of {event.limit:g} s" if event.limit is not None else ""
         return (
             f"{event.model} failed ({event.error}); retrying in {event.delay:.1f} s "
-            f"(attempt {event.attempt} of {event.attempts})"
+            f"(attempt {event.attempt} of {event.attempts}){waited}"
         )
     message = getattr(event, "message", None)
     if message:

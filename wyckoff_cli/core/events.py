@@ -250,6 +250,9 @@ class Retrying(_Event):
     delay: float
     error: str
     discarded_text: str = ""
+    waited: float = 0.0  # seconds this call waited for output so far (`stream_stall_limit`)
+    limit: float | None = None  # the most it waits in all (None: no total bound)
+    fallback: str | None = None  # the next model of the chain: the host may skip to it now
 
 
 @dataclass(frozen=True, slots=True)

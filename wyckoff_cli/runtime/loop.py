@@ -468,7 +468,8 @@ class AgentRuntime:
                     thinking_started, thinking_ms = None, 0
                     if isinstance(chunk, RetryChunk):
                         retry = (chunk.model, chunk.attempt, chunk.attempts, chunk.delay, chunk.error)
-                        await self._emit(turn, ev.Retrying(*retry, discarded_text=discarded))
+                        waits = (discarded, chunk.waited, chunk.limit, chunk.fallback)
+                        await self._emit(turn, ev.Retrying(*retry, *waits))
                     else:
                         await self._emit(
                             turn,

@@ -60,6 +60,12 @@ class Workspace:
     def config(self) -> Config:
         return self.loaded.config
 
+    def ignored_allow(self) -> list[str]:
+        """The project's allow rules that do not apply (its file is not trusted)."""
+        from wyckoff_cli.storage.project_grants import ignored_allow_rules
+
+        return ignored_allow_rules(self.root)
+
 
 def open_workspace(cwd: Path) -> Workspace:
     root = find_project_root(cwd)
@@ -230,7 +236,12 @@ class SessionBuilder:
         """The parts of one session. `provider` when the host built it already (to fail
         on a missing key before anything else is made)."""
         config = self.config
-        policy = build_policy(config, mode, [*self.extra_allow, *allow])  # type: ignore[arg-type]
+        policy = build_policy(
+            config,
+            mode,  # type: ignore[arg-type]
+            [*self.extra_allow, *allow],
+            self.workspace.ignored_allow(),
+        )
         provider = provider or self.provider(model)
         registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
         if self.tools_factory is None:  # the web tools of `[web]` (tools/web)
@@ -333,9 +344,13 @@ def session_web_tools(config: Config, provider: LLMProvider) -> list[Tool]:
     return web_tools(config.web, os.environ, provider_searches=searches_server_side(provider))
 
 
-def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:
+def build_policy(
+    config: Config, mode: PermissionMode, extra_allow: list[str], ignored_allow: Sequence[str] = ()
+) -> ApprovalPolicy:
     """The session's policy: config rules plus `--allow` rules; a malformed rule is a
-    configuration error naming it (never silently ignored)."""
+    configuration error naming it (never silently ignored). `ignored_allow`: the
+    project's allow rules that do not apply because its file is not trusted
+    (storage/project_grants.py); deny rules always apply."""
     from wyckoff_cli.tools.permissions.policy import invalid_rules
 
     problems = invalid_rules([*config.permissions.allow, *config.permissions.deny, *extra_allow])
@@ -343,7 +358,7 @@ def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -
         raise ConfigError("; ".join(problems))
     return ApprovalPolicy(
         mode=mode,
-        allow=[*config.permissions.allow, *extra_allow],
+        allow=[*(r for r in config.permissions.allow if r not in ignored_allow), *extra_allow],
         deny=list(config.permissions.deny),
     )
 

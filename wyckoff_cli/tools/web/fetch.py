@@ -27,7 +27,7 @@ from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.permissions.subject import NONE, Subject
 from wyckoff_cli.tools.web.client import FetchFailed, RawPage, WebClient
-from wyckoff_cli.tools.web.convert import Converted, Unsupported, convert, pretty_json
+from wyckoff_cli.tools.web.convert import Converted, TooDeep, Unsupported, convert, pretty_json
 from wyckoff_cli.tools.web.urls import BadURL, canonical_url, host_of, suggest_url_rule, url_for_rules
 
 INLINE_CHARS = 7_000  # below the runtime's offload threshold: the model sees it all
@@ -224,6 +224,8 @@ class WebFetch:
             )
         try:  # parsing a big page or PDF takes a while: off the event loop
             converted = await asyncio.to_thread(convert, raw.body, raw.content_type, raw.charset, raw.url)
+        except TooDeep as exc:
+            raise ToolError(f"web_fetch: {raw.url}: {exc}; not converted.") from None
         except Unsupported as exc:
             raise ToolError(
                 f"web_fetch: {raw.url} is {exc} ({_plural(len(raw.body), 'byte')}), not text; "

@@ -10,7 +10,7 @@ permission modes; Ctrl+O shows or hides all thinking; PageUp/PageDown scroll.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from rich.table import Table
@@ -44,6 +44,7 @@ from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
+from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
@@ -171,6 +172,8 @@ class ChatScreen(Screen[None]):
             self.add_notice("warning", notice)
         for problem in self.controller.builder.agents().problems:  # agent files skipped, once
             self.add_notice("warning", problem)
+        if notice := self.controller.untrusted_allow_notice():  # the project's allow rules (issue 27)
+            self.add_notice("warning", notice)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
 
@@ -204,6 +207,11 @@ class ChatScreen(Screen[None]):
 
     def add_notice(self, kind: str, message: str) -> None:
         self._mount(NoticeLine(kind, message))
+
+    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingNotice:
+        notice = CountingNotice(kind, render)
+        self._mount(notice)
+        return notice
 
     def add_user(self, text: str) -> None:
         self._mount(UserMessage(text))
@@ -512,7 +520,10 @@ class ChatScreen(Screen[None]):
             self.query_one(PromptInput).focus()
             return
         if self.busy and self.abort is not None:
-            self.abort.abort()
+            if skipped_to := self.controller.skip_to_fallback():  # a retry's wait: the next model now
+                self.add_notice("fallback", f"Trying {skipped_to} now")
+            else:
+                self.abort.abort()
         elif not self.query_one(PromptInput).text and self._escapes.press():
             run_checkpoint_command(self, "rewind")  # Esc Esc on an empty input
 
