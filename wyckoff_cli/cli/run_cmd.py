@@ -223,6 +223,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         await builder.user_hooks.aclose()
         await runtime.close()
         await mcp.aclose()
+        if args.output_format == "text" and not printer.ended_with_newline:
+            out.write("\n")  # the answer's last line ends before anything on stderr follows
+            printer.ended_with_newline = True
         if recorder is not None:
             recorder.close()
             _report_session(recorder, args.output_format)
@@ -396,6 +399,8 @@ def _report_session(recorder: SessionRecorder, output_format: str) -> None:
 def _describe(event: Any) -> str:
     from wyckoff_cli.core import events as ev
 
+    if isinstance(event, ev.RetryInjected):
+        return event.notice
     if isinstance(event, ev.Retrying):
         return (
             f"{event.model} failed ({event.error}); retrying in {event.delay:.1f} s "

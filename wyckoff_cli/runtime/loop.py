@@ -386,7 +386,15 @@ class AgentRuntime:
                 turn.state.retries += 1
                 missing = [req.tool or req.kind or "" for req in verdict.missing]
                 retry_text = verdict.retry_message or ""
-                await self._emit(turn, ev.RetryInjected(turn.state.retries, missing, retry_text))
+                retry = ev.RetryInjected(
+                    turn.state.retries,
+                    missing,
+                    retry_text,
+                    verdict.reason,
+                    self.settings.loop_guard_retries,
+                    list(verdict.calls),
+                )
+                await self._emit(turn, retry)
                 await self._commit(turn, Message.user(retry_text, synthetic="loop_guard"))
                 continue
             turn.pending_calls = calls
@@ -407,7 +415,7 @@ class AgentRuntime:
                         result.call.id, result.call.name, result.text, is_error=result.is_error, **result.meta
                     ),
                 )
-                turn.state.record_result(result.call, result.text, result.is_error)
+                turn.state.record_result(result.call, result.text, result.is_error, result.refused_by)
             turn.pending_calls = ()
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:
