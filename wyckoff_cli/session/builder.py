@@ -16,7 +16,7 @@ from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
-from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
+from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks, ran_a_command
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
@@ -271,7 +271,11 @@ class SessionBuilder:
         policy.protected_roots = protected_roots
         checkpoints = (  # checkpoints of the work tree before rounds that may change files
             checkpoint_hooks(
-                self.workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
+                self.workspace.root,
+                config.checkpoints,
+                recorder.id,
+                redact=offload_redactor(config),
+                commands_ran=ran_a_command(recorder.conversation, lambda name: _kind(registry, name)),
             )
             if recorder is not None
             else []
@@ -333,6 +337,11 @@ def _budget_hooks(budget: SessionBudget | None) -> list[RuntimeHooks]:
     from wyckoff_cli.runtime.subagents import BudgetHook
 
     return [BudgetHook(budget)]
+
+
+def _kind(registry: ToolRegistry, name: str) -> str:
+    tool = registry.get(name)
+    return tool.kind if tool is not None else "other"
 
 
 def session_web_tools(
