@@ -89,3 +89,25 @@ def test_a_retry_notice_on_stderr_says_what_was_sent(tmp_path: Path, workspace: 
         "succeed and its answer did not say so (retry 1 of 2)"
     ) in result.stderr
     assert "Reminded the model to call" not in result.stderr
+
+
+def test_a_custom_command_run_headless_is_titled_and_resumed_as_typed(
+    tmp_path: Path, workspace: Path
+) -> None:
+    commands = workspace / ".wyckoff" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("Review $ARGUMENTS carefully.\n")
+    model = scripted(tmp_path, [{"text": "Looks fine."}])
+    result = run(["-m", model, "--output-format", "json", "/review calc.py"], workspace)
+    assert result.returncode == 0, result.stderr
+    session_id = json.loads(result.stdout.strip().splitlines()[-1])["session_id"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "wyckoff_cli", "sessions", "list", "--json"],
+        cwd=workspace,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    titles = {item["id"]: item["title"] for item in json.loads(listed.stdout)}
+    assert titles[session_id] == "/review calc.py"

@@ -328,9 +328,16 @@ async def _turn(
                 yield ev.TurnDone("", "stopped", 0)
                 return
             text = expansion.text
+    from wyckoff_cli.core.shown import with_command
+
     required = request.required_tools if request is not None else ()
+    message = with_command(text, request.shown) if request is not None else text  # as typed, when resumed
     async for event in session.runtime.run_stream(
-        session.conversation, text, system_prompt=session.system_prompt, abort=abort, required_tools=required
+        session.conversation,
+        message,
+        system_prompt=session.system_prompt,
+        abort=abort,
+        required_tools=required,
     ):
         yield event
 

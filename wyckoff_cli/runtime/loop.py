@@ -395,7 +395,8 @@ class AgentRuntime:
                     list(verdict.calls),
                 )
                 await self._emit(turn, retry)
-                await self._commit(turn, Message.user(retry_text, synthetic="loop_guard"))
+                note = Message.user(retry_text, synthetic="loop_guard", notice=retry.notice)  # core/shown.py
+                await self._commit(turn, note)
                 continue
             turn.pending_calls = calls
             await self._emit(
