@@ -173,3 +173,24 @@ async def test_a_plan_mode_session_is_listed_by_what_was_typed(
     assert main(["sessions", "list", "--cwd", str(workspace)]) == 0
     table = capsys.readouterr().out
     assert "plan the refactor" in table and "system-reminder" not in table
+
+
+async def test_a_truthful_answer_retry_says_what_was_sent_live_and_resumed(workspace: Path) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    edit = {"name": "edit_file", "args": {"path": "calc.py", "old": "a - b", "new": "a + b"}}
+    rounds = [
+        {"tool_calls": [edit]},
+        {"text": "Sure."},
+        {"text": "Plan mode keeps files read-only: apply a + b."},
+    ]
+
+    def plan(app: WyckoffApp) -> None:
+        app.controller.set_mode("plan")
+
+    live, resumed, _ = await live_then_resumed(workspace, rounds, ["fix add()"], plan)
+    retries = [text for kind, text in live if kind == "retry"]
+    assert len(retries) == 1 and retries[0].startswith(
+        "Asked the model to answer again, truthfully: edit_file("
+    )
+    assert "call edit" not in retries[0]
+    assert resumed == live

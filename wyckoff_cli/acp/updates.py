@@ -181,6 +181,8 @@ class UpdateTranslator:
             case ev.Retrying(model=model, attempt=attempt, attempts=attempts, delay=delay, error=error):
                 note = f"\n[{model} failed ({error}); retrying in {delay:.1f} s (attempt {attempt} of {attempts})]\n"
                 return [update_agent_thought_text(note)]
+            case ev.RetryInjected():  # the same line the app and `wyckoff run` show
+                return [update_agent_thought_text(f"\n[{event.notice}]\n")]
             case ev.ServerToolUsed(summary=summary):
                 return [update_agent_thought_text(f"\n[{summary}]\n")]
             case ev.Compacted(before_messages=before, after_messages=after):
