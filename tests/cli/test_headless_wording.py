@@ -111,3 +111,30 @@ def test_a_custom_command_run_headless_is_titled_and_resumed_as_typed(
     )
     titles = {item["id"]: item["title"] for item in json.loads(listed.stdout)}
     assert titles[session_id] == "/review calc.py"
+
+
+def test_a_hook_block_through_the_real_sdk_and_the_fake_server(tmp_path: Path, workspace: Path) -> None:
+    from wyckoff_cli.testing.fake_server import FakeServer
+
+    command, _ = hook_command(tmp_path / "hooks", "pre", code=2, stderr="rm is not allowed here")
+    write_user_hooks({"PreToolUse": [group(command, "run_shell")]})
+    with FakeServer() as server:
+        server.script(
+            {"tool_calls": [{"name": "run_shell", "args": {"command": "rm -rf build"}}]},
+            {"text": "The hook blocked my command."},
+            {"text": "a second answer nobody should pay for"},
+        )
+        env = dict(os.environ, OPENAI_BASE_URL=server.openai_url, OPENAI_API_KEY="fake-key")
+        result = subprocess.run(
+            [sys.executable, "-m", "wyckoff_cli", "run", "--model", "openai:gpt-5", "remove build/"],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        assert len(server.requests) == 2  # no second answer was asked for
+    assert result.stdout == "The hook blocked my command.\n"
+    assert "unreliable" not in result.stderr and "[retry]" not in result.stderr
+    assert "rm is not allowed here" in result.stderr
