@@ -226,6 +226,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         await builder.user_hooks.aclose()
         await runtime.close()
         await mcp.aclose()
+        if args.output_format == "text" and not printer.ended_with_newline:
+            out.write("\n")  # the answer's last line ends before anything on stderr follows
+            printer.ended_with_newline = True
         if recorder is not None:
             recorder.close()
             _report_session(recorder, args.output_format)
@@ -328,9 +331,16 @@ async def _turn(
                 yield ev.TurnDone("", "stopped", 0)
                 return
             text = expansion.text
+    from wyckoff_cli.core.shown import with_command
+
     required = request.required_tools if request is not None else ()
+    message = with_command(text, request.shown) if request is not None else text  # as typed, when resumed
     async for event in session.runtime.run_stream(
-        session.conversation, text, system_prompt=session.system_prompt, abort=abort, required_tools=required
+        session.conversation,
+        message,
+        system_prompt=session.system_prompt,
+        abort=abort,
+        required_tools=required,
     ):
         yield event
 
@@ -407,6 +417,8 @@ def _report_session(recorder: SessionRecorder, output_format: str) -> None:
 def _describe(event: Any) -> str:
     from wyckoff_cli.core import events as ev
 
+    if isinstance(event, ev.RetryInjected):
+        return event.notice
     if isinstance(event, ev.Retrying):
         waited = f" · waited {event.waited:.0f} s of {event.limit:g} s" if event.limit is not None else ""
         return (

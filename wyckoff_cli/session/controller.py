@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.core.shown import with_command
 from wyckoff_cli.session import extensions
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.commands import SlashCommand
@@ -222,6 +223,8 @@ class ChatController:
         if self.builder.mcp is not None:
             text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
         message = attach(text, attached) if attached else text  # `!command` output goes with it
+        if request is not None:  # the transcript shows `/NAME ARGS`, a resumed one too
+            message = with_command(message, request.shown)
         try:
             with turn_rules(session.policy, request.allow if request is not None else ()):
                 async for event in runtime.run_stream(

@@ -213,10 +213,8 @@ class EventRouter:
                 self.view.add_notice(
                     "compaction", f"Context {how}: {b} → {a} messages, ~{bt:,} → ~{at:,} tokens"
                 )
-            case ev.RetryInjected(attempt=attempt, missing_tools=missing):
-                self.view.add_notice(
-                    "retry", f"Reminded the model to call {', '.join(missing)} (retry {attempt} of 2)"
-                )
+            case ev.RetryInjected():
+                self.view.add_notice("retry", event.notice)
             case ev.UsageReported() | ev.ModelChanged() | ev.ModeChanged():
                 self.view.status_changed()
             case ev.FallbackSwitched(from_model=old, to_model=new, error=error):

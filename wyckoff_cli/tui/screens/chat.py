@@ -286,7 +286,10 @@ class ChatScreen(Screen[None]):
         self._run_command("resume", session_id)
 
     def render_history(self) -> None:
-        replay_history(self.transcript, self.controller.conversation)
+        loaded = self.controller.loaded  # the session's folder holds its tasks' transcripts
+        replay_history(
+            self.transcript, self.controller.conversation, loaded.info.directory if loaded else None
+        )
 
     # ------------------------------------------------------------------ approval
 
