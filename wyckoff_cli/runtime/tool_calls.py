@@ -25,7 +25,7 @@ from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks, ToolDecision, merge_decisions
-from wyckoff_cli.runtime.offload import offload_result
+from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD, offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
@@ -91,7 +91,7 @@ class ToolCallRunner:
     results_dir: Callable[[], Path]
     tool_env: dict[str, str] | None
     max_parallel: int = 5
-    offload_threshold: int = 8_000
+    offload_threshold: int = OFFLOAD_THRESHOLD
     redact: Callable[[str], str] | None = None  # for what is written to disk
     host_files: HostFiles | None = None
     host_terminal: HostTerminal | None = None
