@@ -1,4 +1,4 @@
-"""`wyckoff mcp list|get|add|remove|trust` against real stdio servers."""
+"""`wyckoff mcp list|get|add|remove|trust|untrust` against real stdio servers."""
 
 from __future__ import annotations
 
@@ -94,6 +94,15 @@ def test_trust_a_cloned_project(project: Path, capsys: Any) -> None:
     assert main(["mcp", "list", "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert row["state"] == "connected"
+
+    assert main(["mcp", "untrust"]) == 0  # forgets it: the servers ask again
+    assert f"No longer trusted: {project / '.mcp.json'}" in capsys.readouterr().out
+    assert not TrustStore().project_trusted(project / ".mcp.json")
+    assert main(["mcp", "list", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["state"] == "needs_trust"
+    assert main(["mcp", "untrust"]) == 0
+    assert "Nothing was trusted here" in capsys.readouterr().out
 
 
 def test_login_refuses_stdio_servers(project: Path, capsys: Any) -> None:
