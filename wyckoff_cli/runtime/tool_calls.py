@@ -261,6 +261,10 @@ class ToolCallRunner:
                     emit,
                 )
                 return None
+            hooked = await self._hooks_on_edited(call, tool, args, emit)
+            if hooked is None:
+                return None
+            args = hooked
             again = await self.policy.decide(tool, args, ctx)
             if again.action == "deny":
                 await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=again.reason))
@@ -272,6 +276,32 @@ class ToolCallRunner:
         ran = args if proposed is not None else None
         await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule, args=ran))
         return _Prepared(call, tool, args, outside, proposed)
+
+    async def _hooks_on_edited(
+        self, call: ToolCallPart, tool: Tool, args: dict[str, Any], emit: Emit
+    ) -> dict[str, Any] | None:
+        """PreToolUse again on the arguments a person edited (they are what will run):
+        the arguments to run (a hook may change them), or None when the call is answered
+        (a hook blocked it, or changed it into invalid arguments)."""
+        edited = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
+        decision = merge_decisions([await hook.decide_tool(edited, args) for hook in self.hooks])
+        if decision is None:
+            return args
+        if decision.permission == "deny":
+            reason = decision.reason or "a hook refused it"
+            await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=reason))
+            text = f"Not run: the edited call was blocked by a hook: {reason}"
+            await self._answer(CallResult(call, text, True), emit)
+            return None
+        if decision.args is None:
+            return args  # allow or ask: the person has just approved these arguments
+        problem = tool.arguments_problem(decision.args)
+        if problem is not None:
+            text = f"A hook changed the edited arguments, but they are invalid: {problem}"
+            await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=text))
+            await self._answer(CallResult(call, text, True), emit)
+            return None
+        return decision.args
 
     def _context(
         self, call_id: str, outside: frozenset[Path] = frozenset(), sink: Callable[[str], None] | None = None
