@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-DEFAULT_TIMEOUT = 15.0
+DEFAULT_TIMEOUT = 30.0
 """Seconds before a wait fails. Generous: it bounds a failure, not a passing test."""
 
 POLL_SECONDS = 0.01
