@@ -93,9 +93,12 @@ async def settle(pilot: Pilot[None], screen: ChatScreen) -> None:
 
 
 def keys_work(app: Any) -> bool:
-    """The top screen is a dialog whose typing pause is over."""
+    """The top screen is a dialog whose typing pause is over (and that no longer shows it)."""
     guard = getattr(app.screen, "guard", None)
-    return isinstance(guard, typing_guard.TypingGuard) and not guard.paused
+    if not isinstance(guard, typing_guard.TypingGuard) or guard.paused:
+        return False
+    indicator = app.screen.query("#paused")
+    return not (indicator and indicator.first().display)
 
 
 async def past_pause(pilot: Pilot[None]) -> None:
