@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from textual.pilot import Pilot
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, shell_tool, wait_for_screen
-from tests.waiting import until
+from tests.waiting import until, until_sync
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage import paths
 from wyckoff_cli.tools.plan import EXIT_PLAN
@@ -268,10 +267,7 @@ def test_a_real_tmux_is_asked(tmp_path: Path) -> None:
             env={**os.environ, "TERM": "xterm-256color"},
         )
         try:
-            for _ in range(100):
-                if tmux("list-clients"):
-                    break
-                time.sleep(0.05)
+            until_sync(lambda: tmux("list-clients"), what="the tmux client to attach")
             assert tmux_allows_passthrough(env) is True
             tmux("new-window", "-t", "t", "sleep 60")  # now another window is shown
             assert tmux_allows_passthrough(env) is False
