@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
+from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
@@ -89,3 +91,20 @@ def test_until_sync_waits_for_a_thread() -> None:
     worker.join()
     with pytest.raises(AssertionError, match=r"last observed: box=\[1\]"):
         until_sync(lambda: len(box) > 1, timeout=0.05, observe=lambda: f"box={box}")
+
+
+# The pacing of simulated input is not a wait: a person typing at HUMAN_GAP between keys.
+PACING = {"POLL_SECONDS", "HUMAN_GAP"}
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def test_no_test_waits_a_fixed_time_for_the_app() -> None:
+    """A pause with a number of seconds waits for time, not for what the test needs: use
+    `until(pilot, condition)` (a bare `pilot.pause()` for one refresh is fine)."""
+    timed = []
+    for path in sorted(TESTS.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for argument in re.findall(r"\.pause\(([^)]+)\)", line):
+                if argument.strip() not in PACING:
+                    timed.append(f"{path.relative_to(TESTS)}:{number}: {line.strip()}")
+    assert timed == [], "fixed waits (use tests/waiting.py):\n" + "\n".join(timed)
