@@ -109,3 +109,12 @@ def test_login_refuses_stdio_servers(project: Path, capsys: Any) -> None:
     assert main(["mcp", "add", "demo", "--", sys.executable, str(DEMO), "stdio"]) == 0
     assert main(["mcp", "login", "demo"]) == 2
     assert "a stdio server" in capsys.readouterr().err
+
+
+def test_get_names_a_prompt_by_the_command_the_app_accepts(project: Path, capsys: Any) -> None:
+    assert main(["mcp", "add", "my.demo", "--", sys.executable, str(DEMO), "stdio"]) == 0
+    capsys.readouterr()
+    assert main(["mcp", "get", "my.demo"]) == 0
+    out = capsys.readouterr().out
+    assert "/mcp__my_demo__review" in out  # sanitised as the app's slash command is
+    assert "/mcp__my.demo__" not in out
