@@ -245,7 +245,10 @@ def test_a_real_tmux_is_asked(tmp_path: Path) -> None:
     socket = str(tmp_path / "tmux.sock")
 
     def tmux(*args: str) -> str:
-        done = subprocess.run(["tmux", "-S", socket, *args], capture_output=True, text=True, check=True)
+        done = subprocess.run(["tmux", "-S", socket, *args], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, (
+            f"tmux {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}"
+        )
         return done.stdout.strip()
 
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "80", "-y", "10", "sleep 60")
