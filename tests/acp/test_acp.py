@@ -21,6 +21,7 @@ import pytest
 from acp import schema
 from acp.helpers import text_block
 
+from tests.waiting import eventually
 from wyckoff_cli.testing.fake_server import FakeServer
 
 KEY = "fake-key-for-the-fake-server"
@@ -131,10 +132,7 @@ async def wyckoff_acp(editor: Editor, server: FakeServer, workspace: Path) -> As
 
 
 async def until(predicate: Any, timeout: float = 20) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
+    await eventually(predicate, timeout)
 
 
 @pytest.mark.slow

@@ -9,13 +9,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.storage.sessions_support import SummarizingContext, make_runtime, read_lines, run_turn
+from tests.waiting import until_sync
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.messages import Message, ToolCallPart
@@ -148,15 +148,14 @@ def test_a_session_killed_mid_tool_call_resumes_with_the_repair_sent_once(
             stderr=subprocess.DEVNULL,
         )
         sessions = isolated_environment / "data" / "sessions"
-        deadline = time.monotonic() + 30
-        chat_log: Path | None = None
-        while time.monotonic() < deadline:
+
+        def logged_call() -> Path | None:
             logs = list(sessions.glob("*/*/chat.jsonl"))
-            if logs and '"toolu_kill"' in logs[0].read_text(encoding="utf-8"):
-                chat_log = logs[0]
-                break
-            time.sleep(0.05)
-        time.sleep(0.3)  # the shell call is running now
+            return logs[0] if logs and '"toolu_kill"' in logs[0].read_text(encoding="utf-8") else None
+
+        chat_log: Path | None = until_sync(logged_call, what="the first run to log its tool call")
+        pad = chat_log.parent / "scratchpad.jsonl"
+        until_sync(lambda: '"tool_start"' in pad.read_text(encoding="utf-8"), what="the shell call to start")
         first.send_signal(signal.SIGKILL)
         first.wait(10)
         assert chat_log is not None, "the first run never logged its tool call"

@@ -483,3 +483,22 @@ async def test_user_hooks_hold_for_a_childs_calls(project: Path, isolated_enviro
     failed = child_events(events, ev.ToolFailed)
     assert failed and "no grep for agents" in failed[0].error
     await session.aclose()
+
+
+async def test_a_childs_turn_end_runs_subagent_stop_and_the_parents_runs_stop(
+    project: Path, tmp_path: Path
+) -> None:
+    from tests.runtime.hook_support import group, hook_command, inputs, write_user_hooks
+
+    stop, stop_log = hook_command(tmp_path / "hooks", "stop")
+    sub, sub_log = hook_command(tmp_path / "hooks", "subagent_stop")
+    write_user_hooks({"Stop": [group(stop)], "SubagentStop": [group(sub)]})
+    made, factory = providers(
+        [{"tool_calls": [task_call("finder", "search")]}, {"text": "done"}],
+        [{"text": "found it"}],
+    )
+    session = build(make_builder(project, factory), PARENT)
+    await run(session, "go")
+    await session.aclose()
+    assert [entry["input"]["hook_event_name"] for entry in inputs(sub_log)] == ["SubagentStop"]
+    assert [entry["input"]["hook_event_name"] for entry in inputs(stop_log)] == ["Stop"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import eventually
 from wyckoff_cli.session import warm
 from wyckoff_cli.storage.config import Config, ModelAlias
 
@@ -42,12 +43,28 @@ async def test_ready_imports_in_a_thread_while_the_loop_keeps_running(slow_modul
 async def test_ready_waits_for_an_import_another_thread_has_begun(slow_module: str) -> None:
     started = threading.Thread(target=__import__, args=(slow_module,), daemon=True)
     started.start()
-    while slow_module not in sys.modules:  # in sys.modules from the start of its import
-        await asyncio.sleep(0.005)
+    await eventually(lambda: slow_module in sys.modules)  # in sys.modules from the start of its import
     assert not hasattr(sys.modules[slow_module], "DONE")
     await warm.ready([slow_module])
     assert sys.modules[slow_module].DONE is True  # finished, so `import` on the loop cannot block
     started.join()
+
+
+async def test_a_wait_cancelled_midway_leaves_the_imports_to_finish_for_the_next_one(
+    slow_module: str, tmp_path: Path
+) -> None:
+    """A turn cancelled while it waits (the app quits, Esc, an ACP cancel) must not
+    cancel the shared import: the next turn's wait would fail, and every module after
+    it in the thread would never be marked done (the next session would hang)."""
+    after = f"{slow_module}_after"
+    (tmp_path / f"{after}.py").write_text("DONE = True\n")
+    waiting = asyncio.create_task(warm.ready([slow_module, after]))
+    await eventually(lambda: slow_module in sys.modules)  # the thread is importing it
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await asyncio.wait_for(warm.ready([slow_module, after]), timeout=30)
+    assert sys.modules[slow_module].DONE is True and sys.modules[after].DONE is True
 
 
 def test_the_model_and_fallback_sdks_come_first_and_unknown_models_are_skipped() -> None:

@@ -10,6 +10,7 @@ import pytest
 from textual.app import App
 
 from tests.tui.conftest import SESSION
+from tests.waiting import until
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
 from wyckoff_cli.tui import checkpoint_flows as flows
@@ -41,14 +42,6 @@ class FlowHost(App[None]):
 @pytest.fixture(autouse=True)
 def no_grace(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(screens, "GRACE_SECONDS", 0.0)
-
-
-async def until(pilot: Any, condition: Callable[[], bool]) -> None:
-    for _ in range(200):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the flow did not get there")
 
 
 async def test_undo_then_redo(checkpoint_session: Any) -> None:

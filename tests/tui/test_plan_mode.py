@@ -9,6 +9,7 @@ import pytest
 
 from tests.tui.support import make_app, make_controller
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, wait_for_screen
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.tools.plan import EXIT_PLAN, mode_note
@@ -121,10 +122,7 @@ async def test_the_plan_dialog_renders_tables_and_links_like_the_transcript(tmp_
         await send(pilot, "plan it")
         dialog = await wait_for_screen(pilot, PlanApprovalScreen)
         view = dialog.query_one(MarkdownStreamView)
-        for _ in range(100):
-            await pilot.pause()
-            if view.is_settled:
-                break
+        await until(pilot, lambda: view.is_settled, what="the plan to be rendered")
         shown = "".join("".join(line.split()) for line in view.rendered_lines())
         # wrapped in a narrow dialog (cells continue on the next lines), never cut with "…"
         assert Counter(shown) >= Counter("".join(cells)) and "…" not in shown

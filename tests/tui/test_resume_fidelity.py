@@ -7,7 +7,6 @@ plan-mode session with what the person typed, not the mode's `<system-reminder>`
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -18,6 +17,7 @@ from textual.widget import Widget
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, short_typing_pause
+from tests.waiting import until
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.chat import ChatScreen
@@ -28,16 +28,6 @@ from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
 __all__ = ["short_typing_pause"]
 Seen = list[tuple[str, str]]
-
-
-async def until(pilot: Any, condition: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    """Wait for `condition`, failing loudly with `what` after `timeout` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
 
 
 def seen(screen: ChatScreen) -> Seen:
@@ -80,7 +70,7 @@ async def live_then_resumed(
             await until(
                 pilot,
                 lambda: screen.turn_worker is not None and screen.turn_worker.is_finished,
-                f"the turn {text!r}",
+                what=f"the turn {text!r}",
             )
         live = seen(screen)
         session_id = screen.controller.id
@@ -91,7 +81,7 @@ async def live_then_resumed(
         prepare(resumed)
     async with resumed.run_test(size=SIZE) as pilot:
         screen = chat(resumed)
-        await until(pilot, lambda: bool(seen(screen)), "the replayed transcript")
+        await until(pilot, lambda: bool(seen(screen)), what="the replayed transcript")
         return live, seen(screen), session_id
 
 

@@ -4,13 +4,13 @@ message (and kept for a resumed transcript)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, wait_for_screen
+from tests.waiting import until
 from wyckoff_cli.storage.project_grants import allow_grant, trust_grants
 from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.replay import widgets_for
@@ -155,11 +155,12 @@ async def test_esc_interrupts_a_typed_command_and_backspace_drops_an_attached_ou
         await settle(pilot, screen)
         assert len(screen.controller.shell_runs) == 1
         await send(pilot, "!sleep 30")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if len(screen.query(ToolCallView)) == 2 and screen.query(ToolCallView)[1].status == "running":
-                break
-        await asyncio.sleep(0.2)
+        await until(
+            pilot,
+            lambda: (
+                len(screen.query(ToolCallView)) == 2 and screen.query(ToolCallView)[1].status == "running"
+            ),
+        )
         await send(pilot, "typed while it ran")  # queued
         await pilot.press("escape")
         await settle(pilot, screen)

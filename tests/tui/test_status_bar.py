@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.widgets.status_bar import SPINNER, StatusBar, render_status
@@ -52,8 +53,8 @@ async def test_a_spinner_and_elapsed_time_while_waiting_for_the_first_token(tmp_
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "hello")
-        await pilot.pause(1.2)
         bar = screen.query_one(StatusBar)
+        await until(pilot, lambda: "thinking 1s" in str(bar.content), observe=lambda: bar.content)
         shown = str(bar.content)
         assert any(frame in shown for frame in SPINNER) and "thinking 1s" in shown, shown
         await settle(pilot, screen)

@@ -53,6 +53,7 @@ from wyckoff_cli.runtime.guards import (
     TurnState,
 )
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks, event_listeners
+from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD
 from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
@@ -69,7 +70,7 @@ _END = object()
 class RuntimeSettings:
     max_tool_rounds: int = 15
     max_parallel_tools: int = 5
-    offload_threshold: int = 8_000
+    offload_threshold: int = OFFLOAD_THRESHOLD
     loop_guard_retries: int = 2
     doom_loop_repeats: int = 3
     doom_loop_window: int = 6

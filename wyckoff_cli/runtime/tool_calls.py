@@ -25,7 +25,7 @@ from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, Refuser, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks, ToolDecision, merge_decisions
-from wyckoff_cli.runtime.offload import offload_result
+from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD, offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
@@ -92,7 +92,7 @@ class ToolCallRunner:
     results_dir: Callable[[], Path]
     tool_env: dict[str, str] | None
     max_parallel: int = 5
-    offload_threshold: int = 8_000
+    offload_threshold: int = OFFLOAD_THRESHOLD
     redact: Callable[[str], str] | None = None  # for what is written to disk
     host_files: HostFiles | None = None
     host_terminal: HostTerminal | None = None
@@ -262,6 +262,10 @@ class ToolCallRunner:
                     emit,
                 )
                 return None
+            hooked = await self._hooks_on_edited(call, tool, args, emit)
+            if hooked is None:
+                return None
+            args = hooked
             again = await self.policy.decide(tool, args, ctx)
             if again.action == "deny":
                 await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=again.reason))
@@ -274,6 +278,32 @@ class ToolCallRunner:
         ran = args if proposed is not None else None
         await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule, args=ran))
         return _Prepared(call, tool, args, outside, proposed)
+
+    async def _hooks_on_edited(
+        self, call: ToolCallPart, tool: Tool, args: dict[str, Any], emit: Emit
+    ) -> dict[str, Any] | None:
+        """PreToolUse again on the arguments a person edited (they are what will run):
+        the arguments to run (a hook may change them), or None when the call is answered
+        (a hook blocked it, or changed it into invalid arguments)."""
+        edited = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
+        decision = merge_decisions([await hook.decide_tool(edited, args) for hook in self.hooks])
+        if decision is None:
+            return args
+        if decision.permission == "deny":
+            reason = decision.reason or "a hook refused it"
+            await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=reason))
+            text = f"Not run: the edited call was blocked by a hook: {reason}"
+            await self._answer(CallResult(call, text, True), emit)
+            return None
+        if decision.args is None:
+            return args  # allow or ask: the person has just approved these arguments
+        problem = tool.arguments_problem(decision.args)
+        if problem is not None:
+            text = f"A hook changed the edited arguments, but they are invalid: {problem}"
+            await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=text))
+            await self._answer(CallResult(call, text, True), emit)
+            return None
+        return decision.args
 
     def _context(
         self, call_id: str, outside: frozenset[Path] = frozenset(), sink: Callable[[str], None] | None = None

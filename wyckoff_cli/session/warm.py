@@ -92,4 +92,6 @@ def _import_all(modules: list[str]) -> None:
             importlib.import_module(name)
         except Exception:  # the real import raises it again, in context
             log.debug("warm-up import of %s failed", name, exc_info=True)
-        _futures[name].set_result(None)
+        future = _futures[name]
+        if not future.done():  # never cancelled (waits shield it), but never stop the thread
+            future.set_result(None)

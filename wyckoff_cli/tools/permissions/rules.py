@@ -38,7 +38,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.ignore import glob_to_regex
@@ -435,12 +435,3 @@ def suggest_rule(tool: Tool, subject: Subject) -> str:
     if subject.kind in ("text", "url") and subject.text:
         return f"{tool.name}({_escape_command(subject.text)})"
     return tool.name
-
-
-def rule_tool_names(rule: Rule) -> tuple[str, ...]:
-    """The tool names a rule refers to (empty for family aliases)."""
-    return (rule.tool,) if rule.tool else ()
-
-
-def describe_rule(rule: Rule) -> dict[str, Any]:
-    return {"tool": rule.names, "pattern": rule.pattern, "writes": rule.writes}
