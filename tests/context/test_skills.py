@@ -11,6 +11,7 @@ from wyckoff_cli.context.frontmatter import FrontMatterError, parse_document
 from wyckoff_cli.context.skills import discover_skills, mentioned_skills, prompt_section
 from wyckoff_cli.core.messages import TextPart
 from wyckoff_cli.providers.scripted import ScriptedProvider
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.storage import paths
@@ -90,7 +91,7 @@ def controller(root: Path, rounds: list[object]) -> tuple[ChatController, Script
 
 
 async def test_skill_tool_and_mentions_through_a_session_keep_the_prompt(workspace: Path) -> None:
-    from wyckoff_cli.runtime.loop import AbortSignal
+    from wyckoff_cli.core.abort import AbortSignal
 
     folder = skill(
         workspace / ".claude" / "skills",
@@ -119,7 +120,7 @@ async def test_skill_tool_and_mentions_through_a_session_keep_the_prompt(workspa
     assert sent.text.startswith("now with $pdf please")
     assert isinstance(sent.parts[-1], TextPart) and "Run fill.py on the form." in sent.parts[-1].text
     assert {r.system_prompt for r in provider.requests} == {prompt}  # the cached prefix holds
-    output = await anext(chat.command("skills", ""))
+    output = await anext(chat.handle(rq.Skills()))
     assert output.rows[0][:2] == ["pdf", "project (.claude)"]  # type: ignore[union-attr]
     await chat.aclose()
 

@@ -13,8 +13,8 @@ import pytest
 from tests.tui.support import make_controller
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
-from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.controller import ChatController, TurnRequest
 from wyckoff_cli.session.custom_commands import discover_commands, substitute_arguments, translate_rule
 from wyckoff_cli.storage import paths

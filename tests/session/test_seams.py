@@ -17,13 +17,14 @@ import pytest
 
 from tests.storage.sessions_support import SummarizingContext, make_runtime, read_lines, run_turn
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.messages import Message, ToolCallPart
 from wyckoff_cli.providers.factory import build_provider
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.runtime.approval import answer_approvals
 from wyckoff_cli.runtime.hooks import RuntimeHooks
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.storage.redact import Redactor
@@ -270,7 +271,7 @@ async def test_compact_goes_through_the_hooks_the_recorder_and_the_status(worksp
         async for _event in controller.turn(f"question {i}", AbortSignal()):
             pass
     seen.clear()
-    events = [e async for e in controller.command("compact", "")]
+    events = [e async for e in controller.handle(rq.Compact())]
     assert "compaction" in [e.type for e in events] and "compaction" in seen
     session_id = controller.id
     assert session_id is not None

@@ -10,7 +10,7 @@ import pytest
 from tests.tui.support import make_app, make_controller
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, wait_for_screen
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.tools.plan import EXIT_PLAN, mode_note
 from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen

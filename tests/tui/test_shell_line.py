@@ -176,7 +176,7 @@ async def test_esc_interrupts_a_typed_command_and_backspace_drops_an_attached_ou
 
 async def test_clear_and_resume_drop_output_waiting_for_the_next_message(tmp_path: Path) -> None:
     from tests.tui.support import make_controller
-    from wyckoff_cli.runtime.loop import AbortSignal
+    from wyckoff_cli.core.abort import AbortSignal
 
     root = project(tmp_path, allow=("run_shell",))
     controller, _ = make_controller(root, [{"text": "ok"}])

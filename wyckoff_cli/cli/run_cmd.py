@@ -38,8 +38,8 @@ from wyckoff_cli.core.errors import UsageError
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from wyckoff_cli.core.abort import AbortSignal
     from wyckoff_cli.core.events import RuntimeEvent
-    from wyckoff_cli.runtime.loop import AbortSignal
     from wyckoff_cli.session.builder import Session, SessionBuilder
     from wyckoff_cli.session.custom_commands import TurnRequest
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -133,8 +133,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.cli.run_summary import RunSummary
     from wyckoff_cli.cli.text_output import TextPrinter
     from wyckoff_cli.core import events as ev
+    from wyckoff_cli.core.abort import AbortSignal
     from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
-    from wyckoff_cli.runtime.loop import AbortSignal
     from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
     from wyckoff_cli.session.store import call_coster
 

@@ -1,10 +1,12 @@
 """`ChatController`: one chat as any host drives it, without widgets.
 
 It owns the session's parts (built by the `SessionBuilder`), the conversation, the
-runtime and the recorder, and the figures the status bar shows. A host asks it for
-things — run a turn, change the mode or the model, compact, start or resume a
-session, a slash command — and gets events back; it never assigns into the runtime.
-Every event of a turn is recorded and counted here before the host sees it.
+runtime and the recorder, and the figures the status bar shows. A host sends it
+requests (session/requests.py) — a turn, an interrupt, a mode or model change, a
+slash command parsed by `parse(text)` — and `handle(request)` answers each with
+events in one `match` (`handle_now` for the ones that need no await); a host never
+assigns into the runtime or edits the conversation. Every event of a turn is
+recorded and counted here before the host sees it.
 """
 
 from __future__ import annotations
@@ -12,13 +14,19 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.errors import WyckoffError
+from wyckoff_cli.session import checkpoint_requests as checkpoints
 from wyckoff_cli.session import extensions
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import Session, SessionBuilder
-from wyckoff_cli.session.commands import SlashCommand
+from wyckoff_cli.session.checkpoint_requests import RewindPoint
+from wyckoff_cli.session.commands import BY_NAME, SlashCommand, parse
+from wyckoff_cli.session.compact_request import compaction_events
 from wyckoff_cli.session.custom_commands import (
     CommandCatalog,
     ShellExpansion,
@@ -28,24 +36,28 @@ from wyckoff_cli.session.custom_commands import (
 )
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
-from wyckoff_cli.session.models import check_model, model_id
+from wyckoff_cli.session.info_requests import (
+    Exporter,
+    cost_output,
+    export_output,
+    memories_output,
+    permissions_output,
+    save_rule_quietly,
+)
+from wyckoff_cli.session.models import call_price, check_model, context_window_of
 from wyckoff_cli.session.modes import ModeNotes
-from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows, totals_row
+from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
 
 if TYPE_CHECKING:
+    from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.hook_config import HookFile
-    from wyckoff_cli.runtime.loop import AbortSignal
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 
 log = logging.getLogger(__name__)
-
-
-# (store, session id, "md" | "json") -> the exported text; the CLI's `sessions export`
-Exporter = Callable[["SessionStore", str, str], str]
 
 
 class ChatController:
@@ -81,6 +93,8 @@ class ChatController:
         self._approved_snippets: set[str] = set()  # `!`…`` commands approved this app run
         self.shell_runs: list[ShellRun] = []  # `!command` runs whose output goes with the next message
         self._hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
+        self._abort: AbortSignal | None = None  # the running turn's or `!command`'s (`Interrupt`)
+        self.interrupted = False  # the last turn or `!command` was stopped by an `Interrupt`
         if loaded is not None:
             self._recorder = builder.open_recorder(self.model, loaded)
             self._restore_status(loaded)
@@ -147,24 +161,17 @@ class ChatController:
     # ---------------------------------------------------------------- model facts
 
     def context_window(self, name: str) -> int:
-        from wyckoff_cli.models.facts import resolve_model_facts
-
         if self._context_window is not None:
             return self._context_window(name)
-        config = self.builder.config
-        return resolve_model_facts(model_id(name, config), config.model_overrides).context_window
+        return context_window_of(name, self.builder.config)
 
     def price(self, name: str, usage: ev.UsageReported) -> tuple[float, float] | None:
         """(cost, saved by the cache) of one call in USD; None when unpriced."""
-        from wyckoff_cli.models.costs import cost_of
-        from wyckoff_cli.models.facts import resolve_model_facts
-
-        if self._price is not None:
-            return self._price(name, usage)
-        config = self.builder.config
-        facts = resolve_model_facts(model_id(name, config), config.model_overrides)
-        cost = cost_of(usage.usage, facts.prices)
-        return None if cost is None else (cost.total, cost.saved)
+        return (
+            self._price(name, usage)
+            if self._price is not None
+            else call_price(name, usage, self.builder.config)
+        )
 
     async def prepare(self) -> None:
         """Import the model's SDK (and its fallbacks') and the session's modules in a
@@ -267,24 +274,14 @@ class ChatController:
 
     def save_deny_rule(self, rule: str) -> None:
         """ "Always reject" (an ACP client's answer): deny calls like it from now on."""
-        from wyckoff_cli.storage.permissions import save_rule
-
         if self._session is not None and rule not in self._session.policy.deny:
             self._session.policy.deny.append(rule)
-        try:
-            save_rule(rule, root=self.root, kind="deny")
-        except OSError as exc:
-            log.warning("cannot save the rule %s: %s", rule, exc)
+        save_rule_quietly(rule, self.root, "deny")
 
     def _save_rule(self, rule: str) -> None:
-        from wyckoff_cli.storage.permissions import save_rule
-
         if rule not in self.always_allowed:
             self.always_allowed.append(rule)
-        try:
-            save_rule(rule, root=self.root)
-        except OSError as exc:  # the rule still holds for this run
-            log.warning("cannot save the rule %s: %s", rule, exc)
+        save_rule_quietly(rule, self.root, "allow")  # the rule holds for this run even if not saved
 
     # ---------------------------------------------------------------- requests
 
@@ -323,25 +320,9 @@ class ChatController:
         if not len(self.conversation):
             yield ev.Notice("info", "Nothing to compact yet")
             return
-        session = self.session
-        try:
-            event = await session.runtime.compact(session.conversation, session.system_prompt, focus)
-        except Exception as exc:
-            yield ev.Notice("error", f"Compaction failed: {getattr(exc, 'message', exc)}")
-            return
-        finally:
-            for hook_event in self.builder.user_hooks.take_events():  # PreCompact hooks
-                self._observe(hook_event)
-                yield hook_event
-        if event is None:
-            yield ev.Notice("info", "Nothing to compact yet")
-        side = session.runtime.side_usage()
-        if side is not None:
-            await session.runtime.announce(side)
-        for produced in (event, side):
-            if produced is not None:
-                self._observe(produced)
-                yield produced
+        async for event in compaction_events(self.session, self.builder.user_hooks, focus):
+            self._observe(event)
+            yield event
         if self._recorder is not None:
             self._recorder.flush()
 
@@ -414,6 +395,13 @@ class ChatController:
         """What `/help` and completion list: the built-ins, then the custom commands."""
         return extensions.slash_commands(self.custom_commands, self.builder.config.commands.prefer)
 
+    def parse(self, text: str) -> rq.Request | None:
+        """Slash-command text as a request (session/commands.py); None when it names no
+        command. A custom command with a built-in's name wins only in `commands.prefer`."""
+        prefer = self.builder.config.commands.prefer
+        custom = {c.name for c in self.custom_commands.commands if c.name not in BY_NAME or c.name in prefer}
+        return parse(text, custom)
+
     def expand(self, name: str, argument: str) -> TurnRequest | None:
         """A command that is a prompt for the model, as the turn to run; else None. A
         custom command with a built-in's name runs only when `commands.prefer` names it."""
@@ -427,130 +415,185 @@ class ChatController:
         """The user's answer to the trust question: record it, or leave them off."""
         return extensions.answer_trust(self.builder, files, trusted)
 
-    async def command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
-        """Run a slash command; what it shows or changes comes back as events."""
-        if name == "model":
-            if not argument:
-                others = ", ".join(m for m in self.models if m != self.model) or "none configured"
-                yield ev.Notice("info", f"Model: {self.model}. Others: {others}. /model ID switches.")
-            else:
-                changed = await self.set_model(argument)
-                yield changed
-                if isinstance(changed, ev.ModelChanged):
-                    yield ev.Notice("info", f"Model switched to {argument}")
-        elif name == "mode":
-            if not argument:
-                modes = ", ".join(PERMISSION_MODES)
-                yield ev.Notice("info", f"Permission mode: {self.mode} (one of {modes}; Shift+Tab cycles)")
-            else:
-                changed = self.set_mode(argument)
-                yield changed
-                if isinstance(changed, ev.ModeChanged):
-                    yield ev.Notice("info", f"Permission mode: {argument}")
-        elif name == "compact":
-            async for event in self.compact(argument or None):
-                yield event
-        elif name == "clear":
-            yield await self.new_session()
-            yield ev.Notice("info", "New session")
-        elif name == "resume":
-            changed = await self.resume(argument)
-            yield changed
-            if isinstance(changed, ev.SessionChanged):
-                yield ev.Notice("info", f"Resumed session {changed.session_id}")
-        elif name == "cost":
-            yield self._cost()
-        elif name == "memory":
-            yield ev.CommandOutput("memory", text=self._memories(argument) or "No memories yet.")
-        elif name == "permissions":
-            yield self._permissions(argument)
-        elif name == "export":
-            yield self._export(argument)
-        elif name == "mcp" and self.builder.mcp is not None:
-            yield await self.builder.mcp.command(argument)
-        elif name == "skills":
-            yield extensions.skills_output(self.builder.skills)
-        elif name == "hooks":
-            yield extensions.hooks_output(self.builder, argument)
-        else:
-            yield ev.Notice("warning", f"/{name} is not a command here")
+    # ---------------------------------------------------------------- requests
 
-    def _cost(self) -> ev.RuntimeEvent:
-        status = self.status
-        if not status.per_model:
-            return ev.Notice("info", "No model calls in this session yet")
-        columns = [
-            "model",
-            "calls",
-            "input",
-            "output",
-            "cache read",
-            "cache write",
-            "searches",
-            "cost",
-            "cache saved",
-        ]
-        rows = [totals_row(model, totals) for model, totals in status.per_model.items()]
-        rows += agent_rows(status)  # sub-agents' share, already in the models' rows
-        rows.append(
-            [
-                "total",
-                "",
-                f"{status.input_tokens:,}",
-                f"{status.output_tokens:,}",
-                f"{status.cache_read_tokens:,}",
-                f"{status.cache_write_tokens:,}",
-                f"{sum(t.web_searches for t in status.per_model.values()):,}",
-                (f"${status.cost:.4f}" if status.all_priced else f"${status.cost:.4f} + unpriced")
-                if status.any_priced
-                else "unpriced",
-                f"${status.saved:.4f}",
-            ]
-        )
-        return ev.CommandOutput("cost", title="This session", columns=columns, rows=rows)
+    @property
+    def running(self) -> bool:
+        """A turn or `!command` runs (an `Interrupt` would stop it)."""
+        return self._abort is not None and not self._abort.aborted
 
-    def _memories(self, query: str) -> str:
-        from wyckoff_cli.context.memory import MemoryStore
-        from wyckoff_cli.storage.paths import memory_db_path
+    def handle_now(self, request: rq.ImmediateRequest) -> list[ev.RuntimeEvent]:
+        """The requests that need no await (keys, dialogs' answers), answered at once."""
+        match request:
+            case rq.Interrupt():
+                if self._abort is not None:
+                    self._abort.abort()
+                return []
+            case rq.SetMode(mode=mode):
+                if mode is None:
+                    modes = ", ".join(PERMISSION_MODES)
+                    return [
+                        ev.Notice("info", f"Permission mode: {self.mode} (one of {modes}; Shift+Tab cycles)")
+                    ]
+                changed = self.set_mode(mode)
+                ok = isinstance(changed, ev.ModeChanged)
+                return [changed, ev.Notice("info", f"Permission mode: {mode}")] if ok else [changed]
+            case rq.CycleMode():
+                return [self.next_mode()]
+            case rq.ApprovePlan(mode=mode):
+                return [self.approve_plan(mode)]
+            case rq.TrustHooks(files=files, trusted=trusted):
+                return [self.trust_hooks(list(files), trusted)]
+            case rq.RejectAlways(rule=rule):
+                self.save_deny_rule(rule)
+                return []
+            case rq.Invalid(message=message):
+                return [ev.Notice("warning", message)]
+            case _:
+                assert_never(request)
 
-        with MemoryStore(memory_db_path()) as memories:
-            if query:
-                found = [scored.memory for scored in memories.search(query, project=self.root)]
-            else:
-                found = memories.list_memories(project=self.root)
-        return "\n".join(f"#{m.id} [{m.scope}/{m.kind}] {m.text}" for m in found)
+    async def handle(self, request: rq.SessionRequest) -> AsyncIterator[ev.RuntimeEvent]:
+        """Answer one request with events: the one place a host's requests arrive."""
+        match request:
+            case (
+                rq.Interrupt()
+                | rq.SetMode()
+                | rq.CycleMode()
+                | rq.ApprovePlan()
+                | rq.TrustHooks()
+                | rq.RejectAlways()
+                | rq.Invalid()
+            ):
+                events: AsyncIterator[ev.RuntimeEvent] = _of(self.handle_now(request))
+            case rq.Turn():
+                events = self._run_turn(request)
+            case rq.PromptCommand(name=name, argument=argument):
+                events = self._prompt_command(name, argument)
+            case rq.Shell(command=command):
+                events = self._abortable(lambda abort: self.shell(command, abort))
+            case rq.SetModel(model=model):
+                events = self._switch_model(model)
+            case rq.Compact(focus=focus):
+                events = self.compact(focus)
+            case rq.Clear():
+                events = _of([await self.new_session(), ev.Notice("info", "New session")])
+            case rq.Resume(session_id=session_id):
+                events = self._resume(session_id)
+            case rq.Export(path=path):
+                events = _of([self._export(path)])
+            case rq.Rewind(turn=turn, choice=choice):
+                events = self._checkpoint(
+                    "rewind", lambda c: checkpoints.rewind(c, self.conversation, turn or 1, choice)
+                )
+            case rq.Undo():
+                events = self._checkpoint("undo", checkpoints.undo)
+            case rq.Redo():
+                events = self._checkpoint("redo", checkpoints.redo)
+            case rq.Diff():
+                events = self._checkpoint("diff", checkpoints.diff)
+            case rq.Cost():
+                events = _of([cost_output(self.status)])
+            case rq.Memory(query=query):
+                events = _of([memories_output(self.root, query)])
+            case rq.Permissions(remove=remove):
+                policy = self._session.policy if self._session is not None else None
+                events = _of([permissions_output(self.root, remove, self.always_allowed, policy)])
+            case rq.Mcp(argument=argument):
+                events = self._mcp(argument)
+            case rq.Skills():
+                events = _of([extensions.skills_output(self.builder.skills)])
+            case rq.Hooks(argument=argument):
+                events = _of([extensions.hooks_output(self.builder, argument)])
+            case _:
+                assert_never(request)
+        async for event in events:
+            yield event
 
-    def _permissions(self, argument: str) -> ev.RuntimeEvent:
-        from wyckoff_cli.storage.permissions import list_rules, remove_rule
-
-        verb, _, rule = argument.partition(" ")
-        if verb == "remove" and rule.strip():
-            rule = rule.strip()
-            removed = remove_rule(rule, root=self.root)
-            if rule in self.always_allowed:
-                self.always_allowed.remove(rule)
-            if self._session is not None and rule in self._session.policy.session_allow:
-                self._session.policy.session_allow.remove(rule)
-            text = f"Removed {rule} from {len(removed)} list(s)" if removed else f"No saved rule {rule}"
-            return ev.Notice("info", text)
-        saved = "\n".join(f"{r.kind:<5} {r.rule}  ({r.scope}: {r.file})" for r in list_rules(self.root))
-        session = ", ".join(self._session.policy.session_allow) if self._session is not None else ""
-        return ev.CommandOutput(
-            "permissions",
-            text=f"{saved or 'No saved rules.'}\nAllowed for this session: {session or 'none'}\n"
-            "/permissions remove RULE removes a saved rule.",
-        )
-
-    def _export(self, argument: str) -> ev.RuntimeEvent:
-        from wyckoff_cli.storage.atomic import write_atomic
-
-        if self.id is None or self._recorder is None or self.exporter is None:
-            return ev.Notice("warning", "Nothing to export yet")
-        self._recorder.flush()
-        # a relative FILE is in the project folder
-        path = self.root / (Path(argument).expanduser() if argument else f"wyckoff-session-{self.id}.md")
+    async def _abortable(
+        self, run: Callable[[AbortSignal], AsyncIterator[ev.RuntimeEvent]]
+    ) -> AsyncIterator[ev.RuntimeEvent]:
+        """A turn or `!command` that an `Interrupt` stops."""
+        self._abort = abort = AbortSignal()
         try:
-            write_atomic(path, self.exporter(self.store, self.id, "json" if path.suffix == ".json" else "md"))
-        except Exception as exc:
-            return ev.Notice("error", f"Export failed: {getattr(exc, 'message', exc)}")
-        return ev.Notice("info", f"Exported to {path}")
+            async for event in run(abort):
+                yield event
+        finally:
+            self.interrupted = abort.aborted
+            if self._abort is abort:
+                self._abort = None
+
+    def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
+        return self._abortable(
+            lambda abort: self.turn(t.text, abort, t.required_tools, t.command, t.attached)
+        )
+
+    async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
+        expanded = self.expand(name, argument)
+        if expanded is None:
+            yield ev.Notice("warning", f"Unknown command /{name} — /help lists them")
+            return
+        turn = rq.Turn(expanded.text, expanded.required_tools, expanded, tuple(self.take_shell_runs()))
+        async for event in self._run_turn(turn):
+            yield event
+
+    async def _switch_model(self, model: str | None) -> AsyncIterator[ev.RuntimeEvent]:
+        if not model:
+            others = ", ".join(m for m in self.models if m != self.model) or "none configured"
+            yield ev.Notice("info", f"Model: {self.model}. Others: {others}. /model ID switches.")
+            return
+        changed = await self.set_model(model)
+        yield changed
+        if isinstance(changed, ev.ModelChanged):
+            yield ev.Notice("info", f"Model switched to {model}")
+
+    async def _resume(self, session_id: str) -> AsyncIterator[ev.RuntimeEvent]:
+        if not session_id:
+            yield ev.Notice("warning", "/resume ID: name the session (`wyckoff sessions list` lists them)")
+            return
+        changed = await self.resume(session_id)
+        yield changed
+        if isinstance(changed, ev.SessionChanged):
+            yield ev.Notice("info", f"Resumed session {changed.session_id}")
+
+    def _export(self, path: str) -> ev.RuntimeEvent:
+        return export_output(self.root, path, self.id, self._recorder, lambda: self.store, self.exporter)
+
+    async def _mcp(self, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
+        if self.builder.mcp is None:
+            yield ev.Notice("info", "No MCP servers in this session")
+            return
+        yield await self.builder.mcp.command(argument)
+
+    def checkpoint_commands(self) -> CheckpointCommands | str:
+        """The session's /rewind, /undo, /redo and /diff, or why there are none."""
+        if self._session is None and self.loaded is None:
+            return "nothing has run in this session yet"
+        commands = self.session.checkpoints
+        return commands if commands is not None else "checkpoints are off"
+
+    async def rewind_points(self) -> list[RewindPoint] | ev.Notice:
+        """What the app's rewind picker lists (newest first), or why it cannot."""
+        commands = self.checkpoint_commands()
+        if isinstance(commands, str):
+            return ev.Notice("info", f"/rewind: {commands}")
+        try:
+            return await checkpoints.rewind_points(commands, self.conversation)
+        except WyckoffError as exc:
+            return ev.Notice("warning", f"Cannot rewind: {exc.message}")
+
+    async def _checkpoint(
+        self, name: str, run: Callable[[CheckpointCommands], AsyncIterator[ev.RuntimeEvent]]
+    ) -> AsyncIterator[ev.RuntimeEvent]:
+        commands = self.checkpoint_commands()
+        if isinstance(commands, str):
+            yield ev.Notice("info", f"/{name}: {commands}")
+            return
+        async for event in run(commands):
+            yield event
+        if self._recorder is not None:
+            self._recorder.flush()
+
+
+async def _of(events: Sequence[ev.RuntimeEvent]) -> AsyncIterator[ev.RuntimeEvent]:
+    for event in events:
+        yield event

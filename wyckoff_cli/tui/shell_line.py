@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.status import StatusModel
 
@@ -24,7 +24,6 @@ class ShellHost(Protocol):
 
     controller: ChatController
     status: StatusModel
-    abort: AbortSignal | None
     turn_worker: Any
     queued: list[str]
     queue_held: bool
@@ -57,13 +56,12 @@ def run_shell_line(screen: ShellHost, command: str) -> None:
         return
     screen.add_user(f"! {command}")
     screen.transcript.follow()
-    abort = screen.abort = AbortSignal()
 
     async def run() -> None:
-        await screen._route(screen.controller.shell(command, abort))
+        await screen._route(screen.controller.handle(rq.Shell(command)))
         screen.status.state = "idle"
         screen.status_changed()
-        if abort.aborted and screen.queued:
+        if screen.controller.interrupted and screen.queued:
             screen.queue_held = True  # as after a turn: Esc stops the work until Enter
         screen._show_queue()
         screen.call_after_refresh(screen._next_queued)
