@@ -29,6 +29,7 @@ from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.commands import ACP, BY_NAME, offered_by, split
 from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.session.info_requests import Exporter
 from wyckoff_cli.session.mcp import start_session_mcp
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
@@ -59,9 +60,13 @@ class AcpSession:
 class WyckoffAgent:
     """Implements the ACP `Agent` protocol (the package's `run_agent` drives it)."""
 
-    def __init__(self, *, model: str | None = None, mode: str | None = None) -> None:
+    def __init__(
+        self, *, model: str | None = None, mode: str | None = None, exporter: Exporter | None = None
+    ) -> None:
+        """`exporter` writes `/export` (the CLI's `sessions export`)."""
         self.model = model
         self.mode = mode
+        self.exporter = exporter
         self.client: Any = None
         self.capabilities: schema.ClientCapabilities | None = None
         self.sessions: dict[str, AcpSession] = {}
@@ -119,7 +124,9 @@ class WyckoffAgent:
         if not folder.is_dir():
             raise RequestError.invalid_params({"message": f"{folder} is not a folder"})
         builder = SessionBuilder(open_workspace(folder), cwd=folder)
-        controller = ChatController(builder, model=self.model, mode=self.mode, loaded=loaded)
+        controller = ChatController(
+            builder, model=self.model, mode=self.mode, loaded=loaded, exporter=self.exporter
+        )
         problem = controller.check_model(controller.model)
         if problem:
             raise RequestError.auth_required({"message": problem})

@@ -24,8 +24,9 @@ def run(args: argparse.Namespace) -> int:
     import acp
 
     from wyckoff_cli.acp.agent import WyckoffAgent
+    from wyckoff_cli.cli.sessions_cmd import export_text
 
-    agent = WyckoffAgent(model=args.model, mode=args.permission_mode)
+    agent = WyckoffAgent(model=args.model, mode=args.permission_mode, exporter=export_text)
     protocol_out = _private_stdout()
 
     async def serve() -> None:
