@@ -1,0 +1,78 @@
+"""The app offers every command of the table: each, typed into the prompt, does what
+it says (a notice, an output, a picker, a turn) and none is refused as unknown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Static
+
+from tests.tui.support import make_app
+from tests.tui.test_chat_flows import SIZE, chat, send, settle
+from wyckoff_cli.session.commands import APP, offered_by
+from wyckoff_cli.tui.screens.chat import ChatScreen
+from wyckoff_cli.tui.screens.rewind import RewindPickerScreen
+from wyckoff_cli.tui.screens.sessions import SessionPicker
+from wyckoff_cli.tui.widgets.entries import NoticeLine
+
+
+async def until(pilot: Any, condition: Any) -> None:
+    for _ in range(250):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("not reached")
+
+
+def notices_since(screen: ChatScreen, count: int) -> list[str]:
+    return [w.message for w in list(screen.transcript.children)[count:] if isinstance(w, NoticeLine)]
+
+
+async def test_every_command_the_app_offers_is_handled(tmp_path: Path) -> None:
+    rounds = [
+        {"text": "hello"},
+        {"tool_calls": [{"name": "write_file", "args": {"path": "AGENTS.md", "content": "x\n"}}]},
+    ]
+    app, _ = make_app(tmp_path, [*rounds, {"text": "Wrote it."}] * 2)
+    names = [c.name for c in offered_by(APP)]
+    assert names[-1] == "quit"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "/mode auto-edit")
+        await send(pilot, "say hello")
+        await settle(pilot, screen)
+        for name in names[:-1]:
+            before = len(screen.transcript.children)
+            text = f"/{name} hello" if name == "find" else f"/{name}"
+            await send(pilot, text)
+            if name == "resume":
+                await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+                await pilot.press("escape")
+            elif name == "rewind":
+                await until(pilot, lambda: isinstance(app.screen, RewindPickerScreen))
+                await pilot.press("escape")
+            elif name == "find":
+                await pilot.press("escape")  # closes the find bar
+            elif name in ("undo", "redo", "diff"):  # a preview or the diff, once /init wrote a file
+                await until(
+                    pilot,
+                    lambda count=before: (
+                        not isinstance(app.screen, ChatScreen) or bool(notices_since(screen, count))
+                    ),
+                )
+                if not isinstance(app.screen, ChatScreen):
+                    await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, ChatScreen) and not screen.busy)
+            await settle(pilot, screen)
+            notices = [n.message for n in screen.query(NoticeLine)]
+            assert not any("Unknown command" in n or "not a command" in n for n in notices), (name, notices)
+            if name not in ("resume", "rewind", "find", "top", "bottom", "clear", "diff", "undo", "redo"):
+                assert len(screen.transcript.children) > before or name == "clear", (
+                    name
+                )  # it showed something
+        assert any(
+            isinstance(w, Static) and "command-output" in w.classes for w in screen.transcript.children
+        )
+        await send(pilot, "/quit")
+        await until(pilot, lambda: not app.is_running)
