@@ -33,6 +33,31 @@ async def rewind_points(commands: CheckpointCommands, conversation: Conversation
     return await asyncio.to_thread(commands.rewind_points, conversation)
 
 
+async def points_or_notice(
+    commands: CheckpointCommands | str, conversation: Conversation
+) -> list[RewindPoint] | ev.Notice:
+    """The picker's entries, or why there are none (`commands`: the reason, when off)."""
+    if isinstance(commands, str):
+        return ev.Notice("info", f"/rewind: {commands}")
+    try:
+        return await rewind_points(commands, conversation)
+    except WyckoffError as exc:
+        return ev.Notice("warning", f"Cannot rewind: {exc.message}")
+
+
+async def when_available(
+    name: str,
+    commands: CheckpointCommands | str,
+    run: Callable[[CheckpointCommands], AsyncIterator[ev.RuntimeEvent]],
+) -> AsyncIterator[ev.RuntimeEvent]:
+    """`run` over the session's checkpoints, or a notice saying why there are none."""
+    if isinstance(commands, str):
+        yield ev.Notice("info", f"/{name}: {commands}")
+        return
+    async for event in run(commands):
+        yield event
+
+
 async def rewind(
     commands: CheckpointCommands, conversation: Conversation, turn: int, choice: RewindChoice
 ) -> AsyncIterator[ev.RuntimeEvent]:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, assert_never
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.conversation import Conversation
-from wyckoff_cli.core.errors import WyckoffError
 from wyckoff_cli.session import checkpoint_requests as checkpoints
 from wyckoff_cli.session import extensions
 from wyckoff_cli.session import requests as rq
@@ -568,27 +567,16 @@ class ChatController:
         """The session's /rewind, /undo, /redo and /diff, or why there are none."""
         if self._session is None and self.loaded is None:
             return "nothing has run in this session yet"
-        commands = self.session.checkpoints
-        return commands if commands is not None else "checkpoints are off"
+        return self.session.checkpoints or "checkpoints are off"
 
     async def rewind_points(self) -> list[RewindPoint] | ev.Notice:
         """What the app's rewind picker lists (newest first), or why it cannot."""
-        commands = self.checkpoint_commands()
-        if isinstance(commands, str):
-            return ev.Notice("info", f"/rewind: {commands}")
-        try:
-            return await checkpoints.rewind_points(commands, self.conversation)
-        except WyckoffError as exc:
-            return ev.Notice("warning", f"Cannot rewind: {exc.message}")
+        return await checkpoints.points_or_notice(self.checkpoint_commands(), self.conversation)
 
     async def _checkpoint(
         self, name: str, run: Callable[[CheckpointCommands], AsyncIterator[ev.RuntimeEvent]]
     ) -> AsyncIterator[ev.RuntimeEvent]:
-        commands = self.checkpoint_commands()
-        if isinstance(commands, str):
-            yield ev.Notice("info", f"/{name}: {commands}")
-            return
-        async for event in run(commands):
+        async for event in checkpoints.when_available(name, self.checkpoint_commands(), run):
             yield event
         if self._recorder is not None:
             self._recorder.flush()
