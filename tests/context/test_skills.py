@@ -91,7 +91,6 @@ def controller(root: Path, rounds: list[object]) -> tuple[ChatController, Script
 
 
 async def test_skill_tool_and_mentions_through_a_session_keep_the_prompt(workspace: Path) -> None:
-    from wyckoff_cli.core.abort import AbortSignal
 
     folder = skill(
         workspace / ".claude" / "skills",
@@ -110,11 +109,11 @@ async def test_skill_tool_and_mentions_through_a_session_keep_the_prompt(workspa
     assert "# Skills" in prompt and "- pdf: Fill in PDF forms" in prompt
     assert "Run fill.py" not in prompt  # only names and descriptions
     assert "skill" in chat.session.registry.names()
-    async for _ in chat.turn("fill the form", AbortSignal()):
+    async for _ in chat.handle(rq.Turn("fill the form")):
         pass
     tool_message = next(m for m in chat.conversation if m.role == "tool")
     assert "Run fill.py on the form." in tool_message.text and str(folder / "fill.py") in tool_message.text
-    async for _ in chat.turn("now with $pdf please", AbortSignal()):
+    async for _ in chat.handle(rq.Turn("now with $pdf please")):
         pass
     sent = provider.requests[-1].messages[-1]
     assert sent.text.startswith("now with $pdf please")

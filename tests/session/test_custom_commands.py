@@ -13,8 +13,8 @@ import pytest
 from tests.tui.support import make_controller
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController, TurnRequest
 from wyckoff_cli.session.custom_commands import discover_commands, substitute_arguments, translate_rule
 from wyckoff_cli.storage import paths
@@ -31,7 +31,7 @@ async def run(
     chat: ChatController, request: TurnRequest, answer: ApprovalDecision | None = None
 ) -> list[ev.RuntimeEvent]:
     events: list[ev.RuntimeEvent] = []
-    async for event in chat.turn(request.text, AbortSignal(), request.required_tools, request):
+    async for event in chat.handle(rq.Turn(request.text, request.required_tools, request)):
         events.append(event)
         if isinstance(event, ev.ApprovalRequested) and not event.answered:
             event.respond(answer or ApprovalDecision.deny(None))
@@ -153,7 +153,7 @@ async def test_a_denied_snippet_sends_nothing(workspace: Path) -> None:
 async def test_snippets_never_run_in_plan_mode(workspace: Path) -> None:
     command(workspace, "status.md", "!`touch made-by-snippet`")
     chat, provider = make_controller(workspace, [{"text": "never"}])
-    chat.set_mode("plan")
+    chat.handle_now(rq.SetMode("plan"))
     request = chat.expand("status", "")
     assert request is not None
     events = await run(chat, request, ApprovalDecision.allow())

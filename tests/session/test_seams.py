@@ -17,7 +17,6 @@ import pytest
 
 from tests.storage.sessions_support import SummarizingContext, make_runtime, read_lines, run_turn
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.messages import Message, ToolCallPart
 from wyckoff_cli.providers.factory import build_provider
@@ -268,7 +267,7 @@ async def test_compact_goes_through_the_hooks_the_recorder_and_the_status(worksp
     )
     controller = ChatController(builder, model="scripted:none")
     for i in range(3):
-        async for _event in controller.turn(f"question {i}", AbortSignal()):
+        async for _event in controller.handle(rq.Turn(f"question {i}")):
             pass
     seen.clear()
     events = [e async for e in controller.handle(rq.Compact())]
@@ -286,7 +285,7 @@ async def test_always_rules_survive_a_new_session(workspace: Path) -> None:
 
     controller, _ = make_controller(workspace, [{"text": "ok"}])
     controller._save_rule("run_shell(ls)")
-    await controller.new_session()
+    [_ async for _ in controller.handle(rq.Clear())]
     assert "run_shell(ls)" in controller.session.policy.allow
     await controller.aclose()
 

@@ -185,7 +185,7 @@ class ChatController:
 
     # ---------------------------------------------------------------- turns
 
-    async def turn(
+    async def _turn(
         self,
         text: str,
         abort: AbortSignal,
@@ -241,7 +241,7 @@ class ChatController:
             if session.recorder is not None:
                 session.recorder.flush()
 
-    async def shell(self, command: str, abort: AbortSignal) -> AsyncIterator[ev.RuntimeEvent]:
+    async def _shell(self, command: str, abort: AbortSignal) -> AsyncIterator[ev.RuntimeEvent]:
         """`!command`: run it as a `run_shell` call through the session's policy (never
         approved by having been typed); its output goes with the next message."""
         session = self.session
@@ -271,7 +271,7 @@ class ChatController:
         if isinstance(decided, ev.ApprovalDecided) and decided.decision == "always" and decided.rule:
             self._save_rule(decided.rule)
 
-    def save_deny_rule(self, rule: str) -> None:
+    def _save_deny_rule(self, rule: str) -> None:
         """ "Always reject" (an ACP client's answer): deny calls like it from now on."""
         if self._session is not None and rule not in self._session.policy.deny:
             self._session.policy.deny.append(rule)
@@ -284,7 +284,7 @@ class ChatController:
 
     # ---------------------------------------------------------------- requests
 
-    def set_mode(self, mode: str) -> ev.RuntimeEvent:
+    def _set_mode(self, mode: str) -> ev.RuntimeEvent:
         if mode not in PERMISSION_MODES:
             return ev.Notice("error", f"Unknown mode {mode!r}: use one of {', '.join(PERMISSION_MODES)}")
         self.mode = mode
@@ -294,18 +294,18 @@ class ChatController:
         self.status.observe(changed)
         return changed
 
-    def approve_plan(self, mode: str) -> ev.RuntimeEvent:
+    def _approve_plan(self, mode: str) -> ev.RuntimeEvent:
         """The person approved an `exit_plan` call and picked `mode`: switch before the
         call runs (its result tells the model, so no note is needed)."""
-        changed = self.set_mode(mode)
+        changed = self._set_mode(mode)
         if isinstance(changed, ev.ModeChanged):
             self.mode_notes.told = mode
         return changed
 
-    def next_mode(self) -> ev.RuntimeEvent:
-        return self.set_mode(next_permission_mode(self.mode))
+    def _next_mode(self) -> ev.RuntimeEvent:
+        return self._set_mode(next_permission_mode(self.mode))
 
-    async def set_model(self, model: str) -> ev.RuntimeEvent:
+    async def _set_model(self, model: str) -> ev.RuntimeEvent:
         problem = self.check_model(model)
         if problem:
             return ev.Notice("error", problem)
@@ -315,7 +315,7 @@ class ChatController:
         self.status.observe(changed)
         return changed
 
-    async def compact(self, focus: str | None = None) -> AsyncIterator[ev.RuntimeEvent]:
+    async def _compact(self, focus: str | None = None) -> AsyncIterator[ev.RuntimeEvent]:
         if not len(self.conversation):
             yield ev.Notice("info", "Nothing to compact yet")
             return
@@ -325,7 +325,7 @@ class ChatController:
         if self._recorder is not None:
             self._recorder.flush()
 
-    async def new_session(self) -> ev.RuntimeEvent:
+    async def _new_session(self) -> ev.RuntimeEvent:
         await self._close_session(recorder=True, reason="clear")
         self._hook_source = "clear"
         self.shell_runs = []
@@ -335,7 +335,7 @@ class ChatController:
         self.status.reset()
         return ev.SessionChanged(None)
 
-    async def resume(self, session_id: str) -> ev.RuntimeEvent:
+    async def _switch_session(self, session_id: str) -> ev.RuntimeEvent:
         try:
             loaded = self.store.load(session_id)
         except Exception as exc:
@@ -410,7 +410,7 @@ class ChatController:
         """The project's hook files not trusted yet (new or changed)."""
         return self.builder.user_hooks.hooks.needing_trust()
 
-    def trust_hooks(self, files: list[HookFile], trusted: bool) -> ev.RuntimeEvent:
+    def _trust_hooks(self, files: list[HookFile], trusted: bool) -> ev.RuntimeEvent:
         """The user's answer to the trust question: record it, or leave them off."""
         return extensions.answer_trust(self.builder, files, trusted)
 
@@ -434,17 +434,17 @@ class ChatController:
                     return [
                         ev.Notice("info", f"Permission mode: {self.mode} (one of {modes}; Shift+Tab cycles)")
                     ]
-                changed = self.set_mode(mode)
+                changed = self._set_mode(mode)
                 ok = isinstance(changed, ev.ModeChanged)
                 return [changed, ev.Notice("info", f"Permission mode: {mode}")] if ok else [changed]
             case rq.CycleMode():
-                return [self.next_mode()]
+                return [self._next_mode()]
             case rq.ApprovePlan(mode=mode):
-                return [self.approve_plan(mode)]
+                return [self._approve_plan(mode)]
             case rq.TrustHooks(files=files, trusted=trusted):
-                return [self.trust_hooks(list(files), trusted)]
+                return [self._trust_hooks(list(files), trusted)]
             case rq.RejectAlways(rule=rule):
-                self.save_deny_rule(rule)
+                self._save_deny_rule(rule)
                 return []
             case rq.Invalid(message=message):
                 return [ev.Notice("warning", message)]
@@ -469,13 +469,13 @@ class ChatController:
             case rq.PromptCommand(name=name, argument=argument):
                 events = self._prompt_command(name, argument)
             case rq.Shell(command=command):
-                events = self._abortable(lambda abort: self.shell(command, abort))
+                events = self._abortable(lambda abort: self._shell(command, abort))
             case rq.SetModel(model=model):
                 events = self._switch_model(model)
             case rq.Compact(focus=focus):
-                events = self.compact(focus)
+                events = self._compact(focus)
             case rq.Clear():
-                events = _of([await self.new_session(), ev.Notice("info", "New session")])
+                events = _of([await self._new_session(), ev.Notice("info", "New session")])
             case rq.Resume(session_id=session_id):
                 events = self._resume(session_id)
             case rq.Export(path=path):
@@ -523,7 +523,7 @@ class ChatController:
 
     def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
         return self._abortable(
-            lambda abort: self.turn(t.text, abort, t.required_tools, t.command, t.attached)
+            lambda abort: self._turn(t.text, abort, t.required_tools, t.command, t.attached)
         )
 
     async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
@@ -540,7 +540,7 @@ class ChatController:
             others = ", ".join(m for m in self.models if m != self.model) or "none configured"
             yield ev.Notice("info", f"Model: {self.model}. Others: {others}. /model ID switches.")
             return
-        changed = await self.set_model(model)
+        changed = await self._set_model(model)
         yield changed
         if isinstance(changed, ev.ModelChanged):
             yield ev.Notice("info", f"Model switched to {model}")
@@ -549,7 +549,7 @@ class ChatController:
         if not session_id:
             yield ev.Notice("warning", "/resume ID: name the session (`wyckoff sessions list` lists them)")
             return
-        changed = await self.resume(session_id)
+        changed = await self._switch_session(session_id)
         yield changed
         if isinstance(changed, ev.SessionChanged):
             yield ev.Notice("info", f"Resumed session {changed.session_id}")
