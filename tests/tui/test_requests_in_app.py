@@ -76,3 +76,39 @@ async def test_every_command_the_app_offers_is_handled(tmp_path: Path) -> None:
         )
         await send(pilot, "/quit")
         await until(pilot, lambda: not app.is_running)
+
+
+async def test_rewind_n_in_the_app_previews_then_goes_back(tmp_path: Path) -> None:
+    """`/rewind 1`: no picker; the controller's preview opens the preview screen, `y`
+    restores the code, the conversation is rewound on the controller's side and the
+    message comes back into the prompt."""
+    import subprocess
+
+    from wyckoff_cli.tui.screens import rewind as rewind_screens
+    from wyckoff_cli.tui.screens.rewind import RestorePreviewScreen
+    from wyckoff_cli.tui.widgets.prompt_input import PromptInput
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    rounds = [
+        {"tool_calls": [{"name": "write_file", "args": {"path": "b.txt", "content": "new\n"}}]},
+        {"text": "Wrote b.txt."},
+    ]
+    app, _ = make_app(tmp_path, rounds)
+    rewind_screens.GRACE_SECONDS, grace = 0.0, rewind_screens.GRACE_SECONDS
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = chat(app)
+            await send(pilot, "/mode auto-edit")
+            await send(pilot, "write b.txt")
+            await settle(pilot, screen)
+            assert (tmp_path / "b.txt").exists() and len(app.controller.conversation) == 4
+            await send(pilot, "/rewind 1")
+            await until(pilot, lambda: isinstance(app.screen, RestorePreviewScreen))
+            assert "Conversation: 4 messages removed" in app.screen.text  # type: ignore[attr-defined]
+            await pilot.press("y")
+            await until(pilot, lambda: not (tmp_path / "b.txt").exists())
+            await until(pilot, lambda: "write b.txt" in screen.query_one(PromptInput).text)
+            assert len(app.controller.conversation) == 0
+            assert any("Conversation rewound" in n.message for n in screen.query(NoticeLine))
+    finally:
+        rewind_screens.GRACE_SECONDS = grace

@@ -197,15 +197,6 @@ def parse(text: str, prompt_commands: Container[str] = ()) -> rq.Request | None:
     return command.request(argument)
 
 
-def parse_command(text: str) -> tuple[SlashCommand, str] | None:
-    """`/model openai:gpt-5` → (the model command, "openai:gpt-5"); None if not a built-in."""
-    parts = split(text)
-    if parts is None:
-        return None
-    command = BY_NAME.get(parts[0].lower())
-    return (command, parts[1]) if command else None
-
-
 def complete(prefix: str) -> list[SlashCommand]:
     """Commands whose name starts with `prefix` (without the slash)."""
     prefix = prefix.lower()
