@@ -138,3 +138,19 @@ async def test_interrupt_stops_the_running_turn(tmp_path: Path) -> None:
     finally:
         await controller.aclose()
     assert reasons == ["aborted"] and controller.interrupted and not controller.running
+
+
+async def test_rewind_past_the_first_message_says_how_many_there_are(tmp_path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    controller, _ = make_controller(tmp_path, [{"text": "ok"}])
+    try:
+        [_ async for _ in controller.handle(rq.Turn("hello"))]
+        events = [e async for e in controller.handle(rq.Rewind(3))]
+        assert len(controller.conversation) == 2  # nothing changed
+    finally:
+        await controller.aclose()
+    assert events == [
+        ev.Notice("warning", "/rewind 3: this session has only 1 message of yours to go back to.")
+    ]

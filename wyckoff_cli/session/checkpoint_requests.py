@@ -72,7 +72,8 @@ async def rewind(
         yield ev.Notice("info", "Nothing to rewind: no message typed in this session yet.")
         return
     if turn > len(points):
-        yield ev.Notice("warning", f"Cannot rewind {turn} messages: this session has {len(points)}.")
+        count = f"{len(points)} message{'s' * (len(points) != 1)}"
+        yield ev.Notice("warning", f"/rewind {turn}: this session has only {count} of yours to go back to.")
         return
     try:
         preview = await asyncio.to_thread(commands.preview_rewind, points[turn - 1], choice, conversation)
