@@ -119,7 +119,11 @@ async def test_the_controller_answers_every_request_of_the_union(tmp_path: Path)
     finally:
         await controller.aclose()
     silent = {name for name, events in answered.items() if not events}
-    assert silent == {"Interrupt", "RejectAlways"}  # nothing running; a rule saved quietly
+    assert silent == {
+        "Interrupt",
+        "RejectAlways",
+        "DropShellOutput",
+    }  # nothing running or waiting; a rule saved
     assert any(isinstance(e, ev.TurnDone) for e in answered["Turn"] + answered["PromptCommand"])
     assert isinstance(answered["SetMode"][0], ev.ModeChanged)
     assert isinstance(answered["Clear"][0], ev.SessionChanged)

@@ -428,6 +428,13 @@ class ChatController:
                 if self._abort is not None:
                     self._abort.abort()
                 return []
+            case rq.DropShellOutput():
+                dropped = self.shell_runs.pop() if self.shell_runs else None
+                return (
+                    [ev.Notice("info", f"The output of `{dropped.command}` will not be sent")]
+                    if dropped
+                    else []
+                )
             case rq.SetMode(mode=mode):
                 if mode is None:
                     modes = ", ".join(PERMISSION_MODES)
@@ -456,6 +463,7 @@ class ChatController:
         match request:
             case (
                 rq.Interrupt()
+                | rq.DropShellOutput()
                 | rq.SetMode()
                 | rq.CycleMode()
                 | rq.ApprovePlan()

@@ -58,6 +58,11 @@ class Shell:
 
 
 @dataclass(frozen=True, slots=True)
+class DropShellOutput:
+    """Backspace on an empty prompt: the last `!command` output is not sent after all."""
+
+
+@dataclass(frozen=True, slots=True)
 class Interrupt:
     """Stop the running turn or `!command` (it still ends with every call answered)."""
 
@@ -234,7 +239,9 @@ class Quit:
     pass
 
 
-ImmediateRequest = Interrupt | SetMode | CycleMode | ApprovePlan | TrustHooks | RejectAlways | Invalid
+ImmediateRequest = (
+    Interrupt | DropShellOutput | SetMode | CycleMode | ApprovePlan | TrustHooks | RejectAlways | Invalid
+)
 SessionRequest = (
     ImmediateRequest
     | Turn

@@ -84,7 +84,9 @@ def submit(chat: ChatHost, request: rq.Request, name: str) -> None:
             pick_rewind(chat)
         case rq.PromptCommand(name=command, argument=argument):
             prompt_command(chat, command, argument)
-        case rq.Interrupt() | rq.SetMode() | rq.CycleMode() | rq.ApprovePlan() | rq.TrustHooks():
+        case rq.Interrupt() | rq.DropShellOutput() | rq.SetMode() | rq.CycleMode() | rq.ApprovePlan():
+            send_now(chat, request)
+        case rq.TrustHooks():
             send_now(chat, request)
         case rq.RejectAlways() | rq.Invalid():
             send_now(chat, request)

@@ -17,12 +17,14 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.status import StatusModel
+from wyckoff_cli.tui.router import EventRouter
 
 
 class ShellHost(Protocol):
     """What of the chat screen a `!command` uses (the screen imports this module)."""
 
     controller: ChatController
+    router: EventRouter
     status: StatusModel
     turn_worker: Any
     queued: list[str]
@@ -85,10 +87,9 @@ def attached_lines(screen: ShellHost) -> list[str]:
 
 def drop_attached(screen: ShellHost) -> bool:
     """Backspace on an empty prompt: the last `!` output is not sent after all."""
-    runs = screen.controller.shell_runs
-    if not runs:
-        return False
-    dropped = runs.pop()
-    screen.add_notice("info", f"The output of `{dropped.command}` will not be sent")
-    screen._show_queue()
-    return True
+    dropped = screen.controller.handle_now(rq.DropShellOutput())
+    for event in dropped:
+        screen.router.handle(event)
+    if dropped:
+        screen._show_queue()
+    return bool(dropped)
