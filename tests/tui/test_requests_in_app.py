@@ -107,8 +107,13 @@ async def test_rewind_n_in_the_app_previews_then_goes_back(tmp_path: Path) -> No
             assert "Conversation: 4 messages removed" in app.screen.text  # type: ignore[attr-defined]
             await pilot.press("y")
             await until(pilot, lambda: not (tmp_path / "b.txt").exists())
-            await until(pilot, lambda: "write b.txt" in screen.query_one(PromptInput).text)
+            await until(pilot, lambda: bool(screen.query_one(PromptInput).text))
+            assert screen.query_one(PromptInput).text == "write b.txt"  # as typed: no mode note
             assert len(app.controller.conversation) == 0
-            assert any("Conversation rewound" in n.message for n in screen.query(NoticeLine))
+            # the notes come after the shorter transcript is shown, not wiped by it
+            await until(
+                pilot, lambda: any("Conversation rewound" in n.message for n in screen.query(NoticeLine))
+            )
+            assert any("Code restored" in n.message for n in screen.query(NoticeLine))
     finally:
         rewind_screens.GRACE_SECONDS = grace

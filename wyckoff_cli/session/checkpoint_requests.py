@@ -90,9 +90,9 @@ async def rewind(
     except WyckoffError as exc:
         yield ev.Notice("warning", f"Rewind stopped, nothing was changed: {exc.message}")
         return
+    yield ev.Rewound(result.messages_removed, result.input_text)  # the host shows it, then the notes
     for note in result.notes:
         yield ev.Notice("info", note)
-    yield ev.Rewound(result.messages_removed, result.input_text)
 
 
 def undo(commands: CheckpointCommands) -> AsyncIterator[ev.RuntimeEvent]:

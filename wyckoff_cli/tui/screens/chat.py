@@ -103,6 +103,7 @@ class ChatScreen(Screen[None]):
         )
         self.finder = Finder()
         self.queue_held = False  # after Esc, queued messages wait for Enter
+        self._held: list[Widget] | None = None  # mounted once the transcript is replaced
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -174,6 +175,9 @@ class ChatScreen(Screen[None]):
 
     def _mount(self, widget: Widget) -> None:
         if not self.is_attached:  # the app is closing: a late event has nowhere to go
+            return
+        if self._held is not None:  # the transcript is being replaced: after it
+            self._held.append(widget)
             return
         self.transcript.mount(widget)
 
@@ -259,11 +263,16 @@ class ChatScreen(Screen[None]):
     def session_changed(self, event: ev.SessionChanged) -> None:
         """Another session is shown: clear the transcript, replay a resumed one."""
 
+        held = self._held = [] if self._held is None else self._held
+
         async def swap() -> None:
             await self.transcript.remove_children()
             self.router.tools.clear()
             if event.resumed:
                 self.render_history()
+            self._held = None
+            for widget in held:  # what came meanwhile (a command's notices) goes after it
+                self._mount(widget)
             self.status_changed()
 
         self.run_worker(swap(), group="session")
