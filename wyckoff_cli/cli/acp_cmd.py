@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     import acp
 
     from wyckoff_cli.acp.agent import WyckoffAgent
+    from wyckoff_cli.acp.framing import JsonRpcLines
     from wyckoff_cli.cli.sessions_cmd import export_text
 
     agent = WyckoffAgent(model=args.model, mode=args.permission_mode, exporter=export_text)
@@ -31,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         reader, writer = await _streams(protocol_out)
+        transport = JsonRpcLines(reader, writer)  # answers batches and malformed lines (issue 27)
         try:
-            await acp.run_agent(cast("acp.Agent", agent), writer, reader, use_unstable_protocol=True)
+            await acp.run_agent(cast("acp.Agent", agent), transport, use_unstable_protocol=True)
         finally:
             await agent.aclose()
 

@@ -49,7 +49,9 @@ def _permissions(argument: str) -> rq.Request:
         return rq.Permissions()
     if verb == "remove" and rule.strip():
         return rq.Permissions(remove=rule.strip())
-    return rq.Invalid("permissions", "/permissions takes no argument, or `remove RULE`")
+    if argument == "trust":
+        return rq.Permissions(trust=True)
+    return rq.Invalid("permissions", "/permissions takes no argument, `remove RULE` or `trust`")
 
 
 CHOICE_WORDS = {choice.value: choice for choice in RewindChoice}
@@ -115,7 +117,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
         request=_no_argument("cost", rq.Cost),
     ),
     SlashCommand("memory", "list what Wyckoff remembers", "[search]", request=lambda a: rq.Memory(a)),
-    SlashCommand("permissions", "list the allow and deny rules", "[remove RULE]", request=_permissions),
+    SlashCommand(
+        "permissions",
+        "list the allow and deny rules; trust the project's",
+        "[remove RULE | trust]",
+        request=_permissions,
+    ),
     SlashCommand(
         "mcp",
         "MCP servers and their tools; restart one, trust the project's",

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, assert_never
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.shown import with_command
 from wyckoff_cli.session import checkpoint_requests as checkpoints
 from wyckoff_cli.session import extensions
 from wyckoff_cli.session import requests as rq
@@ -42,6 +44,7 @@ from wyckoff_cli.session.info_requests import (
     memories_output,
     permissions_output,
     save_rule_quietly,
+    untrusted_allow_notice,
 )
 from wyckoff_cli.session.models import call_price, check_model, context_window_of
 from wyckoff_cli.session.modes import ModeNotes
@@ -129,10 +132,6 @@ class ChatController:
         return self._session
 
     @property
-    def started(self) -> bool:
-        return self._session is not None
-
-    @property
     def system_prompt(self) -> str:
         return self.session.system_prompt
 
@@ -166,11 +165,9 @@ class ChatController:
 
     def price(self, name: str, usage: ev.UsageReported) -> tuple[float, float] | None:
         """(cost, saved by the cache) of one call in USD; None when unpriced."""
-        return (
-            self._price(name, usage)
-            if self._price is not None
-            else call_price(name, usage, self.builder.config)
-        )
+        if self._price is not None:
+            return self._price(name, usage)
+        return call_price(name, usage, self.builder.config)
 
     async def prepare(self) -> None:
         """Import the model's SDK (and its fallbacks') and the session's modules in a
@@ -206,11 +203,12 @@ class ChatController:
         if request is not None:
             for event in extensions.request_notices(request):
                 yield event
-            if shell_snippets(text):
+            if shell_snippets(text):  # the command's rules hold for its snippets too, as headless
                 expansion = ShellExpansion.of(text, request, session, self.root, self._approved_snippets)
-                async for event in expansion.events():
-                    self._observe(event)
-                    yield event
+                with turn_rules(session.policy, request.allow):
+                    async for event in expansion.events():
+                        self._observe(event)
+                        yield event
                 if expansion.failed is not None:
                     yield ev.Notice("error", expansion.failed)
                     yield ev.TurnDone("", "stopped", 0)
@@ -226,6 +224,8 @@ class ChatController:
         if self.builder.mcp is not None:
             text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
         message = attach(text, attached) if attached else text  # `!command` output goes with it
+        if request is not None:  # the transcript shows `/NAME ARGS`, a resumed one too
+            message = with_command(message, request.shown)
         try:
             with turn_rules(session.policy, request.allow if request is not None else ()):
                 async for event in runtime.run_stream(
@@ -302,8 +302,12 @@ class ChatController:
             self.mode_notes.told = mode
         return changed
 
-    def _next_mode(self) -> ev.RuntimeEvent:
-        return self._set_mode(next_permission_mode(self.mode))
+    def skip_to_fallback(self) -> str | None:
+        """Esc while a model's retries wait: the next fallback takes over now (its name
+        is returned); None when nothing waits so or no fallback follows (Esc interrupts)."""
+        provider = self._session.runtime.provider if self._session is not None else None
+        skip = getattr(provider, "skip_waiting", None)
+        return skip() if callable(skip) else None
 
     async def _set_model(self, model: str) -> ev.RuntimeEvent:
         problem = self.check_model(model)
@@ -406,6 +410,10 @@ class ChatController:
         custom command with a built-in's name runs only when `commands.prefer` names it."""
         return extensions.expand(name, argument, self.custom_commands, self.builder.config.commands.prefer)
 
+    def untrusted_allow_notice(self) -> str:
+        """The notice for the project's allow rules when they are ignored ("" otherwise)."""
+        return untrusted_allow_notice(self.root)
+
     def hooks_needing_trust(self) -> list[HookFile]:
         """The project's hook files not trusted yet (new or changed)."""
         return self.builder.user_hooks.hooks.needing_trust()
@@ -445,7 +453,7 @@ class ChatController:
                 ok = isinstance(changed, ev.ModeChanged)
                 return [changed, ev.Notice("info", f"Permission mode: {mode}")] if ok else [changed]
             case rq.CycleMode():
-                return [self._next_mode()]
+                return [self._set_mode(next_permission_mode(self.mode))]
             case rq.ApprovePlan(mode=mode):
                 return [self._approve_plan(mode)]
             case rq.TrustHooks(files=files, trusted=trusted):
@@ -489,24 +497,29 @@ class ChatController:
             case rq.Export(path=path):
                 events = _of([self._export(path)])
             case rq.Rewind(turn=turn, choice=choice):
-                events = self._checkpoint(
-                    "rewind", lambda c: checkpoints.rewind(c, self.conversation, turn or 1, choice)
+                back = partial(
+                    checkpoints.rewind, conversation=self.conversation, turn=turn or 1, choice=choice
                 )
+                events = checkpoints.when_available("rewind", self.checkpoint_commands(), back)
             case rq.Undo():
-                events = self._checkpoint("undo", checkpoints.undo)
+                events = checkpoints.when_available("undo", self.checkpoint_commands(), checkpoints.undo)
             case rq.Redo():
-                events = self._checkpoint("redo", checkpoints.redo)
+                events = checkpoints.when_available("redo", self.checkpoint_commands(), checkpoints.redo)
             case rq.Diff():
-                events = self._checkpoint("diff", checkpoints.diff)
+                events = checkpoints.when_available("diff", self.checkpoint_commands(), checkpoints.diff)
             case rq.Cost():
                 events = _of([cost_output(self.status)])
             case rq.Memory(query=query):
                 events = _of([memories_output(self.root, query)])
+            case rq.Permissions(trust=True):
+                self._commands = None  # read again: their trust changed
+                events = _of([extensions.trust_project_grants(self.root, self._session)])
             case rq.Permissions(remove=remove):
                 policy = self._session.policy if self._session is not None else None
-                events = _of([permissions_output(self.root, remove, self.always_allowed, policy)])
+                ignored = self.builder.workspace.ignored_allow()
+                events = _of([permissions_output(self.root, remove, self.always_allowed, policy, ignored)])
             case rq.Mcp(argument=argument):
-                events = self._mcp(argument)
+                events = _of([await self._mcp(argument)])
             case rq.Skills():
                 events = _of([extensions.skills_output(self.builder.skills)])
             case rq.Hooks(argument=argument):
@@ -515,6 +528,8 @@ class ChatController:
                 assert_never(request)
         async for event in events:
             yield event
+        if self._recorder is not None:  # what the request changed is on disk before it answers
+            self._recorder.flush()
 
     async def _abortable(
         self, run: Callable[[AbortSignal], AsyncIterator[ev.RuntimeEvent]]
@@ -530,9 +545,7 @@ class ChatController:
                 self._abort = None
 
     def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
-        return self._abortable(
-            lambda abort: self._turn(t.text, abort, t.required_tools, t.command, t.attached)
-        )
+        return self._abortable(lambda a: self._turn(t.text, a, t.required_tools, t.command, t.attached))
 
     async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
         expanded = self.expand(name, argument)
@@ -565,11 +578,10 @@ class ChatController:
     def _export(self, path: str) -> ev.RuntimeEvent:
         return export_output(self.root, path, self.id, self._recorder, lambda: self.store, self.exporter)
 
-    async def _mcp(self, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
+    async def _mcp(self, argument: str) -> ev.RuntimeEvent:
         if self.builder.mcp is None:
-            yield ev.Notice("info", "No MCP servers in this session")
-            return
-        yield await self.builder.mcp.command(argument)
+            return ev.Notice("info", "No MCP servers in this session")
+        return await self.builder.mcp.command(argument)
 
     def checkpoint_commands(self) -> CheckpointCommands | str:
         """The session's /rewind, /undo, /redo and /diff, or why there are none."""
@@ -580,14 +592,6 @@ class ChatController:
     async def rewind_points(self) -> list[RewindPoint] | ev.Notice:
         """What the app's rewind picker lists (newest first), or why it cannot."""
         return await checkpoints.points_or_notice(self.checkpoint_commands(), self.conversation)
-
-    async def _checkpoint(
-        self, name: str, run: Callable[[CheckpointCommands], AsyncIterator[ev.RuntimeEvent]]
-    ) -> AsyncIterator[ev.RuntimeEvent]:
-        async for event in checkpoints.when_available(name, self.checkpoint_commands(), run):
-            yield event
-        if self._recorder is not None:
-            self._recorder.flush()
 
 
 async def _of(events: Sequence[ev.RuntimeEvent]) -> AsyncIterator[ev.RuntimeEvent]:

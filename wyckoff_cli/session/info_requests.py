@@ -4,11 +4,12 @@ what there is in the session, as events (kept beside the controller so it stays 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.session.status import StatusModel, agent_rows, totals_row
 
 if TYPE_CHECKING:
@@ -72,10 +73,15 @@ def memories_output(root: Path, query: str) -> ev.RuntimeEvent:
 
 
 def permissions_output(
-    root: Path, remove: str | None, always_allowed: list[str], policy: ApprovalPolicy | None
+    root: Path,
+    remove: str | None,
+    always_allowed: list[str],
+    policy: ApprovalPolicy | None,
+    ignored: Sequence[str] = (),
 ) -> ev.RuntimeEvent:
-    """The saved rules and this session's; `remove`: take a saved rule out (and out of
-    this run's `always_allowed` and the session's allow-list)."""
+    """The saved rules and this session's (`ignored`: the project's allow rules not
+    trusted, so marked); `remove`: take a saved rule out (and out of this run's
+    `always_allowed` and the session's allow-list)."""
     from wyckoff_cli.storage.permissions import list_rules, remove_rule
 
     if remove:
@@ -86,12 +92,21 @@ def permissions_output(
             policy.session_allow.remove(remove)
         text = f"Removed {remove} from {len(removed)} list(s)" if removed else f"No saved rule {remove}"
         return ev.Notice("info", text)
-    saved = "\n".join(f"{r.kind:<5} {r.rule}  ({r.scope}: {r.file})" for r in list_rules(root))
+    saved = "\n".join(
+        f"{r.kind:<5} {r.rule}  ({r.scope}: {r.file})"
+        + (
+            " [not trusted: ignored]"
+            if r.scope == "project" and r.kind == "allow" and r.rule in ignored
+            else ""
+        )
+        for r in list_rules(root)
+    )
     session = ", ".join(policy.session_allow) if policy is not None else ""
     return ev.CommandOutput(
         "permissions",
         text=f"{saved or 'No saved rules.'}\nAllowed for this session: {session or 'none'}\n"
-        "/permissions remove RULE removes a saved rule.",
+        "/permissions remove RULE removes a saved rule; /permissions trust trusts the project's "
+        "allow rules and command files.",
     )
 
 
@@ -119,10 +134,25 @@ def export_output(
 
 def save_rule_quietly(rule: str, root: Path, kind: RuleKind) -> None:
     """Save an "always" answer's rule (`kind` allow or deny); a failure is logged, the
-    rule still holds for this run."""
+    rule still holds for this run. The user's own allow rule keeps a trusted project
+    list trusted (issue 27)."""
     from wyckoff_cli.storage.permissions import save_rule
+    from wyckoff_cli.storage.project_grants import allow_grant, keep_allow_trust
 
     try:
+        before = allow_grant(root) if kind == "allow" else None
         save_rule(rule, root=root, kind=kind)
-    except OSError as exc:
+        if kind == "allow":
+            keep_allow_trust(root, before)
+    except (OSError, ConfigError) as exc:
         log.warning("cannot save the rule %s: %s", rule, exc)
+
+
+def untrusted_allow_notice(root: Path) -> str:
+    """The notice for the project's allow rules when they are ignored ("" otherwise)."""
+    from wyckoff_cli.storage.project_grants import untrusted_allow_notice as notice
+
+    try:
+        return notice(root)
+    except ConfigError as exc:
+        return str(exc)

@@ -181,9 +181,11 @@ class Memory:
 
 @dataclass(frozen=True, slots=True)
 class Permissions:
-    """List the rules; `remove`: the saved rule to remove."""
+    """List the rules; `remove`: the saved rule to remove; `trust`: trust what the
+    project's files grant (allow rules, command files) as they are now."""
 
     remove: str | None = None
+    trust: bool = False
 
 
 @dataclass(frozen=True, slots=True)

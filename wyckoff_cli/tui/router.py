@@ -20,6 +20,7 @@ from typing import Protocol, assert_never, runtime_checkable
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.sources import server_tool_text
+from wyckoff_cli.tui.widgets.counting_notice import retry_wait_text
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
@@ -30,6 +31,10 @@ class AnswerView(Protocol):
     def discard(self) -> None: ...
 
 
+class CountingView(Protocol):
+    def stop(self) -> None: ...
+
+
 class TranscriptView(Protocol):
     """What the router needs from the chat screen's transcript."""
 
@@ -37,6 +42,7 @@ class TranscriptView(Protocol):
     def new_thinking(self) -> ThinkingPane: ...
     def new_tool_call(self, call_id: str, name: str, args: dict[str, object]) -> ToolCallView: ...
     def add_notice(self, kind: str, message: str) -> None: ...
+    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingView: ...
     def add_user(self, text: str) -> None: ...
     def status_changed(self) -> None: ...
     def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None: ...
@@ -74,6 +80,7 @@ class EventRouter:
         self.on_turn_end: Callable[[ev.TurnDone, ev.TurnFailed | None, float | None], None] | None = None
         self._turn_started: float | None = None
         self._failure: ev.TurnFailed | None = None
+        self._waiting: CountingView | None = None  # the retry notice counting the wait
 
     # ------------------------------------------------------------------ coalescing
 
@@ -137,6 +144,9 @@ class EventRouter:
     def handle(self, event: ev.RuntimeEvent) -> None:
         if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
             self.flush()
+        if self._waiting is not None and isinstance(event, _WAIT_ENDS):
+            self._waiting.stop()
+            self._waiting = None
         match event:
             case ev.TextDelta():
                 self._text(event)
@@ -287,10 +297,7 @@ class EventRouter:
         )
 
     def _retry_injected(self, event: ev.RetryInjected) -> None:
-        self.view.add_notice(
-            "retry",
-            f"Reminded the model to call {', '.join(event.missing_tools)} (retry {event.attempt} of 2)",
-        )
+        self.view.add_notice("retry", event.notice)
 
     def _fallback(self, event: ev.FallbackSwitched) -> None:
         self._drop_partial()
@@ -301,11 +308,7 @@ class EventRouter:
 
     def _retrying(self, event: ev.Retrying) -> None:
         self._drop_partial()
-        self.view.add_notice(
-            "retry",
-            f"{event.model} failed ({event.error}); retrying in {event.delay:.1f} s "
-            f"(attempt {event.attempt} of {event.attempts})",
-        )
+        self._waiting = self.view.add_counting_notice("retry", retry_wait_text(event))
 
     def _hook_ran(self, event: ev.HookRan) -> None:
         line = hook_line(event)
@@ -352,6 +355,18 @@ class EventRouter:
         self._turn_started = self._failure = None
         if self.on_turn_end is not None:
             self.on_turn_end(done, failure, None if started is None else time.monotonic() - started)
+
+
+# what ends a retry's wait: output, another model or attempt, the end of the turn
+_WAIT_ENDS = (
+    ev.TextDelta,
+    ev.ThinkingDelta,
+    ev.ToolCallsReceived,
+    ev.FallbackSwitched,
+    ev.Retrying,
+    ev.TurnFailed,
+    ev.TurnDone,
+)
 
 
 def hook_line(event: ev.HookRan) -> str:

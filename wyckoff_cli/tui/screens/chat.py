@@ -10,7 +10,7 @@ permission modes; Ctrl+O shows or hides all thinking; PageUp/PageDown scroll.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from rich.table import Table
@@ -41,6 +41,7 @@ from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
+from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
@@ -166,6 +167,8 @@ class ChatScreen(Screen[None]):
             self.add_notice("warning", notice)
         for problem in self.controller.builder.agents().problems:  # agent files skipped, once
             self.add_notice("warning", problem)
+        if notice := self.controller.untrusted_allow_notice():  # the project's allow rules (issue 27)
+            self.add_notice("warning", notice)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
 
@@ -202,6 +205,11 @@ class ChatScreen(Screen[None]):
 
     def add_notice(self, kind: str, message: str) -> None:
         self._mount(NoticeLine(kind, message))
+
+    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingNotice:
+        notice = CountingNotice(kind, render)
+        self._mount(notice)
+        return notice
 
     def add_user(self, text: str) -> None:
         self._mount(UserMessage(text))
@@ -293,7 +301,10 @@ class ChatScreen(Screen[None]):
         chat_requests.send(self, rq.Resume(session_id))
 
     def render_history(self) -> None:
-        replay_history(self.transcript, self.controller.conversation)
+        loaded = self.controller.loaded  # the session's folder holds its tasks' transcripts
+        replay_history(
+            self.transcript, self.controller.conversation, loaded.info.directory if loaded else None
+        )
 
     # ------------------------------------------------------------------ approval
 
@@ -480,7 +491,10 @@ class ChatScreen(Screen[None]):
             self.query_one(PromptInput).focus()
             return
         if self.busy:
-            chat_requests.send_now(self, rq.Interrupt())
+            if skipped_to := self.controller.skip_to_fallback():  # a retry's wait: the next model now
+                self.add_notice("fallback", f"Trying {skipped_to} now")
+            else:
+                chat_requests.send_now(self, rq.Interrupt())
         elif not self.query_one(PromptInput).text and self._escapes.press():
             chat_requests.submit(self, rq.Rewind(), "rewind")  # Esc Esc on an empty input
 
