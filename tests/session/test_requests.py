@@ -52,6 +52,7 @@ def test_parsing_arguments_and_bad_ones() -> None:
     )
     assert parse("/MODE plan") == rq.SetMode("plan")
     assert parse("/permissions remove Bash(x)") == rq.Permissions(remove="Bash(x)")
+    assert parse("/permissions trust") == rq.Permissions(trust=True)
     assert parse("/compact the tests") == rq.Compact("the tests")
     assert parse("/init") == rq.PromptCommand("init")
     assert parse("/review this", prompt_commands={"review"}) == rq.PromptCommand("review", "this")
@@ -62,7 +63,7 @@ def test_parsing_arguments_and_bad_ones() -> None:
         ("/rewind 0", "/rewind [N]"),
         ("/rewind two", "/rewind [N]"),
         ("/undo now", "takes no argument"),
-        ("/permissions drop x", "remove RULE"),
+        ("/permissions drop x", "remove RULE` or `trust"),
     ):
         bad = parse(text)
         assert isinstance(bad, rq.Invalid) and needle in bad.message, text
