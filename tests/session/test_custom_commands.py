@@ -297,9 +297,9 @@ async def test_permissions_trust_in_the_app_trusts_commands_and_allow_rules(work
     assert "allow rules in" in chat.untrusted_allow_notice()
     await run(chat, TurnRequest("hi", "hi"))  # the session exists
     assert "run_shell(echo by-model)" not in chat.session.policy.allow
-    listed = [e async for e in chat.command("permissions", "")]
+    listed = [e async for e in chat.handle(rq.Permissions())]
     assert "[not trusted: ignored]" in listed[0].text  # type: ignore[attr-defined]
-    answer = [e async for e in chat.command("permissions", "trust")]
+    answer = [e async for e in chat.handle(rq.Permissions(trust=True))]
     assert isinstance(answer[0], ev.Notice) and "go.md" in answer[0].message
     assert "run_shell(echo by-model)" in chat.session.policy.allow  # at once, this session
     assert chat.untrusted_allow_notice() == ""
