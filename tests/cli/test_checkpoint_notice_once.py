@@ -13,7 +13,7 @@ import pytest
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.checkpoints.hooks import SIDE_EFFECTS_NOTICE
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.controller import ChatController
 
@@ -78,8 +78,8 @@ async def test_a_session_rebuilt_for_another_model_does_not_repeat_it(
     try:
         for text, model in (("a", first), ("b", second)):
             if model != controller.model:
-                await controller.set_model(model)
-            async for event in controller.turn(text, AbortSignal()):
+                [_ async for _ in controller.handle(rq.SetModel(model))]
+            async for event in controller.handle(rq.Turn(text)):
                 if isinstance(event, ev.Notice) and event.message == SIDE_EFFECTS_NOTICE:
                     notices.append(text)
     finally:

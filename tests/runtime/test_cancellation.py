@@ -8,10 +8,10 @@ from typing import Any
 
 from tests.runtime.support import assert_history_valid, make_runtime, make_tool, of_type, wait_for
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.events import ApprovalRequested
-from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.tools.base import ToolContext
 
 

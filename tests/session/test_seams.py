@@ -23,7 +23,7 @@ from wyckoff_cli.providers.factory import build_provider
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.runtime.approval import answer_approvals
 from wyckoff_cli.runtime.hooks import RuntimeHooks
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.storage.redact import Redactor
@@ -266,10 +266,10 @@ async def test_compact_goes_through_the_hooks_the_recorder_and_the_status(worksp
     )
     controller = ChatController(builder, model="scripted:none")
     for i in range(3):
-        async for _event in controller.turn(f"question {i}", AbortSignal()):
+        async for _event in controller.handle(rq.Turn(f"question {i}")):
             pass
     seen.clear()
-    events = [e async for e in controller.command("compact", "")]
+    events = [e async for e in controller.handle(rq.Compact())]
     assert "compaction" in [e.type for e in events] and "compaction" in seen
     session_id = controller.id
     assert session_id is not None
@@ -284,7 +284,7 @@ async def test_always_rules_survive_a_new_session(workspace: Path) -> None:
 
     controller, _ = make_controller(workspace, [{"text": "ok"}])
     controller._save_rule("run_shell(ls)")
-    await controller.new_session()
+    [_ async for _ in controller.handle(rq.Clear())]
     assert "run_shell(ls)" in controller.session.policy.allow
     await controller.aclose()
 

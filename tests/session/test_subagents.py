@@ -12,9 +12,9 @@ import pytest
 
 from tests.session.subagent_support import allow_all, build, child_events, make_builder, run, task_call
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.status import StatusModel
 
 PARENT = "scripted:parent"

@@ -19,6 +19,7 @@ from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, shell_tool, wait_for_screen
 from tests.waiting import until, until_sync
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.storage import paths
 from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.app import WyckoffApp
@@ -328,7 +329,7 @@ async def test_the_plan_waiting_for_approval_notifies(tmp_path: Path) -> None:
         {"text": "ok"},
     ]
     app, _ = make_app(tmp_path, rounds)
-    app.controller.set_mode("plan")
+    app.controller.handle_now(rq.SetMode("plan"))
     async with app.run_test(size=SIZE) as pilot:
         sent = capture(app)
         await send(pilot, "plan it")

@@ -19,6 +19,7 @@ from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, short_typing_pause
 from tests.waiting import until
 from wyckoff_cli.cli.main import main
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.tui.app import WyckoffApp
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
@@ -150,7 +151,7 @@ async def test_a_plan_mode_session_is_listed_by_what_was_typed(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def plan(app: WyckoffApp) -> None:
-        app.controller.set_mode("plan")
+        app.controller.handle_now(rq.SetMode("plan"))
 
     live, resumed, session_id = await live_then_resumed(
         workspace, [{"text": "Here is the plan."}], ["plan the refactor"], plan
@@ -175,7 +176,7 @@ async def test_a_truthful_answer_retry_says_what_was_sent_live_and_resumed(works
     ]
 
     def plan(app: WyckoffApp) -> None:
-        app.controller.set_mode("plan")
+        app.controller.handle_now(rq.SetMode("plan"))
 
     live, resumed, _ = await live_then_resumed(workspace, rounds, ["fix add()"], plan)
     retries = [text for kind, text in live if kind == "retry"]

@@ -9,6 +9,7 @@ from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
 from tests.waiting import until
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.widgets.status_bar import SPINNER, StatusBar, render_status
 
@@ -41,7 +42,7 @@ async def test_cost_table_says_unpriced_in_the_total_too(tmp_path: Path) -> None
         screen = chat(app)
         await send(pilot, "hello")
         await settle(pilot, screen)
-        events = [e async for e in app.controller.command("cost", "")]
+        events = [e async for e in app.controller.handle(rq.Cost())]
         output = events[0]
         assert isinstance(output, ev.CommandOutput)
         cost = output.columns.index("cost")

@@ -19,6 +19,7 @@ from tests.tui.test_chat_flows import (
     wait_for_screen,
 )
 from tests.waiting import until
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.task_call import TaskCallView
@@ -78,7 +79,7 @@ async def test_a_task_widget_shows_the_child_live_and_expanded(tmp_path: Path) -
         status = app.controller.status
         assert status.input_tokens == 8000 and status.per_agent["explore"].input_tokens == 4000
         assert dict(status.segments())["agents"] == "main $0.0040 · explore $0.0040"
-        cost = [e async for e in app.controller.command("cost", "")][0]
+        cost = [e async for e in app.controller.handle(rq.Cost())][0]
         rows = {row[0]: row for row in cost.rows}  # type: ignore[attr-defined]
         assert rows["agent explore"][2] == "4,000" and rows["total"][2] == "8,000"
         assert all(len(row) == len(cost.columns) for row in cost.rows)  # type: ignore[attr-defined]

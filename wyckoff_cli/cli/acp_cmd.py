@@ -25,8 +25,9 @@ def run(args: argparse.Namespace) -> int:
 
     from wyckoff_cli.acp.agent import WyckoffAgent
     from wyckoff_cli.acp.framing import JsonRpcLines
+    from wyckoff_cli.cli.sessions_cmd import export_text
 
-    agent = WyckoffAgent(model=args.model, mode=args.permission_mode)
+    agent = WyckoffAgent(model=args.model, mode=args.permission_mode, exporter=export_text)
     protocol_out = _private_stdout()
 
     async def serve() -> None:

@@ -70,3 +70,29 @@ class ApprovalResponder:
     async def settled(self) -> None:
         """Returns once the request is answered or withdrawn (the turn was aborted)."""
         await asyncio.wait({self._future})
+
+
+class Confirmation:
+    """Answers one yes/no question of the session (a restore's preview: "restore these
+    files?"), once. Hosts answer it as they answer an approval: the app's preview
+    screen, or the host itself when the person's typed command is the consent (ACP,
+    headless). `withdraw()` answers no when the question can no longer be shown."""
+
+    def __init__(self) -> None:
+        self._future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    @property
+    def answered(self) -> bool:
+        return self._future.done()
+
+    def respond(self, yes: bool) -> bool:
+        if self._future.done():
+            return False
+        self._future.set_result(yes)
+        return True
+
+    def withdraw(self) -> None:
+        self.respond(False)
+
+    async def wait(self) -> bool:
+        return await self._future

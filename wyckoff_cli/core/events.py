@@ -13,7 +13,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
+from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder, Confirmation
 from wyckoff_cli.core.usage import Usage
 
 DoneReason = Literal[
@@ -374,6 +374,32 @@ class SessionChanged(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ConfirmRequested(_Event):
+    """A request waits for a yes/no: `/undo`, `/redo` and `/rewind` show what they will
+    restore (`text`, a preview) and change nothing until it is answered through
+    `responder` (not serialized). `command` names the request (`undo`, ...)."""
+
+    type: ClassVar[str] = "confirm_request"
+    command: str
+    title: str
+    text: str
+    responder: Confirmation | None = field(default=None, compare=False, repr=False, metadata={"wire": False})
+
+    def respond(self, yes: bool) -> bool:
+        return self.responder.respond(yes) if self.responder is not None else False
+
+
+@dataclass(frozen=True, slots=True)
+class Rewound(_Event):
+    """`/rewind` removed `messages_removed` messages from the conversation (0 when it
+    restored only the code); `input_text` is the chosen message, for the host's input."""
+
+    type: ClassVar[str] = "rewound"
+    messages_removed: int
+    input_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ModelChanged(_Event):
     type: ClassVar[str] = "model_changed"
     model: str
@@ -450,6 +476,8 @@ RuntimeEvent = (
     | TurnFailed
     | CommandOutput
     | SessionChanged
+    | ConfirmRequested
+    | Rewound
     | ModelChanged
     | ModeChanged
     | SubagentEvent

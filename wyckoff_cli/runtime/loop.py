@@ -26,6 +26,7 @@ from typing import Any
 
 from wyckoff_cli.context.hooks import ContextHooks
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal as AbortSignal  # re-exported: hosts import it from core/
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ProviderError, StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
@@ -74,25 +75,6 @@ class RuntimeSettings:
     loop_guard_retries: int = 2
     doom_loop_repeats: int = 3
     doom_loop_window: int = 6
-
-
-class AbortSignal:
-    """Lets a host abort a running turn without owning the consuming task."""
-
-    def __init__(self) -> None:
-        self.aborted = False
-        self._callbacks: list[Callable[[], object]] = []
-
-    def abort(self) -> None:
-        self.aborted = True
-        for callback in list(self._callbacks):
-            callback()
-
-    def subscribe(self, callback: Callable[[], object]) -> Callable[[], None]:
-        self._callbacks.append(callback)
-        if self.aborted:
-            callback()
-        return lambda: self._callbacks.remove(callback)
 
 
 @dataclass

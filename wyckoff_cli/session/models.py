@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from wyckoff_cli.core.errors import ConfigError, ProviderConfigError
+from wyckoff_cli.core.events import UsageReported
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.providers.factory import build_fallback
 from wyckoff_cli.providers.retry import RetryPolicy
@@ -131,3 +132,20 @@ def check_model(name: str, config: Config) -> str | None:
     except ProviderConfigError as exc:
         return exc.message
     return None
+
+
+def context_window_of(name: str, config: Config) -> int:
+    """The context window of a model id or alias (the catalogue, then the overrides)."""
+    from wyckoff_cli.models.facts import resolve_model_facts
+
+    return resolve_model_facts(model_id(name, config), config.model_overrides).context_window
+
+
+def call_price(name: str, usage: UsageReported, config: Config) -> tuple[float, float] | None:
+    """(cost, saved by the cache) of one call in USD; None when unpriced."""
+    from wyckoff_cli.models.costs import cost_of
+    from wyckoff_cli.models.facts import resolve_model_facts
+
+    facts = resolve_model_facts(model_id(name, config), config.model_overrides)
+    cost = cost_of(usage.usage, facts.prices)
+    return None if cost is None else (cost.total, cost.saved)

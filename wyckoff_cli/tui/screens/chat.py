@@ -10,7 +10,7 @@ permission modes; Ctrl+O shows or hides all thinking; PageUp/PageDown scroll.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from rich.table import Table
@@ -26,14 +26,11 @@ from textual.worker import Worker
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
-from wyckoff_cli.runtime.loop import AbortSignal
-from wyckoff_cli.session.commands import parse_command
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
-from wyckoff_cli.session.user_shell import ShellRun
 from wyckoff_cli.tools.plan import EXIT_PLAN
-from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
-from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
+from wyckoff_cli.tui import chat_requests
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.input_history import load_input_history, save_input_history
@@ -55,8 +52,6 @@ from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
 QUIT_WINDOW = 2.0
-# commands that may run while a turn is running
-WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory", "top", "bottom", "find")
 
 KEYS = (
     ("Enter", "send"),
@@ -99,7 +94,6 @@ class ChatScreen(Screen[None]):
         self.status = controller.status
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
         self.queued: list[str] = []
-        self.abort: AbortSignal | None = None
         self.turn_worker: Worker[None] | None = None
         self.thinking_expanded = False
         self._last_ctrl_c = 0.0
@@ -110,6 +104,7 @@ class ChatScreen(Screen[None]):
         )
         self.finder = Finder()
         self.queue_held = False  # after Esc, queued messages wait for Enter
+        self._held: list[Widget] | None = None  # mounted once the transcript is replaced
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -163,7 +158,7 @@ class ChatScreen(Screen[None]):
         from wyckoff_cli.tui.screens.trust import HookTrustScreen
 
         def answered(trusted: bool | None) -> None:
-            self.router.handle(self.controller.trust_hooks(waiting, bool(trusted)))
+            chat_requests.send_now(self, rq.TrustHooks(tuple(waiting), bool(trusted)))
 
         self.app.push_screen(HookTrustScreen(waiting), answered)
 
@@ -183,6 +178,9 @@ class ChatScreen(Screen[None]):
 
     def _mount(self, widget: Widget) -> None:
         if not self.is_attached:  # the app is closing: a late event has nowhere to go
+            return
+        if self._held is not None:  # the transcript is being replaced: after it
+            self._held.append(widget)
             return
         self.transcript.mount(widget)
 
@@ -255,17 +253,34 @@ class ChatScreen(Screen[None]):
             self._mount(Static(table, classes="command-output"))
             if output.text:
                 self._mount(Static(Text(output.text), classes="command-output"))
+        elif output.command == "diff":
+            chat_requests.show_diff(self.app, output)  # coloured, in its own screen
         else:
             self._mount(Static(Text(output.text), classes="command-output"))
 
+    def confirm(self, request: ev.ConfirmRequested) -> None:
+        chat_requests.confirm(self.app, request)
+
+    def rewound(self, event: ev.Rewound) -> None:
+        """`/rewind` went back: show the shorter conversation, the message in the input."""
+        if event.messages_removed:
+            self.session_changed(ev.SessionChanged(self.controller.id, resumed=True))
+        if event.input_text:
+            self.query_one(PromptInput).load_text(event.input_text)
+
     def session_changed(self, event: ev.SessionChanged) -> None:
         """Another session is shown: clear the transcript, replay a resumed one."""
+
+        held = self._held = [] if self._held is None else self._held
 
         async def swap() -> None:
             await self.transcript.remove_children()
             self.router.tools.clear()
             if event.resumed:
                 self.render_history()
+            self._held = None
+            for widget in held:  # what came meanwhile (a command's notices) goes after it
+                self._mount(widget)
             self.status_changed()
 
         self.run_worker(swap(), group="session")
@@ -283,7 +298,7 @@ class ChatScreen(Screen[None]):
         self.query_one(StatusBar).refresh_status()
 
     def resume(self, session_id: str) -> None:
-        self._run_command("resume", session_id)
+        chat_requests.send(self, rq.Resume(session_id))
 
     def render_history(self) -> None:
         loaded = self.controller.loaded  # the session's folder holds its tasks' transcripts
@@ -301,7 +316,7 @@ class ChatScreen(Screen[None]):
             if screen in self._approvals:
                 self._approvals.remove(screen)
             if isinstance(screen, PlanApprovalScreen) and screen.chosen_mode:
-                self.router.handle(self.controller.approve_plan(screen.chosen_mode))  # before it runs
+                chat_requests.send_now(self, rq.ApprovePlan(screen.chosen_mode))  # before it runs
             request.respond(decision or ApprovalDecision.deny(None))
 
         prompt = self.query_one(PromptInput)
@@ -331,22 +346,15 @@ class ChatScreen(Screen[None]):
         if (line := shell_line(text)) is not None:  # `!command`: the workspace shell
             run_shell_line(self, line)
             return
-        command = parse_command(text)
-        if command is not None:
-            self.run_command(command[0].name, command[1])
+        request = self.controller.parse(text)
+        if request is not None:
+            chat_requests.submit(self, request, text[1:].split(" ", 1)[0])
             return
         if text.startswith("/mcp__") and self.controller.builder.mcp is not None:
             self._run_mcp_prompt(text)  # a server's prompt (tools/mcp/host.py)
             return
-        if text.startswith("/"):
-            name, _, argument = text[1:].partition(" ")
-            request = self.controller.expand(name.strip(), argument.strip())
-            if request is None:
-                self.add_notice("warning", f"Unknown command {text.split()[0]} — /help lists them")
-            elif self.busy:
-                self.add_notice("warning", f"/{name} waits for the turn to end (Esc interrupts it)")
-            else:
-                self.start_request(request)
+        if text.startswith("/") and len(text) > 1 and not text[1].isspace():
+            self.add_notice("warning", f"Unknown command {text.split()[0]} — /help lists them")
             return
         if self.busy:
             self.queued.append(text)
@@ -368,10 +376,9 @@ class ChatScreen(Screen[None]):
     ) -> None:
         self.add_user(text if shown is None else shown)
         self.transcript.follow()
-        self.abort = AbortSignal()
-        attached = self.controller.take_shell_runs()  # `!command` output goes with this message
+        attached = tuple(self.controller.take_shell_runs())  # `!command` output goes with this message
         self._show_queue()
-        self.turn_worker = self.run_turn(text, self.abort, required_tools, request, attached)
+        self.turn_worker = self.run_turn(rq.Turn(text, required_tools, request, attached))
 
     def start_request(self, request: TurnRequest) -> None:
         """A command that is a turn (/init, a custom command)."""
@@ -380,15 +387,8 @@ class ChatScreen(Screen[None]):
         )
 
     @work(exclusive=True, group="turn")
-    async def run_turn(
-        self,
-        text: str,
-        abort: AbortSignal,
-        required_tools: tuple[str, ...] = (),
-        request: TurnRequest | None = None,
-        attached: Sequence[ShellRun] = (),
-    ) -> None:
-        await self._route(self.controller.turn(text, abort, required_tools, request, attached))
+    async def run_turn(self, turn: rq.Turn) -> None:
+        await self._route(self.controller.handle(turn))
         done = self.router.last_done
         if done is not None and done.reason == "aborted" and self.queued:
             self.queue_held = True  # Esc stops the work: nothing more is sent until Enter
@@ -411,44 +411,12 @@ class ChatScreen(Screen[None]):
     # ------------------------------------------------------------------ slash commands
 
     def run_command(self, name: str, argument: str) -> None:
-        if self.busy and name not in WHILE_BUSY:
-            self.add_notice("warning", f"/{name} waits for the turn to end (Esc interrupts it)")
-            return
-        if name == "help":
-            self._help()
-        elif name in ("top", "bottom"):
-            self.action_top() if name == "top" else self.action_bottom()
-        elif name == "find":
-            self.action_find(argument)
-        elif name == "quit":
-            self.app.exit()
-        elif name == "resume" and not argument:
-            from wyckoff_cli.tui.screens.sessions import SessionPicker
-
-            def picked(session_id: str | None) -> None:
-                if session_id:
-                    self.resume(session_id)
-
-            self.app.push_screen(SessionPicker(self.controller.store, self.controller.root), picked)
-        elif name in CHECKPOINT_COMMANDS:
-            run_checkpoint_command(self, name)
-        elif (request := self.controller.expand(name, argument)) is not None:
-            self.start_request(request)
+        """`/name argument`, as if typed."""
+        request = self.controller.parse(f"/{name} {argument}".rstrip())
+        if request is None:
+            self.add_notice("warning", f"Unknown command /{name} — /help lists them")
         else:
-            self._run_command(name, argument)
-
-    def _run_command(self, name: str, argument: str) -> None:
-        if name == "compact":
-            self.status.state = "compacting"
-            self.status_changed()
-
-        async def run() -> None:
-            await self._route(self.controller.command(name, argument))
-            if name == "compact":
-                self.status.state = "idle"
-                self.status_changed()
-
-        self.run_worker(run(), exclusive=True, group="command")
+            chat_requests.submit(self, request, name)
 
     def _run_mcp_prompt(self, text: str) -> None:
         """`/mcp__SERVER__PROMPT ARGS`: the server's prompt, sent as the user's message."""
@@ -466,7 +434,7 @@ class ChatScreen(Screen[None]):
 
         self.run_worker(send(), group="mcp")
 
-    def _help(self) -> None:
+    def show_help(self) -> None:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")
         table.add_column()
@@ -522,13 +490,13 @@ class ChatScreen(Screen[None]):
             find.remove_class("-open")
             self.query_one(PromptInput).focus()
             return
-        if self.busy and self.abort is not None:
+        if self.busy:
             if skipped_to := self.controller.skip_to_fallback():  # a retry's wait: the next model now
                 self.add_notice("fallback", f"Trying {skipped_to} now")
             else:
-                self.abort.abort()
+                chat_requests.send_now(self, rq.Interrupt())
         elif not self.query_one(PromptInput).text and self._escapes.press():
-            run_checkpoint_command(self, "rewind")  # Esc Esc on an empty input
+            chat_requests.submit(self, rq.Rewind(), "rewind")  # Esc Esc on an empty input
 
     def action_ctrl_c(self) -> None:
         selected = self.get_selected_text()
@@ -541,8 +509,8 @@ class ChatScreen(Screen[None]):
         if prompt.text:
             prompt.clear()
             return
-        if self.busy and self.abort is not None:
-            self.abort.abort()
+        if self.busy:
+            chat_requests.send_now(self, rq.Interrupt())
             return
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW:
@@ -580,7 +548,7 @@ class ChatScreen(Screen[None]):
         self.notify(text, timeout=2)
 
     def action_cycle_mode(self) -> None:
-        self.router.handle(self.controller.next_mode())
+        chat_requests.send_now(self, rq.CycleMode())
 
     def action_toggle_thinking(self) -> None:
         self.thinking_expanded = not self.thinking_expanded

@@ -1,4 +1,5 @@
-"""Screens for /rewind, /undo, /redo and /diff (the logic is in runtime/checkpoints/rewind.py).
+"""Screens for /rewind, /undo, /redo and /diff (the requests are answered in
+session/checkpoint_requests.py; tui/chat_requests.py shows these).
 
 - `RewindPickerScreen(points)`: the session's user messages, newest first, each with
   the files changed after it; Enter picks one, then one of the three choices (code and
@@ -29,7 +30,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wyckoff_cli.runtime.checkpoints.rewind import CHOICES, RewindChoice, RewindPoint
+from wyckoff_cli.session.checkpoint_requests import CHOICES, RewindChoice, RewindPoint
 from wyckoff_cli.tui.widgets.diff import render_diff
 
 GRACE_SECONDS = 0.3  # keys this soon after a confirmation dialog opens are ignored

@@ -14,7 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from wyckoff_cli.runtime.hook_config import HookFile
+from wyckoff_cli.session.extensions import HookFile
 from wyckoff_cli.tui.typing_guard import TypingGuard
 
 

@@ -160,3 +160,9 @@ class TaskCallView(ToolCallView):
 
     def session_changed(self, event: ev.SessionChanged) -> None:
         return None
+
+    def confirm(self, request: ev.ConfirmRequested) -> None:
+        request.respond(False)  # a sub-agent sends no session requests; never leave one waiting
+
+    def rewound(self, event: ev.Rewound) -> None:
+        return None
