@@ -243,6 +243,8 @@ class EventRouter:
             case ev.TurnDone(reason=reason):
                 self.view.withdraw_approvals()
                 self._close_answer()
+                if self.thinking is not None and self.thinking.live:
+                    self.thinking.interrupt()  # its round ended without a ThinkingDone
                 self.last_done = event
                 if reason == "aborted":
                     self.view.add_notice("aborted", "Interrupted.")

@@ -10,12 +10,10 @@ permission modes; Ctrl+O shows or hides all thinking; PageUp/PageDown scroll.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from rich.table import Table
-from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -30,13 +28,16 @@ from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.commands import parse_command
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
+from wyckoff_cli.session.turn_start import wait_to_start
 from wyckoff_cli.session.user_shell import ShellRun
 from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
 from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.help_table import help_table
 from wyckoff_cli.tui.input_history import load_input_history, save_input_history
+from wyckoff_cli.tui.literal import literal, visible
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -44,6 +45,7 @@ from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
+from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
@@ -56,23 +58,6 @@ from wyckoff_cli.tui.widgets.transcript import Transcript
 QUIT_WINDOW = 2.0
 # commands that may run while a turn is running
 WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory", "top", "bottom", "find")
-
-KEYS = (
-    ("Enter", "send"),
-    ("Shift+Enter, Ctrl+J", "new line"),
-    ("Ctrl+G", "edit the input (in a dialog: the call being edited) in $VISUAL / $EDITOR"),
-    ("Up / Down", "input history (Up on an empty prompt edits a queued message)"),
-    ("Esc", "interrupt the turn"),
-    ("Ctrl+C", "clear the input, or interrupt; twice quits"),
-    ("Ctrl+D", "quit on an empty input"),
-    ("!command", "run a command in the workspace shell; its output goes with your next message"),
-    ("Shift+Tab", "cycle permission modes"),
-    ("Ctrl+O", "show / hide all thinking"),
-    ("PageUp / PageDown", "scroll the transcript"),
-    ("Ctrl+Home / Ctrl+End", "top / bottom of the transcript (also /top, /bottom)"),
-    ("Ctrl+F", "find in the transcript (also /find TEXT); Enter next, Shift+Enter previous"),
-    ("Tab", "next widget (Enter on a tool call or thinking expands it)"),
-)
 
 
 class ChatScreen(Screen[None]):
@@ -109,6 +94,7 @@ class ChatScreen(Screen[None]):
         )
         self.finder = Finder()
         self.queue_held = False  # after Esc, queued messages wait for Enter
+        self._mcp_trust_notice: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -138,7 +124,6 @@ class ChatScreen(Screen[None]):
             mcp.on_change = self._mcp_changed  # no polling: the servers report changes
             mcp.start()
             self._show_mcp()
-            self.call_after_refresh(self._ask_mcp_trust)
         if len(self.controller.conversation):
             self.render_history()
             self.add_notice(
@@ -149,20 +134,23 @@ class ChatScreen(Screen[None]):
                 "info",
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
-        self._ask_hook_trust()
+        self.call_after_refresh(self._ask_hook_trust, self._ask_mcp_trust)  # one dialog after the other
 
     def _prepare(self) -> None:
         self.run_worker(self.controller.prepare(), group="prepare")
 
-    def _ask_hook_trust(self) -> None:
-        """Project hooks not trusted yet: ask, naming each command, before any turn."""
+    def _ask_hook_trust(self, then: Callable[[], None]) -> None:
+        """Project hooks not trusted yet: ask, naming each command, before any turn;
+        `then` (the MCP question) once answered, so two dialogs never stack."""
         waiting = self.controller.hooks_needing_trust()
         if not waiting:
+            then()
             return
         from wyckoff_cli.tui.screens.trust import HookTrustScreen
 
         def answered(trusted: bool | None) -> None:
             self.router.handle(self.controller.trust_hooks(waiting, bool(trusted)))
+            then()
 
         self.app.push_screen(HookTrustScreen(waiting), answered)
 
@@ -220,6 +208,7 @@ class ChatScreen(Screen[None]):
         def answered(trusted: bool | None) -> None:
             if trusted:
                 self.add_notice("info", mcp.trust())
+                self._show_mcp()
 
         self.app.push_screen(McpTrustScreen(question), answered)
 
@@ -230,7 +219,13 @@ class ChatScreen(Screen[None]):
         mcp = self.controller.builder.mcp
         assert mcp is not None
         for kind, message in mcp.take_notices():
-            self.add_notice(kind, message)
+            notice = NoticeLine(kind, message)
+            self._mount(notice)
+            if message == mcp.trust_notice:
+                self._mcp_trust_notice = notice
+        if self._mcp_trust_notice is not None and mcp.manager is not None and mcp.trust_prompt() is None:
+            self._mcp_trust_notice.remove()  # trusted (here or by /mcp trust): the request is stale
+            self._mcp_trust_notice = None
         if self.status.mcp != mcp.status_text():
             self.status.mcp = mcp.status_text()
             self.query_one(StatusBar).refresh_status()
@@ -238,17 +233,11 @@ class ChatScreen(Screen[None]):
     def show_output(self, output: ev.CommandOutput) -> None:
         """A command's output: its text, or its table (the last row, a total, in bold)."""
         if output.columns:
-            table = Table(title=output.title or None, title_justify="left", show_edge=False)
-            for number, column in enumerate(output.columns):
-                table.add_column(column, justify="left" if number == 0 else "right")
-            total = output.command == "cost"  # its last row is the total
-            for number, row in enumerate(output.rows):
-                table.add_row(*row, style="bold" if total and number == len(output.rows) - 1 else None)
-            self._mount(Static(table, classes="command-output"))
+            self._mount(Static(CommandTable(output), classes="command-output"))
             if output.text:
-                self._mount(Static(Text(output.text), classes="command-output"))
+                self._mount(Static(literal(output.text), classes="command-output"))
         else:
-            self._mount(Static(Text(output.text), classes="command-output"))
+            self._mount(Static(literal(output.text), classes="command-output"))
 
     def session_changed(self, event: ev.SessionChanged) -> None:
         """Another session is shown: clear the transcript, replay a resumed one."""
@@ -377,6 +366,7 @@ class ChatScreen(Screen[None]):
         request: TurnRequest | None = None,
         attached: Sequence[ShellRun] = (),
     ) -> None:
+        await wait_to_start(self.controller, abort, self._show_waiting)  # the status says for what
         await self._route(self.controller.turn(text, abort, required_tools, request, attached))
         done = self.router.last_done
         if done is not None and done.reason == "aborted" and self.queued:
@@ -384,6 +374,10 @@ class ChatScreen(Screen[None]):
             self._show_queue()
         else:
             self.call_after_refresh(self._next_queued)
+
+    def _show_waiting(self, state: str) -> None:
+        self.status.state = state
+        self.status_changed()
 
     async def _route(self, events: AsyncIterator[ev.RuntimeEvent]) -> None:
         try:
@@ -456,16 +450,7 @@ class ChatScreen(Screen[None]):
         self.run_worker(send(), group="mcp")
 
     def _help(self) -> None:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
-        table.add_column()
-        for command in self.controller.slash_commands:
-            table.add_row(command.usage, command.description)
-        table.add_row("", "")
-        for key, what in KEYS:
-            table.add_row(key, what)
-        table.add_row("@path", "mention a file: the model must read it")
-        self._mount(Static(table, classes="command-output"))
+        self._mount(Static(help_table(self.controller.slash_commands), classes="command-output"))
 
     def send_held_queue(self) -> bool:
         """Enter on an empty prompt sends the queue held after Esc."""
@@ -491,7 +476,7 @@ class ChatScreen(Screen[None]):
                 else "  (Up on an empty prompt edits)"
             )
         lines = attached_lines(self) + lines
-        queued.update(Text("\n".join(lines)))
+        queued.update(literal("\n".join(lines)))
         queued.display = bool(lines)
 
     def pull_queued(self) -> str | None:
@@ -503,6 +488,24 @@ class ChatScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
+    def on_key(self, event: events.Key) -> None:
+        """A character typed while the focus is in the transcript (Tab moved it onto a
+        tool call or a thinking block) goes to the prompt, and the focus with it. Space
+        is left to the widget (it expands it)."""
+        if self.app.screen is not self or not event.is_printable or event.character in (None, " "):
+            return
+        if not self._focus_in_transcript():
+            return
+        event.stop()
+        event.prevent_default()
+        prompt = self.query_one(PromptInput)
+        prompt.focus()
+        prompt.insert(event.character)
+
+    def _focus_in_transcript(self) -> bool:
+        focused = self.focused
+        return focused is not None and self.transcript in focused.ancestors_with_self
+
     def action_interrupt(self) -> None:
         if isinstance(self.app.screen, ApprovalScreen):
             return
@@ -511,6 +514,10 @@ class ChatScreen(Screen[None]):
             find.remove_class("-open")
             self.query_one(PromptInput).focus()
             return
+        if self._focus_in_transcript():  # Esc brings the focus back (and still interrupts)
+            self.query_one(PromptInput).focus()
+            if not self.busy:
+                return
         if self.busy and self.abort is not None:
             self.abort.abort()
         elif not self.query_one(PromptInput).text and self._escapes.press():
@@ -554,6 +561,7 @@ class ChatScreen(Screen[None]):
         find = self.query_one(FindBar)
         find.add_class("-open")
         find.focus()
+        query = visible(query)  # the transcript shows control characters so: find them so
         if query:
             find.value = query
             self.on_find_bar_step(FindBar.Step(query, forward=False))
@@ -563,7 +571,7 @@ class ChatScreen(Screen[None]):
             self.finder.search(self.transcript, event.query)
         found = self.finder.step(self.transcript, event.forward)
         text = f"{found[0]} of {found[1]}: {event.query}" if found else f"Not found: {event.query}"
-        self.notify(text, timeout=2)
+        self.notify(visible(text), timeout=2, markup=False)
 
     def action_cycle_mode(self) -> None:
         self.router.handle(self.controller.next_mode())

@@ -23,6 +23,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from wyckoff_cli.core.provider_table import ProviderEntry, setup_entries
+from wyckoff_cli.tui.literal import literal
 
 LIST_KEYS = "↑↓ choose a provider · Enter paste its key · Esc quit"
 PASTE_KEYS = "Paste the key, then Enter saves it · Esc goes back to the list"
@@ -113,7 +114,7 @@ class SetupScreen(Screen[str | None]):
                 "config.toml (OpenAI-compatible endpoints), or paste a key here: it is stored in the "
                 "credentials file with mode 0600, never in config.toml."
             )
-            yield OptionList(*[Option(self._label(e), id=e.name) for e in self._entries()])
+            yield OptionList(*[Option(literal(self._label(e)), id=e.name) for e in self._entries()])
             yield Static(LIST_KEYS, id="keys")
             yield Input(password=True, placeholder="the API key")
             yield Static("", id="message")
@@ -124,7 +125,7 @@ class SetupScreen(Screen[str | None]):
     def _say(self, text: str, kind: str) -> None:
         message = self.query_one("#message", Static)
         message.set_classes(f"-{kind}")
-        message.update(text)
+        message.update(literal(text))
 
     def _show_list(self) -> None:
         self.provider = None

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.widgets import Input, Static, TextArea
 
 from wyckoff_cli.tui.external_editor import EditResult, edit_in_app, suffix_for
+from wyckoff_cli.tui.literal import literal
 
 Validate = Callable[[dict[str, Any]], "str | None"]
 FIELD_LABELS = {"new": "the new text", "content": "the file's content", "command": "the command"}
@@ -42,7 +43,7 @@ def field_label(name: str | None) -> str:
 def _context_text(lines: object, last: bool) -> Text:
     shown = [str(line) for line in lines] if isinstance(lines, list) else []
     shown = shown[-CONTEXT_LINES:] if not last else shown[:CONTEXT_LINES]
-    return Text("\n".join(shown), style="dim")
+    return literal("\n".join(shown), style="dim")
 
 
 class CallEditor(Vertical):
@@ -119,7 +120,7 @@ class CallEditor(Vertical):
         text = f"Editing {field_label(None if self.json_mode else self.field)} · {run} · Esc goes back"
         if self.field is not None:
             text += " · Ctrl+R " + ("edits the field" if self.json_mode else "edits all arguments as JSON")
-        return Text(text + " · Ctrl+G in your editor")
+        return literal(text + " · Ctrl+G in your editor")
 
     def _editor(self) -> Input | TextArea:
         if self.json_mode:
@@ -158,7 +159,7 @@ class CallEditor(Vertical):
     def _took_back(self, result: EditResult) -> None:
         error = self.query_one("#edit-error", Static)
         if result.text is None:
-            error.update(result.message)
+            error.update(literal(result.message))
             self._editor().focus()
             return
         editor = self._editor()
@@ -179,7 +180,7 @@ class CallEditor(Vertical):
             editor.load_text(result.text)
             editor.move_cursor(editor.document.end)
         _, problem = self.edited()
-        error.update(problem or "")
+        error.update(literal(problem or ""))
         self.query_one("#edit-help", Static).update(Text(f"{message} ") + self._help())
         self._editor().focus()
 
