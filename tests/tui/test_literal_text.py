@@ -41,6 +41,7 @@ from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
 from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DiffScreen, RestorePreviewScreen, RewindPickerScreen
 from wyckoff_cli.tui.screens.sessions import SessionPicker
+from wyckoff_cli.tui.screens.setup import SetupNeeds, SetupScreen
 from wyckoff_cli.tui.screens.trust import HookTrustScreen
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -287,6 +288,18 @@ class _Store:
         return [SessionInfo("20261201-100000-abcd", "/p", "k", when, when, self.text, title=self.text)]
 
 
+def _setup(text: str) -> SetupScreen:
+    needs = SetupNeeds(
+        model=text,
+        provider="anthropic",
+        problem=text,
+        have_key=lambda _provider: False,
+        save_key=lambda _provider, _key: Path("/c/credentials.toml"),
+        recheck=lambda: None,
+    )
+    return SetupScreen(needs)
+
+
 def _hooks(text: str) -> HookTrustScreen:
     spec = HookSpec(text, text, text, 5.0, Path("/p/.wyckoff/config.toml"), "project config", True)
     return HookTrustScreen([HookFile(Path(f"/p/{text}"), "project config", True, [spec], "d", "new")])
@@ -315,6 +328,7 @@ CASES = [
     Case("restore preview", _screen(lambda text: RestorePreviewScreen(text, text))),
     Case("diff screen", _screen(lambda text: DiffScreen(f"+{text}", title=text))),
     Case("session picker", _screen(lambda text: SessionPicker(_Store(text), Path("/p")))),  # type: ignore[arg-type]
+    Case("setup screen", _screen(_setup)),
 ]
 
 MARKDOWN_CASES = {"answer", "plan dialog"}  # Markdown: brackets and text stay, words may reflow
