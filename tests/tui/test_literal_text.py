@@ -11,6 +11,7 @@ that nothing crashes.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import subprocess
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from wyckoff_cli.runtime.checkpoints.rewind import RewindPoint
 from wyckoff_cli.runtime.hook_config import HookFile, HookSpec
 from wyckoff_cli.storage.session_info import SessionInfo
 from wyckoff_cli.tui.app import WyckoffApp
-from wyckoff_cli.tui.literal import literal, visible
+from wyckoff_cli.tui.literal import json_text, literal, visible
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
@@ -43,6 +44,7 @@ from wyckoff_cli.tui.screens.rewind import DiffScreen, RestorePreviewScreen, Rew
 from wyckoff_cli.tui.screens.sessions import SessionPicker
 from wyckoff_cli.tui.screens.setup import SetupNeeds, SetupScreen
 from wyckoff_cli.tui.screens.trust import HookTrustScreen
+from wyckoff_cli.tui.widgets.call_editor import editable_field
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
@@ -80,6 +82,21 @@ def test_control_characters_are_made_visible(raw: str, shown: str) -> None:
 
 
 MARKUP_FORMS = ["[/bold]", "[link=https://x.example]x[/link]", "[@click=app.quit]q[/]", "[b]x[/b]", "[FIX]"]
+
+
+def test_json_for_an_editor_escapes_every_control_character() -> None:
+    value = {"command": "echo \x1b]52;c;aGk=\x07 \x9b2J \x7f é [b]x[/b]"}
+    text = json_text(value)
+    assert not CONTROL.search(text.replace("\n", "")) and "é" in text and "[b]x[/b]" in text
+    assert json.loads(text) == value  # lossless: the edit runs what the model wrote unless changed
+
+
+def test_a_field_holding_an_escape_sequence_is_edited_as_json() -> None:
+    """An editor widget (Input, TextArea) paints its text raw: such a command is edited
+    as JSON, where the escape is `\\u001b`."""
+    assert editable_field({"command": "ls \x1b[31m"}, ["command"]) is None
+    assert editable_field({"command": "ls\r\n"}, ["command"]) == "command"
+    assert editable_field({"command": "ls -la"}, ["command"]) == "command"
 
 
 @pytest.mark.parametrize("text", MARKUP_FORMS)
@@ -177,9 +194,9 @@ def shown_text(screen: Screen[Any]) -> str:
 @dataclass
 class Case:
     name: str
-    show: Callable[
-        [WyckoffApp, ChatScreen, str], Any
-    ]  # puts `text` on screen; returns a screen pushed, or None
+    show: Callable[[WyckoffApp, ChatScreen, str], Any]  # shows `text`; returns a screen pushed, or None
+    then: Callable[[Any], None] | None = None  # with the screen pushed, once shown (e.g. open its editor)
+    as_json: bool = False  # shown in a JSON editor: control characters as \u escapes
 
 
 def _transcript(widget_of: Callable[[str], Widget]) -> Callable[[WyckoffApp, ChatScreen, str], None]:
@@ -260,13 +277,14 @@ def _notification(app: WyckoffApp, screen: ChatScreen, text: str) -> None:
     screen.action_find(text)
 
 
-def _request(text: str, name: str = "run_shell") -> ev.ApprovalRequested:
+def _request(text: str, name: str = "run_shell", editable: list[str] | None = None) -> ev.ApprovalRequested:
     return ev.ApprovalRequested(
         "c9",
         name,
         {"command": text, "plan": text, "prompt": text},
         preview={"command": text, "cwd": text, "reason": text, "error": text},
         rule=text,
+        editable_fields=editable or [],
     )
 
 
@@ -321,6 +339,12 @@ CASES = [
     Case("completion menu", _completion),
     Case("find notification", _notification),
     Case("approval dialog", _screen(lambda text: ApprovalScreen(_request(text), pause=0))),
+    Case(
+        "approval dialog, editing the command",
+        _screen(lambda text: ApprovalScreen(_request(text, editable=["command"]), pause=0)),
+        then=lambda dialog: dialog.action_choose("edit"),
+        as_json=True,
+    ),
     Case("plan dialog", _screen(lambda text: PlanApprovalScreen(_request(text, "exit_plan"), pause=0))),
     Case("hook trust dialog", _screen(_hooks)),
     Case("MCP trust dialog", _screen(McpTrustScreen)),
@@ -341,13 +365,18 @@ async def _show_everywhere(root: Path, text: str) -> None:
         for case in CASES:
             pushed = case.show(app, screen, text)
             await _painted(pilot)
+            if case.then is not None:
+                case.then(pushed)
+                await _painted(pilot)
             shown = shown_text(app.screen)
             if pushed is None and case.name == "find notification":
                 shown += "\n" + "\n".join(str(n.message) for n in app._notifications)
             assert not CONTROL.search(shown.replace("\n", "")), (case.name, text, shown)
             # shown with its control characters visible; a carriage return may also be
             # taken as the whitespace it is (a one-line summary joins the words)
-            forms = (squash(visible(text)), squash(visible(text.replace("\r", " "))))
+            forms = [squash(visible(text)), squash(visible(text.replace("\r", " ")))]
+            if case.as_json:
+                forms.append(squash(json_text(text)[1:-1]))
             assert any(form in squash(shown) for form in forms), (case.name, text, shown)
             if pushed is not None:
                 app.pop_screen()
@@ -362,7 +391,7 @@ async def _painted(pilot: Pilot[None]) -> None:
 
 
 @settings(
-    max_examples=8,
+    max_examples=5,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

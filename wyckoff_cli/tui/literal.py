@@ -16,6 +16,7 @@ Two things can go wrong when such text reaches the screen:
 
 from __future__ import annotations
 
+import json
 import re
 
 from rich.style import Style
@@ -38,6 +39,19 @@ def visible(text: str) -> str:
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return _CONTROL.sub(_stand_in, text)
+
+
+def has_control(text: str) -> bool:
+    """Whether `text` holds a control character `visible()` would replace (an editor
+    widget would paint it raw, so such text is edited as JSON instead)."""
+    return _CONTROL.search(text.replace("\r\n", "\n")) is not None
+
+
+def json_text(value: object) -> str:
+    """`value` as indented JSON that is safe to paint: non-ASCII text stays readable,
+    and every control character, C1 and DEL included, is a `\\u` escape."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def literal(text: str, style: str | Style = "") -> Text:

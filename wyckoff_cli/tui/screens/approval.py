@@ -11,7 +11,6 @@ them with PageUp/PageDown/Home/End.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from textual.widgets.option_list import Option
 
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.events import ApprovalRequested
-from wyckoff_cli.tui.literal import literal, visible
+from wyckoff_cli.tui.literal import json_text, literal, visible
 from wyckoff_cli.tui.notifications import call_summary
 from wyckoff_cli.tui.typing_guard import TypingGuard
 from wyckoff_cli.tui.widgets.call_editor import CallEditor, editable_field, field_label
@@ -72,7 +71,7 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
             return Group(*parts)
         parts.append(
             Syntax(
-                json.dumps(rest, indent=2, ensure_ascii=False),
+                json_text(rest),
                 "json",
                 theme="ansi_dark",
                 background_color="default",

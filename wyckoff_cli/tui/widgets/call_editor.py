@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.widgets import Input, Static, TextArea
 
 from wyckoff_cli.tui.external_editor import EditResult, edit_in_app, suffix_for
-from wyckoff_cli.tui.literal import literal
+from wyckoff_cli.tui.literal import has_control, json_text, literal
 
 Validate = Callable[[dict[str, Any]], "str | None"]
 FIELD_LABELS = {"new": "the new text", "content": "the file's content", "command": "the command"}
@@ -32,8 +32,10 @@ CONTEXT_LINES = 3
 
 
 def editable_field(args: dict[str, Any], fields: list[str]) -> str | None:
-    """The first declared field whose value is text (others are edited as JSON)."""
-    return next((f for f in fields if isinstance(args.get(f), str)), None)
+    """The first declared field whose value is text (others are edited as JSON). Text
+    holding control characters (an escape sequence) is edited as JSON too, where they
+    are `\\u` escapes: an editor widget would send them to the terminal."""
+    return next((f for f in fields if isinstance(value := args.get(f), str) and not has_control(value)), None)
 
 
 def field_label(name: str | None) -> str:
@@ -103,7 +105,7 @@ class CallEditor(Vertical):
                 yield TextArea(value, id="field-text", soft_wrap=True)
                 if self.context.get("after"):
                     yield Static(_context_text(self.context["after"], last=True), classes="context")
-        yield TextArea(json.dumps(self.args, indent=2, ensure_ascii=False), id="json", soft_wrap=True)
+        yield TextArea(json_text(self.args), id="json", soft_wrap=True)
         yield Static(self._help(), id="edit-help")
         yield Static("", id="edit-error")
 
@@ -136,9 +138,7 @@ class CallEditor(Vertical):
             self.remove_class("-json")
         else:
             # the JSON starts from the field's current text
-            self.query_one("#json", TextArea).load_text(
-                json.dumps(self._field_args(), indent=2, ensure_ascii=False)
-            )
+            self.query_one("#json", TextArea).load_text(json_text(self._field_args()))
             self.add_class("-json")
         self.query_one("#edit-help", Static).update(self._help())
         self._editor().focus()
@@ -167,9 +167,7 @@ class CallEditor(Vertical):
         if isinstance(editor, Input) and "\n" in result.text:
             # a command of several lines does not fit the one-line input: edit it as JSON
             assert self.field is not None
-            self.query_one("#json", TextArea).load_text(
-                json.dumps({**self.args, self.field: result.text}, indent=2, ensure_ascii=False)
-            )
+            self.query_one("#json", TextArea).load_text(json_text({**self.args, self.field: result.text}))
             self.add_class("-json")
             self.query_one("#edit-help", Static).update(self._help())
             message += " It has several lines: shown as JSON."
