@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from wyckoff_cli.context import tokens
 from wyckoff_cli.context.tokens import (
     TokenEstimator,
     estimate_message,
@@ -101,14 +102,23 @@ def test_a_request_counts_system_prompt_tool_schemas_and_messages() -> None:
     assert full.total == full.system + full.tools + full.messages
 
 
-def test_message_counts_are_cached_by_identity() -> None:
+def test_message_counts_are_cached_by_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted: list[Message] = []
+    real = tokens.estimate_message
+
+    def counting(message: Message) -> int:
+        counted.append(message)
+        return real(message)
+
+    monkeypatch.setattr(tokens, "estimate_message", counting)
     estimator = TokenEstimator()
     message = Message.user("some text " * 1000)
     first = estimator.message(message)
-    started = time.perf_counter()
     for _ in range(1000):
         assert estimator.message(message) == first
-    assert time.perf_counter() - started < 0.1
+    assert counted == [message]  # counted once; every later call is a cache hit
+    same_text = Message.user("some text " * 1000)
+    assert estimator.message(same_text) == first and len(counted) == 2  # another object is counted
 
 
 def test_calibration_moves_towards_the_reported_input_tokens() -> None:

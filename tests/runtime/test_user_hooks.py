@@ -3,7 +3,7 @@ each exit code and JSON field Claude Code documents."""
 
 from __future__ import annotations
 
-import time
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -476,15 +476,14 @@ async def test_pre_compact_runs_before_a_compaction(workspace: Path, tmp_path: P
 
 
 async def test_a_hook_past_its_timeout_is_killed_and_does_not_block(workspace: Path, tmp_path: Path) -> None:
-    command, log = hook_command(tmp_path / "h", "slow", sleep=30, code=2, stderr="blocked")
+    # an hour-long hook: were it waited for, the test's own timeout would fail the test
+    command, log = hook_command(tmp_path / "h", "slow", sleep=3600, code=2, stderr="blocked")
     hooks = user_hooks(workspace, {"PreToolUse": [group(command, timeout=0.5)]})
     ran: list[str] = []
     runtime, _ = make_runtime(
         [call(), {"text": "ok"}], [shell(ran)], workspace, hooks=[hooks], approver=Approver()
     )
-    started = time.monotonic()
     events, _ = await collect(runtime)
-    assert time.monotonic() - started < 10
     assert ran == ["ls"]
     (hook,) = of_type(events, ev.HookRan)
     assert hook.outcome == "timeout" and hook.exit_code is None
@@ -493,17 +492,42 @@ async def test_a_hook_past_its_timeout_is_killed_and_does_not_block(workspace: P
     assert not status.exists() or "State:\tZ" in status.read_text()  # killed (a zombie at most)
 
 
+RENDEZVOUS = """\
+import json, pathlib, sys, time
+json.load(sys.stdin)
+folder = pathlib.Path({folder!r})
+(folder / {me!r}).write_text("here")
+with open({log!r}, "a", encoding="utf-8") as handle:
+    handle.write("{{}}\\n")
+deadline = time.monotonic() + 60
+while not (folder / {other!r}).exists():
+    if time.monotonic() > deadline:
+        sys.stderr.write("the other hook never started: hooks ran one after the other")
+        sys.exit(2)
+    time.sleep(0.01)
+"""
+
+
+def rendezvous_hook(folder: Path, me: str, other: str) -> tuple[str, Path]:
+    """A hook that finishes only once the `other` hook has started: run one after the other, the
+    first of them blocks (exit 2) after a minute; run together, both pass at once."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script, log = folder / f"{me}.py", folder / f"{me}.log"
+    script.write_text(RENDEZVOUS.format(folder=str(folder), me=me, other=other, log=str(log)))
+    return f"{sys.executable} {script}", log
+
+
 async def test_matching_hooks_run_concurrently_and_once_per_command(workspace: Path, tmp_path: Path) -> None:
-    first, first_log = hook_command(tmp_path / "h", "one", sleep=1.0)
-    second, _ = hook_command(tmp_path / "h", "two", sleep=1.0)
+    first, first_log = rendezvous_hook(tmp_path / "h", "one", "two")
+    second, _ = rendezvous_hook(tmp_path / "h", "two", "one")
     hooks = user_hooks(workspace, {"PreToolUse": [group(first), group(second), group(first, "run_shell")]})
+    ran: list[str] = []
     runtime, _ = make_runtime(
-        [call(), {"text": "ok"}], [shell([])], workspace, hooks=[hooks], approver=Approver()
+        [call(), {"text": "ok"}], [shell(ran)], workspace, hooks=[hooks], approver=Approver()
     )
-    started = time.monotonic()
     events, _ = await collect(runtime)
-    assert time.monotonic() - started < 1.9
-    assert len(of_type(events, ev.HookRan)) == 2 and len(inputs(first_log)) == 1
+    assert [hook.outcome for hook in of_type(events, ev.HookRan)] == ["ok", "ok"] and ran == ["ls"]
+    assert len(first_log.read_text().splitlines()) == 1
 
 
 async def test_a_missing_hook_program_is_a_shown_error(workspace: Path) -> None:

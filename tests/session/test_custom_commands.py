@@ -16,8 +16,14 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.controller import ChatController, TurnRequest
-from wyckoff_cli.session.custom_commands import discover_commands, substitute_arguments, translate_rule
+from wyckoff_cli.session.custom_commands import (
+    discover_commands,
+    project_grants,
+    substitute_arguments,
+    translate_rule,
+)
 from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.project_grants import trust_grants
 
 
 def command(root: Path, relative: str, text: str, folder: str = ".wyckoff/commands") -> Path:
@@ -165,6 +171,7 @@ async def test_snippets_never_run_in_plan_mode(workspace: Path) -> None:
 
 async def test_allowed_tools_hold_for_that_turn_only(workspace: Path) -> None:
     command(workspace, "hello.md", "---\nallowed-tools: Bash(echo:*)\n---\nSay hello")
+    trust_grants(project_grants(workspace))  # a project file grants only once trusted (issue 27)
     shell = {"tool_calls": [{"id": "c1", "name": "run_shell", "args": {"command": "echo hi"}}]}
     chat, _ = make_controller(workspace, [shell, {"text": "ok"}, {**shell}, {"text": "ok"}])
     request = chat.expand("hello", "")
@@ -259,3 +266,45 @@ def test_headless_snippets_need_an_allow_rule(
     assert '"type": "message"' not in out and "not approved" in out
     assert main([*base, "--allow", "run_shell(echo:*)", "/status"]) == 0
     assert "from-the-shell" in first_message(capsys.readouterr().out)
+
+
+# ------------------------------------------------- project files grant only once trusted (issue 27)
+
+
+@pytest.mark.parametrize("folder", [".wyckoff/commands", ".claude/commands", ".claude/commands/ns"])
+async def test_an_untrusted_project_command_grants_nothing_in_the_app(workspace: Path, folder: str) -> None:
+    command(workspace, "go.md", "---\nallowed-tools: Bash\n---\nSaw !`echo from-snippet`", folder)
+    shell = {"tool_calls": [{"id": "c1", "name": "run_shell", "args": {"command": "echo by-model"}}]}
+    chat, _ = make_controller(workspace, [shell, {"text": "ok"}])
+    name = "ns:go" if folder.endswith("/ns") else "go"
+    request = chat.expand(name, "")
+    assert request is not None and request.allow == () and request.untrusted
+    events = await run(chat, request, ApprovalDecision.allow())
+    asked = [e.args["command"] for e in events if isinstance(e, ev.ApprovalRequested)]
+    assert asked == ["echo from-snippet", "echo by-model"]  # both asked, never run unasked
+    warnings = [e.message for e in events if isinstance(e, ev.Notice) and e.level == "warning"]
+    assert any("have not trusted" in w and "wyckoff permissions trust" in w for w in warnings)
+    await chat.aclose()
+
+
+async def test_permissions_trust_in_the_app_trusts_commands_and_allow_rules(workspace: Path) -> None:
+    (workspace / ".wyckoff" / "config.toml").write_text(
+        '[permissions]\nallow = ["run_shell(echo by-model)"]\n'
+    )
+    command(workspace, "go.md", "---\nallowed-tools: Bash(echo:*)\n---\nSaw !`echo from-snippet`")
+    shell = {"tool_calls": [{"id": "c1", "name": "run_shell", "args": {"command": "echo by-model"}}]}
+    chat, _ = make_controller(workspace, [{"text": "hi"}, shell, {"text": "ok"}])
+    assert "allow rules in" in chat.untrusted_allow_notice()
+    await run(chat, TurnRequest("hi", "hi"))  # the session exists
+    assert "run_shell(echo by-model)" not in chat.session.policy.allow
+    listed = [e async for e in chat.command("permissions", "")]
+    assert "[not trusted: ignored]" in listed[0].text  # type: ignore[attr-defined]
+    answer = [e async for e in chat.command("permissions", "trust")]
+    assert isinstance(answer[0], ev.Notice) and "go.md" in answer[0].message
+    assert "run_shell(echo by-model)" in chat.session.policy.allow  # at once, this session
+    assert chat.untrusted_allow_notice() == ""
+    request = chat.expand("go", "")
+    assert request is not None and request.allow == ("run_shell(echo:*)",) and not request.untrusted
+    events = await run(chat, request)
+    assert not [e for e in events if isinstance(e, ev.ApprovalRequested)]  # trusted: its grants hold
+    await chat.aclose()

@@ -58,3 +58,34 @@ def test_the_model_and_fallback_sdks_come_first_and_unknown_models_are_skipped()
     assert warm.modules_for(["scripted:x"], config) == list(warm.SESSION_MODULES)
     aliased = Config(models={"local": ModelAlias(provider="ollama", model="qwen3:8b")})
     assert warm.modules_for(["local"], aliased)[0] == "openai"  # an alias's provider's SDK
+
+
+@pytest.fixture
+def gated_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, threading.Event]:
+    """A module whose import waits until the test opens the gate."""
+    name = f"wyckoff_gated_{time.monotonic_ns()}"
+    gate = threading.Event()
+    gates = f"{name}_gate"
+    gate_module = type(sys)(gates)
+    gate_module.gate = gate  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, gates, gate_module)
+    (tmp_path / f"{name}.py").write_text(f"import {gates}\n{gates}.gate.wait(10)\nDONE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return name, gate
+
+
+async def test_a_turn_cancelled_while_it_waits_does_not_break_the_next_one(
+    gated_module: tuple[str, threading.Event],
+) -> None:
+    """Esc during the first message's wait (or an app closing) cancels that wait only:
+    the import goes on, and the next turn's `ready()` returns once it is done (issue 28;
+    before, the shared import was cancelled and every later turn died at once)."""
+    name, gate = gated_module
+    first = asyncio.create_task(warm.ready([name]))
+    await asyncio.sleep(0)  # the wait has begun
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    gate.set()
+    await asyncio.wait_for(warm.ready([name]), timeout=10)
+    assert sys.modules[name].DONE is True

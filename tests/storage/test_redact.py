@@ -227,3 +227,128 @@ def test_secrets_at_rest_never_reach_the_session_files(tmp_path: Path, workspace
     everything = b"".join(p.read_bytes() for p in recorder.directory.rglob("*") if p.is_file()).decode()
     for _, secret in AT_REST:
         assert secret not in everything, secret
+
+
+# Issue 27: planted secrets in every form an attacker tried; none may reach the disk.
+# (tests/cli/test_secrets_e2e.py plants them all in one `wyckoff run` and reads every
+# file and listing afterwards.)
+PLANTED = [  # fmt: skip
+    # (name, text as it would appear, the secret part that must never be stored)
+    ("aws access key id", "key id AKIAZ3MQ7RVX4TLP2WQN here", "AKIAZ3MQ7RVX4TLP2WQN"),
+    (
+        "aws secret next to its id",
+        "AKIAZ3MQ7RVX4TLP2WQN 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",
+        "Fq8Rz2Lm+Vn4Tb7Xc1Kd9Wp3Hs6Jg0Ye5Ua2Ni8M",
+    ),
+    (
+        "aws secret alone (csv)",
+        "Access key ID,Secret access key\nAKIAZ3MQ7RVX4TLP2WQN,Qp3Lx9Zr7Mv2Nb5Tc8Kd1Wf4Hg6Js0Ya3Ue7Io2P",
+        "Qp3Lx9Zr7Mv2Nb5Tc8Kd1Wf4Hg6Js0Ya3Ue7Io2P",
+    ),
+    (
+        "aws secret alone in a sentence",
+        "my secret is Zt5Gm2Qw8Lx1Rv7Nc4Bk9Hd3Jf6Ps0Ya2Ue8Io5T. ok",
+        "Zt5Gm2Qw8Lx1Rv7Nc4Bk9Hd3Jf6Ps0Ya2Ue8Io5T",
+    ),
+    (
+        "aws secret env",
+        "export AWS_SECRET_ACCESS_KEY=Hn4Kp9Wz2Lq7Rx1Vm5Tb8Cd3Gf6Js0Ye2Ua8Oi5M",
+        "Hn4Kp9Wz2Lq7Rx1Vm5Tb8Cd3Gf6Js0Ye2Ua8Oi5M",
+    ),
+    (
+        "github classic",
+        "token ghp_R7mQ2xK9vL4pN8tW1zY6bC3dF5gH0jS2aE4u",
+        "ghp_R7mQ2xK9vL4pN8tW1zY6bC3dF5gH0jS2aE4u",
+    ),
+    (
+        "github fine-grained",
+        "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdef",
+        "github_pat_11ABCDEFG0abcdefghijkl",
+    ),
+    (
+        "slack bot",
+        "SLACK xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUv",
+        "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUv",
+    ),
+    ("stripe live", "stripe sk_live_51HqT2bKz8Lm4Nv7Rw1Xc9Pd3Gf6", "sk_live_51HqT2bKz8Lm4Nv7Rw1Xc9Pd3Gf6"),
+    ("stripe restricted", "rk_live_51HqT2bKz8Lm4Nv7Rw1Xc9Pd3Gf6Yz", "rk_live_51HqT2bKz8Lm4Nv7Rw1Xc9Pd3Gf6Yz"),
+    (
+        "google api key",
+        "key=AIzaSyD4x9Q2mK7pL1vN8rT3wZ6yB5cH0jF-gE_s",
+        "AIzaSyD4x9Q2mK7pL1vN8rT3wZ6yB5cH0jF-gE_s",
+    ),
+    (
+        "openai",
+        "OPENAI sk-proj-a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ",
+        "sk-proj-a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ",
+    ),
+    (
+        "anthropic",
+        "use sk-ant-api03-Xq7vB2kLm9Np4Rt6Wz8Yc1Df3Gh5Jk-AbCdEfAA",
+        "sk-ant-api03-Xq7vB2kLm9Np4Rt6Wz8Yc1Df3Gh5Jk-AbCdEfAA",
+    ),
+    (
+        "jwt",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+        "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    ),
+    (
+        "pem private key",
+        "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5ZfNFjpxHbuRvoAoGCCqGSM49\n-----END EC PRIVATE KEY-----",
+        "MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5ZfNFjpxHbuRvoAoGCCqGSM49",
+    ),
+    ("password in a url", "git clone https://deploy:Xk9Lm2Qp7Zr4@git.example.com/r.git", "Xk9Lm2Qp7Zr4"),
+    (
+        "bearer header",
+        "Authorization: Bearer Qm9vYmFyQmF6UXV4MTIzNDU2Nzg5MA",
+        "Qm9vYmFyQmF6UXV4MTIzNDU2Nzg5MA",
+    ),
+    (
+        "env token without a digit",
+        "export GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyzABCD",
+        "abcdefghijklmnopqrstuvwxyzABCD",
+    ),
+    ("env password", "DB_PASSWORD=correct-horse-battery-staple-9", "correct-horse-battery-staple-9"),
+    (
+        "npm token",
+        "//registry.npmjs.org/:_authToken=npm_Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Y",
+        "npm_Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Y",
+    ),
+    ("gitlab", "glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn", "glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn"),
+    ("hugging face", "HF hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+    (
+        "sendgrid",
+        "SG.Ab3Cd5Ef7Gh9Ij1Kl3Mn5O.Pq7Rs9Tu1Vw3Xy5Za7Bc9De1Fg3Hi5Jk7Lm9No1Pq3",
+        "Pq7Rs9Tu1Vw3Xy5Za7Bc9De1Fg3Hi5Jk7Lm9No1Pq3",
+    ),
+    (
+        "slack webhook",
+        "https://hooks.slack.com/services/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",
+        "Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "secret"), PLANTED, ids=[p[0] for p in PLANTED])
+def test_planted_secrets_are_redacted(name: str, text: str, secret: str) -> None:
+    out = Redactor().text(text)
+    assert secret not in out and REDACTED in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "commit 3f9a1c2e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 fixed the parser",  # a git SHA (hex)
+        "HEAD is 3F9A1C2E8B7D6A5F4E3D2C1B0A9F8E7D6C5B4A39",
+        "merge a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 into main",
+        "/home/user/projects/wyckoff/src/Module2/x",  # a 40-character path
+        "ThisIsAVeryLongCamelCaseNameWithoutDigit",  # no digit
+        "abcdefghijklmnopqrstuvwxyz0123456789abcd",  # one case only
+        "SGVsbG8gV29ybGQhIFRoaXMgaXMgYSB0ZXN0Lg== padded base64",  # base64 data (41+ characters)
+        "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "pk_live_51HqT2bKz8Lm4Nv7Rw1Xc9Pd3Gf6 is a publishable key",
+        "the SORT_KEY=name and MAX_TOKEN=4096 settings",
+    ],
+)
+def test_lookalikes_of_planted_forms_stay(text: str) -> None:
+    assert Redactor().text(text) == text

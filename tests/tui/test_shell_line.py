@@ -11,6 +11,7 @@ import pytest
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, wait_for_screen
+from wyckoff_cli.storage.project_grants import allow_grant, trust_grants
 from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.replay import widgets_for
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -32,6 +33,9 @@ def project(tmp_path: Path, *, allow: tuple[str, ...] = (), deny: tuple[str, ...
     (root / ".wyckoff").mkdir(parents=True)
     rules = f"[permissions]\nallow = {list(allow)!r}\ndeny = {list(deny)!r}\n".replace("'", '"')
     (root / ".wyckoff" / "config.toml").write_text(rules + '[shell]\nsandbox = "off"\n')
+    grant = allow_grant(root)
+    if grant is not None:  # the project's allow rules apply once trusted (issue 27)
+        trust_grants([grant])
     return root
 
 

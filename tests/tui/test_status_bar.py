@@ -58,3 +58,13 @@ async def test_a_spinner_and_elapsed_time_while_waiting_for_the_first_token(tmp_
         assert any(frame in shown for frame in SPINNER) and "thinking 1s" in shown, shown
         await settle(pilot, screen)
         assert bar.busy_since is None and not any(frame in str(bar.content) for frame in SPINNER)
+
+
+def test_a_first_call_whose_cache_writes_cost_more_shows_the_write_cost_not_a_negative_saving() -> None:
+    model = StatusModel(
+        model="anthropic:claude-sonnet-4-5", mode="default", price=lambda _m, u: (0.0123, -0.004)
+    )
+    model.observe(ev.UsageReported(model.model, 20_000, 100, 0, 19_000))
+    text = model.cost_text()
+    assert text == "$0.0123 cache writes +$0.0040"
+    assert "$-" not in render_status(model, 300).plain

@@ -179,8 +179,14 @@ class UpdateTranslator:
             case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
                 return [update_agent_thought_text(f"\n[{old} failed ({error}); continuing with {new}]\n")]
             case ev.Retrying(model=model, attempt=attempt, attempts=attempts, delay=delay, error=error):
-                note = f"\n[{model} failed ({error}); retrying in {delay:.1f} s (attempt {attempt} of {attempts})]\n"
-                return [update_agent_thought_text(note)]
+                note = (
+                    f"{model} failed ({error}); retrying in {delay:.1f} s (attempt {attempt} of {attempts})"
+                )
+                if event.limit is not None:
+                    note += f" · waited {event.waited:.0f} s of {event.limit:g} s"
+                return [update_agent_thought_text(f"\n[{note}]\n")]
+            case ev.RetryInjected():  # the same line the app and `wyckoff run` show
+                return [update_agent_thought_text(f"\n[{event.notice}]\n")]
             case ev.ServerToolUsed(summary=summary):
                 return [update_agent_thought_text(f"\n[{summary}]\n")]
             case ev.Compacted(before_messages=before, after_messages=after):

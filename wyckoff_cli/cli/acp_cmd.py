@@ -24,14 +24,16 @@ def run(args: argparse.Namespace) -> int:
     import acp
 
     from wyckoff_cli.acp.agent import WyckoffAgent
+    from wyckoff_cli.acp.framing import JsonRpcLines
 
     agent = WyckoffAgent(model=args.model, mode=args.permission_mode)
     protocol_out = _private_stdout()
 
     async def serve() -> None:
         reader, writer = await _streams(protocol_out)
+        transport = JsonRpcLines(reader, writer)  # answers batches and malformed lines (issue 27)
         try:
-            await acp.run_agent(cast("acp.Agent", agent), writer, reader, use_unstable_protocol=True)
+            await acp.run_agent(cast("acp.Agent", agent), transport, use_unstable_protocol=True)
         finally:
             await agent.aclose()
 

@@ -20,7 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("wyckoff_cli.cli.chat_cmd", "open the interactive app (the default command)"),
     "run": ("wyckoff_cli.cli.run_cmd", "run one turn headless and print the answer or events"),
     "config": ("wyckoff_cli.cli.config_cmd", "see and edit the configuration"),
-    "permissions": ("wyckoff_cli.cli.permissions_cmd", "list, add and remove saved allow/deny rules"),
+    "permissions": ("wyckoff_cli.cli.permissions_cmd", "list, add, remove and trust saved allow/deny rules"),
     "sessions": ("wyckoff_cli.cli.sessions_cmd", "saved sessions: list, show, export, delete, prune"),
     "model": ("wyckoff_cli.cli.model_cmd", "models: context windows, prices, default, fallbacks, aliases"),
     "usage": ("wyckoff_cli.cli.usage_cmd", "tokens and cost per model from saved sessions"),

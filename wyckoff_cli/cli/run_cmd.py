@@ -15,10 +15,12 @@ text mode the session id is printed to stderr; the `json` output carries it as
 notice.
 
 A prompt `/NAME args` naming a custom slash command (docs/EXTENDING.md) is expanded
-first: its `allowed-tools` are allowed for the run, its `model` answers unless
+first: its `allowed-tools` are allowed for the run (a project's command file only once
+trusted: `wyckoff permissions trust`), its `model` answers unless
 `--model` is given, and its `` !`command` `` snippets go through the permission policy
 (nothing can be asked here: allow them with `--allow` or a mode). The project's user
-hooks run only once trusted (`wyckoff hooks trust`) or with `--trust-hooks`.
+hooks run only once trusted (`wyckoff hooks trust`) or with `--trust-hooks`; the
+project's `permissions.allow` rules apply only once trusted (`wyckoff permissions trust`).
 """
 
 from __future__ import annotations
@@ -153,6 +155,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     provider = builder.provider(model)
     build_policy(config, mode, allow)
     _warn_untrusted_hooks(builder)
+    _warn_untrusted_allow(builder)
     recorder = _open_session(args, builder, provider.name)
     if recorder is None and config.context.memory:
         from wyckoff_cli.storage.paths import data_dir, writable_problem
@@ -223,6 +226,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         await builder.user_hooks.aclose()
         await runtime.close()
         await mcp.aclose()
+        if args.output_format == "text" and not printer.ended_with_newline:
+            out.write("\n")  # the answer's last line ends before anything on stderr follows
+            printer.ended_with_newline = True
         if recorder is not None:
             recorder.close()
             _report_session(recorder, args.output_format)
@@ -325,9 +331,16 @@ async def _turn(
                 yield ev.TurnDone("", "stopped", 0)
                 return
             text = expansion.text
+    from wyckoff_cli.core.shown import with_command
+
     required = request.required_tools if request is not None else ()
+    message = with_command(text, request.shown) if request is not None else text  # as typed, when resumed
     async for event in session.runtime.run_stream(
-        session.conversation, text, system_prompt=session.system_prompt, abort=abort, required_tools=required
+        session.conversation,
+        message,
+        system_prompt=session.system_prompt,
+        abort=abort,
+        required_tools=required,
     ):
         yield event
 
@@ -339,6 +352,14 @@ def _warn_untrusted_hooks(builder: SessionBuilder) -> None:
             "`wyckoff hooks trust` trusts them, --trust-hooks runs them this once",
             file=sys.stderr,
         )
+
+
+def _warn_untrusted_allow(builder: SessionBuilder) -> None:
+    from wyckoff_cli.storage.project_grants import untrusted_allow_notice
+
+    notice = untrusted_allow_notice(builder.workspace.root)
+    if notice:
+        print(f"wyckoff: {notice}", file=sys.stderr)
 
 
 def _open_session(args: argparse.Namespace, builder: SessionBuilder, model: str) -> SessionRecorder | None:
@@ -396,10 +417,13 @@ def _report_session(recorder: SessionRecorder, output_format: str) -> None:
 def _describe(event: Any) -> str:
     from wyckoff_cli.core import events as ev
 
+    if isinstance(event, ev.RetryInjected):
+        return event.notice
     if isinstance(event, ev.Retrying):
+        waited = f" · waited {event.waited:.0f} s of {event.limit:g} s" if event.limit is not None else ""
         return (
             f"{event.model} failed ({event.error}); retrying in {event.delay:.1f} s "
-            f"(attempt {event.attempt} of {event.attempts})"
+            f"(attempt {event.attempt} of {event.attempts}){waited}"
         )
     message = getattr(event, "message", None)
     if message:

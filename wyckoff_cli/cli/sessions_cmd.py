@@ -105,8 +105,8 @@ def _project_root(cwd: Path | None) -> Path:
 def _list(store: SessionStore, args: argparse.Namespace) -> int:
     root = None if args.all_projects else _project_root(args.cwd)
     sessions = store.list(root)
-    if args.json:
-        rows = [_json_row(info) for info in sessions]
+    if args.json:  # redacted again: a summary written by an older version may hold a key
+        rows = [store.redactor.value(_json_row(info)) for info in sessions]
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return 0
     if not sessions:
@@ -120,7 +120,7 @@ def _list(store: SessionStore, args: argparse.Namespace) -> int:
         cells = [info.id, _local_time(info), info.model, str(info.turns), _tokens(info.tokens), _cost(info)]
         if root is None:
             cells.append(Path(info.project_root).name or info.project_root)
-        lines.append([*cells, info.title])
+        lines.append([*cells, store.redactor.text(info.title)])
     sys.stdout.write(_table(lines, right={3, 4, 5}))
     return 0
 
@@ -207,7 +207,7 @@ def _show(store: SessionStore, args: argparse.Namespace) -> int:
     console.print(Text(_facts_line(info), style="dim"))
     if loaded.torn:
         console.print(Text("The last message was cut off by a crash and is not shown.", style="yellow"))
-    for item in _transcript(loaded):
+    for item in (_redact_item(store.redactor, i) for i in _transcript(loaded)):  # older logs too
         kind = item.get("kind")
         if kind == "compaction":
             console.print(Rule(f"compacted: {item.get('replaced', 0)} messages archived", style="dim"))

@@ -22,6 +22,7 @@ class ApprovalDecision:
     kind: DecisionKind
     args: dict[str, Any] | None = None  # the edited arguments, with `edit`
     feedback: str | None = None  # a message to the model, with `deny`
+    unattended: bool = False  # no person was asked: a headless rule answered (`deny_without_approver`)
 
     @classmethod
     def allow(cls) -> ApprovalDecision:
@@ -36,8 +37,8 @@ class ApprovalDecision:
         return cls("edit", args=args)
 
     @classmethod
-    def deny(cls, feedback: str | None = None) -> ApprovalDecision:
-        return cls("deny", feedback=feedback)
+    def deny(cls, feedback: str | None = None, *, unattended: bool = False) -> ApprovalDecision:
+        return cls("deny", feedback=feedback, unattended=unattended)
 
 
 class ApprovalResponder:

@@ -188,12 +188,34 @@ class Compacted(_Event):
 
 @dataclass(frozen=True, slots=True)
 class RetryInjected(_Event):
-    """The loop guard asked the model again for tools it should have called."""
+    """The loop guard asked the model again: `missing_tools` for tools (or kinds of
+    tool) it should have called, or (`reason="untruthful"`) for a truthful answer after
+    `failed_calls` did not succeed. `message` is the text sent; `notice` says it to a
+    person."""
 
     type: ClassVar[str] = "retry"
     attempt: int
     missing_tools: list[str]
     message: str
+    reason: Literal["missing_tools", "untruthful"] = "missing_tools"
+    max_attempts: int = 2
+    failed_calls: list[str] = field(default_factory=list)
+
+    @property
+    def notice(self) -> str:
+        """What every host shows: what was asked, and why."""
+        count = f"(retry {self.attempt} of {self.max_attempts})"
+        if self.reason == "untruthful":
+            calls = ", ".join(self.failed_calls) or ", ".join(self.missing_tools)
+            return (
+                f"Asked the model to answer again, truthfully: {calls} did not succeed and its "
+                f"answer did not say so {count}"
+            )
+        wanted = ", ".join(_KIND_WORDS.get(name, name) for name in self.missing_tools)
+        return f"Reminded the model to call {wanted} {count}"
+
+
+_KIND_WORDS = {"edit": "a tool that changes files", "execute": "a tool that runs commands"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +272,9 @@ class Retrying(_Event):
     delay: float
     error: str
     discarded_text: str = ""
+    waited: float = 0.0  # seconds this call waited for output so far (`stream_stall_limit`)
+    limit: float | None = None  # the most it waits in all (None: no total bound)
+    fallback: str | None = None  # the next model of the chain: the host may skip to it now
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,13 +92,19 @@ class StopChunk:
 class RetryChunk:
     """Sent by the retry wrapper when `model` failed with a retryable error and is
     asked again after `delay` seconds: everything streamed so far in this call is to
-    be dropped. `attempt` is the attempt about to start, of `attempts`."""
+    be dropped. `attempt` is the attempt about to start, of `attempts`. `waited`: the
+    seconds this call has waited so far for output (stalled attempts and waits between
+    them, the coming `delay` not counted), of at most `limit` (None: no total bound);
+    `fallback`: the model a fallback chain would go on to (the host can skip to it)."""
 
     model: str
     attempt: int
     attempts: int
     delay: float
     error: str
+    waited: float = 0.0
+    limit: float | None = None
+    fallback: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

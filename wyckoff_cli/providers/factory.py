@@ -12,6 +12,7 @@ Importing this module imports no SDK.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -38,6 +39,10 @@ def build_provider(
     if retry is not None and retry.attempts > 1:
         from wyckoff_cli.providers.retry import RetryingProvider
 
+        if watchdog and 0 < retry.stall_limit < spec.stream_idle_timeout:
+            # one attempt may always stay silent as long as the watchdog allows (a model
+            # that thinks for minutes before its first token, with a raised idle timeout)
+            retry = dataclasses.replace(retry, stall_limit=spec.stream_idle_timeout)
         provider = RetryingProvider(provider, retry)
     return provider
 

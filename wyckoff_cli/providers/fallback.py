@@ -9,6 +9,12 @@ the failed attempt streamed (the UI removes it; nothing is duplicated in history
 names the new model. Authentication, bad-request and configuration errors are raised
 at once. When every model fails, the error names each model and why it failed.
 
+While a model's retries wait (after a `RetryChunk`, until output comes), the host may
+skip it: `skip_waiting()` (Esc in the app) closes that model's attempt at once and the
+next model takes over, as after a failure (the skipped model cools down). Each
+`RetryChunk` passing through names that next model (`fallback`), so the host can say
+what Esc would do.
+
 History crosses vendors through the neutral message model: each adapter converts the
 whole history on every call, dropping other vendors' thinking blocks and keeping tool
 calls and results.
@@ -16,12 +22,25 @@ calls and results.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from typing import Any
 
-from wyckoff_cli.core.errors import ProviderError
+from wyckoff_cli.core.errors import ProviderError, ProviderTimeout
 from wyckoff_cli.core.messages import Message, ToolSpec
-from wyckoff_cli.providers.base import Chunk, FallbackChunk, LLMProvider, StreamingProvider
+from wyckoff_cli.providers.base import (
+    Chunk,
+    FallbackChunk,
+    LLMProvider,
+    RetryChunk,
+    ServerToolChunk,
+    StreamingProvider,
+    TextChunk,
+    ThinkingChunk,
+    ToolCallChunk,
+)
 
 DEFAULT_COOLDOWN = 120.0
 
@@ -42,6 +61,7 @@ class FallbackProvider(StreamingProvider):
         self.cooldown = float(cooldown)
         self._clock = clock
         self._until: dict[int, float] = {}  # model index -> when it may be tried again
+        self._waits: list[_RetryWait] = []  # the calls whose model is waiting to retry now
 
     @property
     def name(self) -> str:
@@ -71,6 +91,17 @@ class FallbackProvider(StreamingProvider):
         every = list(enumerate(self.providers))
         return [(i, p) for i, p in every if not self._cooling(i)] or every
 
+    def skip_waiting(self) -> str | None:
+        """Skip the model whose retries a call is waiting on (after a retry, before any
+        output) to the next one: the name of the model that takes over, or None when no
+        call waits so or no model follows."""
+        for wait in self._waits:
+            if wait.retrying and wait.next_model is not None and wait.task is not None:
+                wait.skipped = True
+                wait.task.cancel()
+                return wait.next_model
+        return None
+
     def chat_stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
     ) -> AsyncIterator[Chunk]:
@@ -81,13 +112,17 @@ class FallbackProvider(StreamingProvider):
     ) -> AsyncIterator[Chunk]:
         order = self._order()
         failures: list[tuple[LLMProvider, ProviderError]] = []
-        for index, provider in order:
+        for position, (index, provider) in enumerate(order):
             if failures:
                 failed, error = failures[-1]
                 yield FallbackChunk(failed.name, provider.name, error.reason(failed.name))
             stream = provider.chat_stream(messages, tools, system_prompt)
+            following = order[position + 1][1].name if position + 1 < len(order) else None
+            attempt = _RetryWait(following)
+            self._waits.append(attempt)
+            watched = attempt.watch(stream, provider.name)
             try:
-                async for chunk in stream:
+                async for chunk in watched:
                     yield chunk
             except ProviderError as exc:
                 if not exc.retryable:
@@ -97,12 +132,49 @@ class FallbackProvider(StreamingProvider):
                 failures.append((provider, exc))
                 continue
             finally:
+                self._waits.remove(attempt)
+                await watched.aclose()
                 close = getattr(stream, "aclose", None)
                 if close is not None:
                     await close()
             self._until.pop(index, None)
             return
         raise _all_failed(failures)
+
+
+class _RetryWait:
+    """One model's attempt within a call: whether its retries wait now (a retry seen,
+    no output since) and the task awaiting it, so `skip_waiting` can close it."""
+
+    def __init__(self, next_model: str | None) -> None:
+        self.next_model = next_model
+        self.retrying = False
+        self.skipped = False
+        self.task: asyncio.Task[Any] | None = None
+
+    async def watch(self, stream: AsyncIterator[Chunk], model: str) -> AsyncGenerator[Chunk, None]:
+        while True:
+            task = asyncio.current_task()
+            cancelling = task.cancelling() if task is not None else 0
+            self.task = task
+            try:
+                chunk = await anext(stream)
+            except StopAsyncIteration:
+                return
+            except asyncio.CancelledError:
+                if self.skipped and task is not None and task.uncancel() <= cancelling:
+                    raise ProviderTimeout(
+                        f"{model}: skipped while waiting to retry (Esc)", provider=model
+                    ) from None
+                raise
+            finally:
+                self.task = None
+            if isinstance(chunk, RetryChunk):
+                self.retrying = True
+                chunk = dataclasses.replace(chunk, fallback=self.next_model)
+            elif isinstance(chunk, TextChunk | ThinkingChunk | ToolCallChunk | ServerToolChunk):
+                self.retrying = False
+            yield chunk
 
 
 def _all_failed(failures: list[tuple[LLMProvider, ProviderError]]) -> ProviderError:

@@ -393,8 +393,17 @@ class AgentRuntime:
                 turn.state.retries += 1
                 missing = [req.tool or req.kind or "" for req in verdict.missing]
                 retry_text = verdict.retry_message or ""
-                await self._emit(turn, ev.RetryInjected(turn.state.retries, missing, retry_text))
-                await self._commit(turn, Message.user(retry_text, synthetic="loop_guard"))
+                retry = ev.RetryInjected(
+                    turn.state.retries,
+                    missing,
+                    retry_text,
+                    verdict.reason,
+                    self.settings.loop_guard_retries,
+                    list(verdict.calls),
+                )
+                await self._emit(turn, retry)
+                note = Message.user(retry_text, synthetic="loop_guard", notice=retry.notice)  # core/shown.py
+                await self._commit(turn, note)
                 continue
             turn.pending_calls = calls
             await self._emit(
@@ -414,7 +423,7 @@ class AgentRuntime:
                         result.call.id, result.call.name, result.text, is_error=result.is_error, **result.meta
                     ),
                 )
-                turn.state.record_result(result.call, result.text, result.is_error)
+                turn.state.record_result(result.call, result.text, result.is_error, result.refused_by)
             turn.pending_calls = ()
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:
@@ -475,7 +484,8 @@ class AgentRuntime:
                     thinking_started, thinking_ms = None, 0
                     if isinstance(chunk, RetryChunk):
                         retry = (chunk.model, chunk.attempt, chunk.attempts, chunk.delay, chunk.error)
-                        await self._emit(turn, ev.Retrying(*retry, discarded_text=discarded))
+                        waits = (discarded, chunk.waited, chunk.limit, chunk.fallback)
+                        await self._emit(turn, ev.Retrying(*retry, *waits))
                     else:
                         await self._emit(
                             turn,

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.core.approval import ApprovalResponder
+from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
-from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
+from wyckoff_cli.runtime.guards import GuardPipeline, Refuser, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks, ToolDecision, merge_decisions
 from wyckoff_cli.runtime.offload import offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
@@ -50,6 +50,7 @@ class CallResult:
     completes_run: bool = False
     proposed_args: dict[str, Any] | None = None  # set when a person edited the call before it ran
     images: tuple[dict[str, str], ...] = ()  # ToolOutcome.images: sent to the model beside the text
+    refused_by: Refuser | None = None  # set when the call was refused, not run
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -177,7 +178,7 @@ class ToolCallRunner:
                 return None, False
         verdict = self.guards.check_call(state, call)
         if verdict is not None and verdict.refuse:
-            await self._answer(CallResult(call, verdict.refuse, True), emit)
+            await self._answer(CallResult(call, verdict.refuse, True, refused_by="guard"), emit)
             return None, verdict.abort_rest
         try:
             tool.check_arguments(args)
@@ -196,7 +197,8 @@ class ToolCallRunner:
         if decision is not None and decision.permission == "deny":
             reason = decision.reason or "a hook refused it"
             await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=reason))
-            await self._answer(CallResult(call, f"Not run: blocked by a hook: {reason}", True), emit)
+            text = f"Not run: blocked by a hook: {reason}"
+            await self._answer(CallResult(call, text, True, refused_by="hook"), emit)
             return None, False
         return await self._approve(call, tool, args, emit, decision), False
 
@@ -219,7 +221,9 @@ class ToolCallRunner:
             return _Prepared(call, tool, args)
         if verdict.action == "deny":
             await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=verdict.reason))
-            await self._answer(CallResult(call, f"Not run: {verdict.reason}", True), emit)
+            await self._answer(
+                CallResult(call, f"Not run: {verdict.reason}", True, refused_by="policy"), emit
+            )
             return None
         preview = _safe_preview(tool, args, ctx)
         if verdict.reason:
@@ -243,10 +247,7 @@ class ToolCallRunner:
         decision = await responder.wait()
         if decision.kind == "deny":
             await emit(ev.ApprovalDecided(call.id, call.name, "deny", feedback=decision.feedback))
-            text = f"The user denied this {call.name} call; it was not run."
-            if decision.feedback:
-                text += f" Their feedback: {decision.feedback}"
-            await self._answer(CallResult(call, text, True), emit)
+            await self._answer(denied_result(call, decision), emit)
             return None
         if decision.kind == "always" and verdict.rule:
             self.policy.remember(verdict.rule)
@@ -264,7 +265,8 @@ class ToolCallRunner:
             again = await self.policy.decide(tool, args, ctx)
             if again.action == "deny":
                 await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=again.reason))
-                await self._answer(CallResult(call, f"Not run: {again.reason}", True), emit)
+                text = f"Not run: {again.reason}"
+                await self._answer(CallResult(call, text, True, refused_by="policy"), emit)
                 return None
             outside = outside | frozenset(again.outside_paths)
             call = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
@@ -382,6 +384,20 @@ class ToolCallRunner:
             item.proposed_args,
             images,
         )
+
+
+def denied_result(call: ToolCallPart, decision: ApprovalDecision) -> CallResult:
+    """The answer to a call its approval request denied: by the person asked, or, in a
+    run with no one to ask, by the host's rule (whose feedback says how to allow it)."""
+    if decision.unattended:
+        text = (
+            decision.feedback or f"{call.name} needs approval and this run has no one to ask; it was not run."
+        )
+        return CallResult(call, text, True, refused_by="no_approver")
+    text = f"The user denied this {call.name} call; it was not run."
+    if decision.feedback:
+        text += f" Their feedback: {decision.feedback}"
+    return CallResult(call, text, True, refused_by="user")
 
 
 def hooked_verdict(

@@ -16,7 +16,7 @@ from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
-from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
+from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks, ran_a_command
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.models import build_model
@@ -45,9 +45,11 @@ if TYPE_CHECKING:
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.subagents import SessionBudget
     from wyckoff_cli.runtime.user_hooks import UserHooks
+    from wyckoff_cli.storage.config_watch import ConfigWatch
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
     from wyckoff_cli.tools.mcp.host import McpHost
+    from wyckoff_cli.tools.web import WebOptions
 
 
 @dataclass
@@ -59,6 +61,12 @@ class Workspace:
     @property
     def config(self) -> Config:
         return self.loaded.config
+
+    def ignored_allow(self) -> list[str]:
+        """The project's allow rules that do not apply (its file is not trusted)."""
+        from wyckoff_cli.storage.project_grants import ignored_allow_rules
+
+        return ignored_allow_rules(self.root)
 
 
 def open_workspace(cwd: Path) -> Workspace:
@@ -128,6 +136,17 @@ class SessionBuilder:
     cost: Callable[[str, Usage], float | None] | None = None  # USD of a call; default: the catalogue
     _agents: AgentCatalog | None = field(default=None, init=False, repr=False)
     _budgets: dict[str | None, SessionBudget] = field(default_factory=dict, init=False, repr=False)
+    _config_watch: ConfigWatch | None = field(default=None, init=False, repr=False)
+
+    @property
+    def config_watch(self) -> ConfigWatch:
+        """The workspace's config as its files say now, for the settings read when they
+        matter (`[web]` allow_private and allow_hosts) rather than at start."""
+        if self._config_watch is None:
+            from wyckoff_cli.storage.config_watch import ConfigWatch
+
+            self._config_watch = ConfigWatch(self.workspace.root, self.workspace.loaded)
+        return self._config_watch
 
     @property
     def user_hooks(self) -> UserHooks:
@@ -230,11 +249,16 @@ class SessionBuilder:
         """The parts of one session. `provider` when the host built it already (to fail
         on a missing key before anything else is made)."""
         config = self.config
-        policy = build_policy(config, mode, [*self.extra_allow, *allow])  # type: ignore[arg-type]
+        policy = build_policy(
+            config,
+            mode,  # type: ignore[arg-type]
+            [*self.extra_allow, *allow],
+            self.workspace.ignored_allow(),
+        )
         provider = provider or self.provider(model)
         registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
         if self.tools_factory is None:  # the web tools of `[web]` (tools/web)
-            for tool in session_web_tools(config, provider):
+            for tool in session_web_tools(config, provider, lambda: self.config_watch.current().web):
                 registry.add(tool)
         skills = self.skills
         if skills.skills and registry.get("skill") is None:
@@ -258,7 +282,11 @@ class SessionBuilder:
         policy.protected_roots = protected_roots
         checkpoints = (  # checkpoints of the work tree before rounds that may change files
             checkpoint_hooks(
-                self.workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
+                self.workspace.root,
+                config.checkpoints,
+                recorder.id,
+                redact=offload_redactor(config),
+                commands_ran=ran_a_command(recorder.conversation, lambda name: _kind(registry, name)),
             )
             if recorder is not None
             else []
@@ -322,20 +350,34 @@ def _budget_hooks(budget: SessionBudget | None) -> list[RuntimeHooks]:
     return [BudgetHook(budget)]
 
 
-def session_web_tools(config: Config, provider: LLMProvider) -> list[Tool]:
+def _kind(registry: ToolRegistry, name: str) -> str:
+    tool = registry.get(name)
+    return tool.kind if tool is not None else "other"
+
+
+def session_web_tools(
+    config: Config, provider: LLMProvider, current: Callable[[], WebOptions] | None = None
+) -> list[Tool]:
     """web_fetch and, when a search API is configured and the model has no server-side
-    search of its own, web_search, from `[web]`."""
+    search of its own, web_search, from `[web]`; `current` gives the `[web]` of now, for
+    the settings read at every fetch (which hosts may be private)."""
     import os
 
     from wyckoff_cli.providers.server_search import searches_server_side
     from wyckoff_cli.tools.web import web_tools
 
-    return web_tools(config.web, os.environ, provider_searches=searches_server_side(provider))
+    return web_tools(
+        config.web, os.environ, provider_searches=searches_server_side(provider), current=current
+    )
 
 
-def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -> ApprovalPolicy:
+def build_policy(
+    config: Config, mode: PermissionMode, extra_allow: list[str], ignored_allow: Sequence[str] = ()
+) -> ApprovalPolicy:
     """The session's policy: config rules plus `--allow` rules; a malformed rule is a
-    configuration error naming it (never silently ignored)."""
+    configuration error naming it (never silently ignored). `ignored_allow`: the
+    project's allow rules that do not apply because its file is not trusted
+    (storage/project_grants.py); deny rules always apply."""
     from wyckoff_cli.tools.permissions.policy import invalid_rules
 
     problems = invalid_rules([*config.permissions.allow, *config.permissions.deny, *extra_allow])
@@ -343,7 +385,7 @@ def build_policy(config: Config, mode: PermissionMode, extra_allow: list[str]) -
         raise ConfigError("; ".join(problems))
     return ApprovalPolicy(
         mode=mode,
-        allow=[*config.permissions.allow, *extra_allow],
+        allow=[*(r for r in config.permissions.allow if r not in ignored_allow), *extra_allow],
         deny=list(config.permissions.deny),
     )
 

@@ -32,7 +32,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "pick an earlier session of this project"),
     SlashCommand("cost", "tokens and cost of this session by model, and what the cache saved"),
     SlashCommand("memory", "list what Wyckoff remembers", "[search]"),
-    SlashCommand("permissions", "list the allow and deny rules", "[remove RULE]"),
+    SlashCommand(
+        "permissions", "list the allow and deny rules; trust the project's", "[remove RULE | trust]"
+    ),
     SlashCommand(
         "mcp",
         "MCP servers and their tools; restart one, trust the project's",

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.core.shown import with_command
 from wyckoff_cli.session import extensions
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.commands import SlashCommand
@@ -200,11 +202,12 @@ class ChatController:
         if request is not None:
             for event in extensions.request_notices(request):
                 yield event
-            if shell_snippets(text):
+            if shell_snippets(text):  # the command's rules hold for its snippets too, as headless
                 expansion = ShellExpansion.of(text, request, session, self.root, self._approved_snippets)
-                async for event in expansion.events():
-                    self._observe(event)
-                    yield event
+                with turn_rules(session.policy, request.allow):
+                    async for event in expansion.events():
+                        self._observe(event)
+                        yield event
                 if expansion.failed is not None:
                     yield ev.Notice("error", expansion.failed)
                     yield ev.TurnDone("", "stopped", 0)
@@ -220,6 +223,8 @@ class ChatController:
         if self.builder.mcp is not None:
             text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
         message = attach(text, attached) if attached else text  # `!command` output goes with it
+        if request is not None:  # the transcript shows `/NAME ARGS`, a resumed one too
+            message = with_command(message, request.shown)
         try:
             with turn_rules(session.policy, request.allow if request is not None else ()):
                 async for event in runtime.run_stream(
@@ -278,12 +283,15 @@ class ChatController:
 
     def _save_rule(self, rule: str) -> None:
         from wyckoff_cli.storage.permissions import save_rule
+        from wyckoff_cli.storage.project_grants import allow_grant, keep_allow_trust
 
         if rule not in self.always_allowed:
             self.always_allowed.append(rule)
         try:
+            before = allow_grant(self.root)
             save_rule(rule, root=self.root)
-        except OSError as exc:  # the rule still holds for this run
+            keep_allow_trust(self.root, before)  # the user's own rule keeps a trusted list trusted
+        except (OSError, ConfigError) as exc:  # the rule still holds for this run
             log.warning("cannot save the rule %s: %s", rule, exc)
 
     # ---------------------------------------------------------------- requests
@@ -305,6 +313,13 @@ class ChatController:
         if isinstance(changed, ev.ModeChanged):
             self.mode_notes.told = mode
         return changed
+
+    def skip_to_fallback(self) -> str | None:
+        """Esc while a model's retries wait: the next fallback takes over now (its name
+        is returned); None when nothing waits so or no fallback follows (Esc interrupts)."""
+        provider = self._session.runtime.provider if self._session is not None else None
+        skip = getattr(provider, "skip_waiting", None)
+        return skip() if callable(skip) else None
 
     def next_mode(self) -> ev.RuntimeEvent:
         return self.set_mode(next_permission_mode(self.mode))
@@ -419,6 +434,15 @@ class ChatController:
         custom command with a built-in's name runs only when `commands.prefer` names it."""
         return extensions.expand(name, argument, self.custom_commands, self.builder.config.commands.prefer)
 
+    def untrusted_allow_notice(self) -> str:
+        """The notice for the project's allow rules when they are ignored ("" otherwise)."""
+        from wyckoff_cli.storage.project_grants import untrusted_allow_notice
+
+        try:
+            return untrusted_allow_notice(self.root)
+        except ConfigError as exc:
+            return str(exc)
+
     def hooks_needing_trust(self) -> list[HookFile]:
         """The project's hook files not trusted yet (new or changed)."""
         return self.builder.user_hooks.hooks.needing_trust()
@@ -524,6 +548,9 @@ class ChatController:
         from wyckoff_cli.storage.permissions import list_rules, remove_rule
 
         verb, _, rule = argument.partition(" ")
+        if verb == "trust":
+            self._commands = None  # read again: their trust changed
+            return extensions.trust_project_grants(self.root, self._session)
         if verb == "remove" and rule.strip():
             rule = rule.strip()
             removed = remove_rule(rule, root=self.root)
@@ -533,12 +560,22 @@ class ChatController:
                 self._session.policy.session_allow.remove(rule)
             text = f"Removed {rule} from {len(removed)} list(s)" if removed else f"No saved rule {rule}"
             return ev.Notice("info", text)
-        saved = "\n".join(f"{r.kind:<5} {r.rule}  ({r.scope}: {r.file})" for r in list_rules(self.root))
+        ignored = set(self.builder.workspace.ignored_allow())
+        saved = "\n".join(
+            f"{r.kind:<5} {r.rule}  ({r.scope}: {r.file})"
+            + (
+                " [not trusted: ignored]"
+                if r.scope == "project" and r.kind == "allow" and r.rule in ignored
+                else ""
+            )
+            for r in list_rules(self.root)
+        )
         session = ", ".join(self._session.policy.session_allow) if self._session is not None else ""
         return ev.CommandOutput(
             "permissions",
             text=f"{saved or 'No saved rules.'}\nAllowed for this session: {session or 'none'}\n"
-            "/permissions remove RULE removes a saved rule.",
+            "/permissions remove RULE removes a saved rule; /permissions trust trusts the project's "
+            "allow rules and command files.",
         )
 
     def _export(self, argument: str) -> ev.RuntimeEvent:

@@ -16,6 +16,13 @@ its output replaces it. Such a command goes through the session's permission pol
 like a model's `run_shell` call — asked about (an `approval_request` the host answers)
 unless a rule or the mode allows it, refused in plan mode — and an approval holds for
 the rest of the session.
+
+A project's command file (not the user's own `commands/` folder) is the repository's,
+not the user's: until the user trusted that file as it is now (storage/project_grants.py,
+`wyckoff permissions trust`), its `allowed-tools` grant nothing and its snippets are
+asked about like any `run_shell` call (refused headless unless a rule or the mode
+allows them). A file written or changed during a session, by the model or anyone,
+is untrusted until trusted again.
 """
 
 from __future__ import annotations
@@ -28,10 +35,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wyckoff_cli.context.frontmatter import FrontMatterError, read_document
+from wyckoff_cli.context.frontmatter import FrontMatterError, parse_document
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.hook_config import CLAUDE_TOOL_NAMES
 from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.project_grants import (
+    COMMAND_KIND,
+    TRUST_HINT,
+    ProjectGrant,
+    allow_grant,
+    command_digest,
+    command_state,
+)
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, invalid_rules
 
 if TYPE_CHECKING:
@@ -58,6 +73,21 @@ class CustomCommand:
     required_tools: tuple[str, ...] = ()
     model: str | None = None
     agent: str | None = None
+    digest: str = ""  # SHA-256 of the file as read
+    trusted: bool = True  # the user's own file, or a project file the user trusted as it is
+
+    @property
+    def project(self) -> bool:
+        return self.source != "user"
+
+    @property
+    def grants(self) -> bool:
+        """Whether the file grants anything (rules, or snippets run before the turn)."""
+        return bool(self.allowed_tools) or bool(shell_snippets(self.body))
+
+    @property
+    def untrusted_grants(self) -> bool:
+        return self.grants and not self.trusted
 
 
 @dataclass
@@ -103,7 +133,9 @@ def discover_commands(root: Path) -> CommandCatalog:
 
 
 def load_command(file: Path, name: str, source: str, problems: list[str]) -> CustomCommand:
-    document = read_document(file)
+    data = file.read_bytes()  # read once: the text used is the text whose trust is checked
+    document = parse_document(data.decode("utf-8"), str(file))
+    digest = command_digest(data)
     rules: list[str] = []
     for written in document.items("allowed-tools"):
         rule = translate_rule(written)
@@ -127,7 +159,34 @@ def load_command(file: Path, name: str, source: str, problems: list[str]) -> Cus
         required_tools=tuple(document.items("required-tools")),
         model=document.text("model") or None,
         agent=document.text("agent") or None,
+        digest=digest,
+        trusted=source == "user" or command_state(file, digest) == "trusted",
     )
+
+
+def project_grants(root: Path) -> list[ProjectGrant]:
+    """What this project's files grant, with their trust: the allow rules of
+    `.wyckoff/config.toml`, then each project command file with `allowed-tools` or
+    snippets (a file shadowed by an earlier one of the same name is listed too: it
+    would run once the other is gone)."""
+    found: list[ProjectGrant] = []
+    allow = allow_grant(root)
+    if allow is not None:
+        found.append(allow)
+    for folder, source in command_folders(root):
+        if source == "user" or not folder.is_dir():
+            continue
+        for file in sorted(folder.rglob("*.md")):
+            name = ":".join(file.relative_to(folder).with_suffix("").parts)
+            try:
+                command = load_command(file, name, source, [])
+            except (OSError, UnicodeDecodeError, FrontMatterError):
+                continue
+            if command.grants:
+                state = command_state(file, command.digest)
+                granted = (*command.allowed_tools, *(f"!`{s}`" for s in shell_snippets(command.body)))
+                found.append(ProjectGrant(file, COMMAND_KIND, command.digest, state, granted))
+    return found
 
 
 def translate_rule(written: str) -> str:
@@ -157,18 +216,32 @@ class TurnRequest:
     model: str | None = None
     agent: str | None = None
     command: str | None = None
+    untrusted: str = ""  # the project file whose grants were withheld (not trusted)
 
 
 def request_for(command: CustomCommand, argument: str) -> TurnRequest:
+    """The turn of `/NAME argument`. An untrusted project file's `allowed-tools` are
+    withheld (it may not widen the permissions); its snippets then ask."""
     shown = f"/{command.name} {argument}".rstrip()
     return TurnRequest(
         substitute_arguments(command.body, argument),
         shown,
         command.required_tools,
-        command.allowed_tools,
+        () if command.untrusted_grants else command.allowed_tools,
         command.model,
         command.agent,
         command.name,
+        str(command.path) if command.untrusted_grants else "",
+    )
+
+
+def untrusted_notice(request: TurnRequest) -> str:
+    """The notice for a command whose project file is not trusted ("" when it is)."""
+    if not request.untrusted:
+        return ""
+    return (
+        f"/{request.command}: {request.untrusted} is a project file you have not trusted: "
+        f"its allowed-tools grant nothing and its !`…` snippets ask first; {TRUST_HINT}"
     )
 
 

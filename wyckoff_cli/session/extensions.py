@@ -8,16 +8,17 @@ trust question, and the `/skills` and `/hooks` tables.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.commands import BY_NAME, COMMANDS, SlashCommand
-from wyckoff_cli.session.custom_commands import CommandCatalog, TurnRequest, request_for
+from wyckoff_cli.session.custom_commands import CommandCatalog, TurnRequest, request_for, untrusted_notice
 
 if TYPE_CHECKING:
     from wyckoff_cli.context.skills import SkillCatalog
     from wyckoff_cli.runtime.hook_config import HookFile
-    from wyckoff_cli.session.builder import SessionBuilder
+    from wyckoff_cli.session.builder import Session, SessionBuilder
 
 INIT_PROMPT = (
     "Write an AGENTS.md file at the root of this repository for coding assistants working here. "
@@ -55,15 +56,18 @@ def expand(name: str, argument: str, custom: CommandCatalog, prefer: Sequence[st
 
 
 def request_notices(request: TurnRequest) -> list[ev.RuntimeEvent]:
+    notices: list[ev.RuntimeEvent] = []
+    if request.untrusted:
+        notices.append(ev.Notice("warning", untrusted_notice(request)))
     if request.agent:
-        return [
+        notices.append(
             ev.Notice(
                 "info",
                 f"/{request.command} names the agent {request.agent!r}; sub-agents are not available "
                 "yet, so it runs in this conversation",
             )
-        ]
-    return []
+        )
+    return notices
 
 
 def answer_trust(builder: SessionBuilder, files: list[HookFile], trusted: bool) -> ev.RuntimeEvent:
@@ -75,6 +79,24 @@ def answer_trust(builder: SessionBuilder, files: list[HookFile], trusted: bool) 
     trust_files(files)
     builder.reload_hooks()
     return ev.Notice("info", f"Trusted the hooks of {names}")
+
+
+def trust_project_grants(root: Path, session: Session | None) -> ev.RuntimeEvent:
+    """`/permissions trust`: trust what the project's files grant (allow rules, command
+    files) as they are now; the allow rules apply to the running session at once."""
+    from wyckoff_cli.session.custom_commands import project_grants
+    from wyckoff_cli.storage.project_grants import ALLOW_KIND, trust_grants
+
+    waiting = [g for g in project_grants(root) if not g.trusted]
+    if not waiting:
+        return ev.Notice("info", "Nothing of this project waits for trust")
+    trust_grants(waiting)
+    if session is not None:
+        for grant in waiting:
+            if grant.kind == ALLOW_KIND:
+                session.policy.allow.extend(r for r in grant.grants if r not in session.policy.allow)
+    lines = [f"{g.path}: {', '.join(g.grants)}" for g in waiting]
+    return ev.Notice("info", "Trusted what these project files grant:\n" + "\n".join(lines))
 
 
 def skills_output(skills: SkillCatalog) -> ev.RuntimeEvent:

@@ -104,7 +104,11 @@ def build_model(name: str, config: Config) -> LLMProvider:
             "retry_attempts must be at least 1 (1 turns retries off) and retry_max_delay at least 0, "
             f"got {config.retry_attempts} and {config.retry_max_delay:g}"
         )
-    retry = RetryPolicy(attempts=config.retry_attempts, max_delay=config.retry_max_delay)
+    retry = RetryPolicy(
+        attempts=config.retry_attempts,
+        max_delay=config.retry_max_delay,
+        stall_limit=config.stream_stall_limit,
+    )
     return build_fallback(specs, cooldown=config.fallback_cooldown, retry=retry)
 
 

@@ -151,8 +151,15 @@ class StatusModel:
         """The session's cost, saying plainly when some or all calls have no price."""
         if self.per_model and not self.any_priced:
             return "cost unknown (set prices with `wyckoff model cost`)"
-        text = f"${self.cost:.4f} saved ${self.saved:.4f}"
+        text = f"${self.cost:.4f} {self.cache_text()}"
         return text if self.all_priced else f"{text} + unpriced calls"
+
+    def cache_text(self) -> str:
+        """`saved $0.0100`, or, while writing the cache has cost more than reading it
+        saved (a first Anthropic call), what the writes cost: `cache writes +$0.0040`."""
+        if self.saved < 0:
+            return f"cache writes +${-self.saved:.4f}"
+        return f"saved ${self.saved:.4f}"
 
     @property
     def cache_hit_rate(self) -> float:

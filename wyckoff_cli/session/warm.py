@@ -62,9 +62,12 @@ async def ready(modules: Iterable[str]) -> None:
     """Import `modules` in a worker thread; returns at once when all are imported.
     A module another thread is still importing counts as not imported: it is in
     `sys.modules` from the start of its import, and the loop must not wait for its
-    lock (this waits for our thread instead)."""
+    lock (this waits for our thread instead). Cancelling the wait leaves the import
+    running for the next caller."""
     for future in _start([name for name in modules if not _imported(name)]):
-        await asyncio.wrap_future(future)
+        # shielded: a cancelled wait (Esc, the app closing) must not cancel the shared
+        # import, or every later turn's wait would raise CancelledError at once
+        await asyncio.shield(asyncio.wrap_future(future))
 
 
 def pending(modules: Iterable[str]) -> bool:

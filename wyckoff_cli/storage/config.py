@@ -226,6 +226,11 @@ class Config:
         default=60.0,
         range=Range(0, 86_400, low_open=True),
     )
+    stream_stall_limit: float = _doc(
+        "Most seconds a model call waits for output over all its retries before the next fallback; 0: no bound.",
+        default=90.0,
+        range=Range(0, 86_400),
+    )
     fallback_cooldown: float = _doc(
         "Seconds a failed model is skipped before it is tried again (or its `retry-after`).",
         default=120.0,

@@ -3,9 +3,11 @@
 Three layers, applied to every string of a record:
 1. exact values of known secrets (API keys from the environment and from the
    config's `api_key_env` variables, keys pasted into `credentials.toml`);
-2. patterns of key-looking values (`sk-…`, `sk-ant-…`, `AIza…`, GitHub, AWS and Slack
-   tokens, `Authorization:` headers, `Bearer` tokens, `api_key=…`-style assignments),
-   AWS secret access keys (`aws_secret_access_key = …`), passwords in URLs
+2. patterns of key-looking values (`sk-…`, `sk-ant-…`, `AIza…`, GitHub, GitLab, AWS,
+   Slack, Stripe, npm, Hugging Face and SendGrid tokens, Slack webhook URLs,
+   `Authorization:` headers, `Bearer` tokens, `api_key=…` / `*_TOKEN=…`-style
+   assignments), AWS secret access keys (`aws_secret_access_key = …`, and a bare
+   40-character key: see `_bare_aws_secrets`), passwords in URLs
    (`postgres://user:PASSWORD@host`), JSON Web Tokens, `.netrc` passwords, private key
    blocks (`-----BEGIN … PRIVATE KEY-----` … `-----END … PRIVATE KEY-----`);
 3. values stored under secret-looking keys (`authorization`, `api_key`, `password`, …).
@@ -74,11 +76,20 @@ _PATTERN_SOURCES: tuple[tuple[str, str], ...] = (
     # OpenAI / Anthropic / DeepSeek style keys: sk-…, sk-ant-…, sk-proj-…
     (r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{20,}", REDACTED),
     # Google API keys
-    (r"AIza[0-9A-Za-z_\-]{35}", REDACTED),
+    (r"AIza[0-9A-Za-z_\-]{35,}", REDACTED),
     # GitHub, AWS access key ids, Slack
     (r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}", REDACTED),
     (r"\bAKIA[0-9A-Z]{16}\b", REDACTED),
     (r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", REDACTED),
+    (r"\bhttps://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{16,}", REDACTED),
+    # Stripe secret and restricted keys, webhook secrets
+    (r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", REDACTED),
+    (r"\bwhsec_[A-Za-z0-9]{16,}", REDACTED),
+    # GitLab, npm, Hugging Face, SendGrid
+    (r"\bglpat-[A-Za-z0-9_\-]{20,}", REDACTED),
+    (r"\bnpm_[A-Za-z0-9]{36}\b", REDACTED),
+    (r"\bhf_[A-Za-z0-9]{30,}", REDACTED),
+    (r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", REDACTED),
     # private key blocks (PEM, OpenSSH): the whole block
     (
         r"-----BEGIN ((?:[A-Z0-9]+ ){0,4})PRIVATE KEY-----[A-Za-z0-9+/=\s:,\-.]{0,20000}?"
@@ -103,7 +114,21 @@ _PATTERN_SOURCES: tuple[tuple[str, str], ...] = (
         r"['\"]?\s*[:=]\s*['\"]?)(?=" + _TOKEN + r"*[0-9])" + _TOKEN + r"{12,}+(?![(\[])",
         r"\1" + REDACTED,
     ),
+    # environment-style NAME_TOKEN=value / NAME_SECRET=value / NAME_PASSWORD=value (upper
+    # case names, as in `env` or a .env file): the value even without a digit
+    (
+        r"\b([A-Z][A-Z0-9_]*_(?:TOKEN|SECRET|SECRET_KEY|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)=['\"]?)"
+        + _TOKEN
+        + r"{12,}+(?![(\[])",
+        r"\1" + REDACTED,
+    ),
 )
+
+# A bare AWS secret access key: exactly 40 characters of base64 (letters, digits, `/`,
+# `+`), standing alone. Redacted when it has upper and lower case letters and a digit
+# (a 40-character git SHA is hex: never), and at most three `/` (so a path is kept).
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=_\-.])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_\-])")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
 
 
 @functools.cache
@@ -158,7 +183,7 @@ class Redactor:
             text = self._known.sub(REDACTED, text)
         for pattern, replacement in _patterns():
             text = pattern.sub(replacement, text)
-        return text
+        return _bare_aws_secrets(text)
 
     def value(self, value: Any, keep: frozenset[str] = frozenset()) -> Any:
         """A copy of a JSON-like value with every string redacted. Values under a
@@ -187,6 +212,22 @@ class Redactor:
             if after.get("type") == "thinking" and after.get("text") != before.get("text"):
                 after.pop("signature", None)
         return out
+
+
+def _bare_aws_secrets(text: str) -> str:
+    if len(text) < 40:
+        return text
+    return _AWS_SECRET.sub(lambda m: REDACTED if _looks_like_aws_secret(m.group(0)) else m.group(0), text)
+
+
+def _looks_like_aws_secret(token: str) -> bool:
+    if _HEX.match(token) or token.count("/") > 3:
+        return False
+    return (
+        any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+        and any(c.isdigit() for c in token)
+    )
 
 
 def credential_values(path: Path) -> list[str]:

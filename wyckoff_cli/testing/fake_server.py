@@ -146,6 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def _answer(self, rendered: Rendered, state: _State) -> None:
+        if rendered.stall_before and state.stopping.wait(rendered.stall_before):
+            return  # a dead endpoint: the connection is open, nothing is sent
         if rendered.status != 200:
             self.send_response(rendered.status)
             self.send_header("Content-Type", "application/json")

@@ -36,6 +36,8 @@ Keys (all optional):
     retry_after     with `status`: send a `retry-after` header (seconds)
     retry_after_ms  with `status`: send a `retry-after-ms` header
     stall           seconds to go silent after the content
+    stall_before    seconds to go silent before answering at all (no status line, no
+                    headers: a dead endpoint that accepted the connection)
     chars_per_second  pace text deltas (approximately) at this rate
     sse_file        replay this recorded SSE file verbatim (vendor must match)
     web_search      a server-side web search answer (search_wire.py)
@@ -70,6 +72,7 @@ class Rendered:
     tail: list[bytes] = field(default_factory=list)  # events after the stall
     event_interval: float = 0.0  # seconds between content events when paced
     stall: float = 0.0
+    stall_before: float = 0.0  # silent before the status line
     drop: bool = False
 
 
@@ -87,6 +90,12 @@ def vendor_for_path(path: str) -> Vendor | None:
 
 def render(vendor: Vendor, scenario: dict[str, Any], base_dir: Path | None = None) -> Rendered:
     """Render one scenario for `vendor`."""
+    rendered = _render(vendor, scenario, base_dir)
+    rendered.stall_before = float(scenario.get("stall_before", 0.0) or 0.0)
+    return rendered
+
+
+def _render(vendor: Vendor, scenario: dict[str, Any], base_dir: Path | None) -> Rendered:
     if scenario.get("status"):
         status = int(scenario["status"])
         headers = {}

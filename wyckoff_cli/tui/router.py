@@ -19,6 +19,7 @@ from typing import Protocol, assert_never
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.sources import server_tool_text
+from wyckoff_cli.tui.widgets.counting_notice import retry_wait_text
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
@@ -29,6 +30,10 @@ class AnswerView(Protocol):
     def discard(self) -> None: ...
 
 
+class CountingView(Protocol):
+    def stop(self) -> None: ...
+
+
 class TranscriptView(Protocol):
     """What the router needs from the chat screen's transcript."""
 
@@ -36,6 +41,7 @@ class TranscriptView(Protocol):
     def new_thinking(self) -> ThinkingPane: ...
     def new_tool_call(self, call_id: str, name: str, args: dict[str, object]) -> ToolCallView: ...
     def add_notice(self, kind: str, message: str) -> None: ...
+    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingView: ...
     def add_user(self, text: str) -> None: ...
     def status_changed(self) -> None: ...
     def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None: ...
@@ -64,6 +70,7 @@ class EventRouter:
         self.on_turn_end: Callable[[ev.TurnDone, ev.TurnFailed | None, float | None], None] | None = None
         self._turn_started: float | None = None
         self._failure: ev.TurnFailed | None = None
+        self._waiting: CountingView | None = None  # the retry notice counting the wait
 
     # ------------------------------------------------------------------ coalescing
 
@@ -127,6 +134,9 @@ class EventRouter:
     def handle(self, event: ev.RuntimeEvent) -> None:
         if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
             self.flush()
+        if self._waiting is not None and isinstance(event, _WAIT_ENDS):
+            self._waiting.stop()
+            self._waiting = None
         match event:
             case ev.TextDelta(text=text):
                 if self.answer is None:
@@ -203,22 +213,17 @@ class EventRouter:
                 self.view.add_notice(
                     "compaction", f"Context {how}: {b} → {a} messages, ~{bt:,} → ~{at:,} tokens"
                 )
-            case ev.RetryInjected(attempt=attempt, missing_tools=missing):
-                self.view.add_notice(
-                    "retry", f"Reminded the model to call {', '.join(missing)} (retry {attempt} of 2)"
-                )
+            case ev.RetryInjected():
+                self.view.add_notice("retry", event.notice)
             case ev.UsageReported() | ev.ModelChanged() | ev.ModeChanged():
                 self.view.status_changed()
             case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
                 self._drop_partial()
                 self.view.add_notice("fallback", f"{old} failed ({error}); continuing with {new}")
                 self.view.status_changed()
-            case ev.Retrying(model=model, attempt=attempt, attempts=attempts, delay=delay, error=error):
+            case ev.Retrying():
                 self._drop_partial()
-                self.view.add_notice(
-                    "retry",
-                    f"{model} failed ({error}); retrying in {delay:.1f} s (attempt {attempt} of {attempts})",
-                )
+                self._waiting = self.view.add_counting_notice("retry", retry_wait_text(event))
             case ev.ServerToolUsed(summary=summary, sources=sources):
                 self.view.add_notice("info", server_tool_text(summary, sources))
             case ev.Notice(level=level, message=message):
@@ -271,6 +276,18 @@ class EventRouter:
         self._turn_started = self._failure = None
         if self.on_turn_end is not None:
             self.on_turn_end(done, failure, None if started is None else time.monotonic() - started)
+
+
+# what ends a retry's wait: output, another model or attempt, the end of the turn
+_WAIT_ENDS = (
+    ev.TextDelta,
+    ev.ThinkingDelta,
+    ev.ToolCallsReceived,
+    ev.FallbackSwitched,
+    ev.Retrying,
+    ev.TurnFailed,
+    ev.TurnDone,
+)
 
 
 def hook_line(event: ev.HookRan) -> str:

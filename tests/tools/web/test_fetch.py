@@ -385,5 +385,45 @@ async def test_a_page_the_parser_chokes_on_is_a_tool_error(
 ) -> None:
     deep = b"<html><body>" + b"<div>" * 50_000 + b"x" + b"</div>" * 50_000 + b"</body></html>"
     server.route("/deep", Reply(200, deep, HTML))
-    with pytest.raises(ToolError, match="could not be converted to text: RecursionError"):
+    # a tool error that says what was refused (issue 27: it named the RecursionError before)
+    with pytest.raises(ToolError, match="the HTML nests its elements too deeply to convert; not converted"):
         await run_tool(fetch.tool(), ctx, url=server.url("/deep"))
+
+
+# Very deep bodies are refused with what was refused (issue 27), never "failed unexpectedly".
+DEEP = 100_000
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "said"),
+    [
+        ("application/json", b"[" * DEEP + b"]" * DEEP, "the JSON nests deeper than 200 levels"),
+        ("application/json", b'{"a":' * DEEP + b"1" + b"}" * DEEP, "the JSON nests deeper than 200 levels"),
+        ("application/vnd.api+json", b"[" * 201 + b"]" * 201, "the JSON nests deeper than 200 levels (201)"),
+        ("application/json", b"[" * DEEP, "the JSON nests deeper than 200 levels"),  # never closed
+        (
+            "text/html",
+            b"<html><body>" + b"<div>" * 5000 + b"x" + b"</div>" * 5000,
+            "nests its elements too deeply",
+        ),
+    ],
+    ids=["array", "object", "just-over", "unclosed", "html"],
+)
+async def test_a_body_nested_too_deeply_is_refused_clearly(
+    server: LocalServer, fetch: WebFetch, ctx: ToolContext, content_type: str, body: bytes, said: str
+) -> None:
+    server.route("/deep", Reply(200, body, {"Content-Type": content_type}))
+    with pytest.raises(ToolError) as raised:
+        await run_tool(fetch.tool(), ctx, url=server.url("/deep"))
+    message = str(raised.value)
+    assert said in message and "not converted" in message and server.url("/deep") in message
+    assert "RecursionError" not in message
+
+
+async def test_json_nested_within_the_limit_is_shown(
+    server: LocalServer, fetch: WebFetch, ctx: ToolContext
+) -> None:
+    body = b'{"s": "' + b"[" * 5000 + b'"}'  # brackets inside a string are not nesting
+    server.route("/ok", Reply(200, b"[" * 150 + body + b"]" * 150, {"Content-Type": "application/json"}))
+    outcome = await run_tool(fetch.tool(), ctx, url=server.url("/ok"))
+    assert "Content: JSON" in outcome.text and "[[[[" in outcome.text

@@ -13,7 +13,6 @@ from a worker thread (CheckpointHooks does).
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
@@ -146,16 +145,23 @@ class CheckpointEngine:
         return snap
 
     def _call_record(self, call: dict[str, Any]) -> dict[str, Any]:
+        """The call as `checkpoints.jsonl` keeps it: every string redacted whole (before
+        it is shortened, so a cut never leaves half a secret the patterns miss), then cut."""
         args = call.get("args") or {}
         short = {
             k: (v[:ARG_CHARS] + "…" if isinstance(v, str) and len(v) > ARG_CHARS else v)
-            for k, v in args.items()
+            for k, v in self._redacted(args).items()
         }
-        try:
-            short = json.loads(self.redact(json.dumps(short, ensure_ascii=False)))
-        except ValueError:
-            short = {}
         return {"id": call.get("id", ""), "name": call.get("name", ""), "args": short}
+
+    def _redacted(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, dict):
+            return {k: self._redacted(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._redacted(v) for v in value]
+        return value
 
     def _new_id(self) -> str:
         known = {c.id for c in self.log.read()}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -66,6 +67,13 @@ _LANGUAGE = re.compile(r"(?:language|lang|highlight(?:-source)?)-([A-Za-z0-9_+#-
 
 class Unsupported(Exception):
     """A body that is not text (an image, an archive …); the message names its type."""
+
+
+class TooDeep(Exception):
+    """A body nested deeper than its parser can follow; the message says what and how deep."""
+
+
+MAX_JSON_DEPTH = 200  # real APIs nest a few dozen levels; Python's parser recurses per level
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +153,18 @@ def convert(body: bytes, media_type: str, charset: str | None, url: str) -> Conv
         return pdf_text(body)
     if media in _HTML_TYPES:
         text, encoding, replaced = decode(body, charset, html=True)
-        page = html_to_markdown(text, url)
+        try:
+            page = html_to_markdown(text, url)
+        except RecursionError:
+            raise TooDeep("the HTML nests its elements too deeply to convert") from None
         return Converted(page.markdown, "html", page.title, encoding, replaced)
     is_json = media == "application/json" or media.endswith("+json")
     textual = media.startswith("text/") or is_json or media in _TEXT_APPS or media.endswith("+xml")
     if not textual or _looks_binary(body):
         raise Unsupported(media)
     text, encoding, replaced = decode(body, charset)
+    if is_json and (depth := json_depth(text)) > MAX_JSON_DEPTH:
+        raise TooDeep(f"the JSON nests deeper than {MAX_JSON_DEPTH} levels ({depth})")
     kind = "json" if is_json else "markdown" if media in _MARKDOWN_TYPES else "text"
     title = _markdown_title(text) if kind == "markdown" else None
     return Converted(text, kind, title, encoding, replaced)
@@ -163,11 +176,26 @@ def _markdown_title(text: str) -> str | None:
 
 
 def pretty_json(text: str) -> str | None:
-    """Compact JSON indented (for reading); None when it does not parse."""
+    """Compact JSON indented (for reading); None when it does not parse (or nests
+    deeper than the parser can follow)."""
     try:
         return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of `[` and `{` outside strings, measured without recursing
+    (a body of 100,000 brackets costs one pass over its brackets)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0  # cannot be too deep (the usual case: no scan)
+    brackets = _BRACKET.findall(_JSON_STRING.sub("", text))
+    steps = (1 if b in "[{" else -1 for b in brackets)
+    return max(itertools.accumulate(steps, initial=0))
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
 
 
 # --------------------------------------------------------------------------- PDF

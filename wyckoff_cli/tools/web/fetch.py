@@ -27,7 +27,7 @@ from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.permissions.subject import NONE, Subject
 from wyckoff_cli.tools.web.client import FetchFailed, RawPage, WebClient
-from wyckoff_cli.tools.web.convert import Converted, Unsupported, convert, pretty_json
+from wyckoff_cli.tools.web.convert import Converted, TooDeep, Unsupported, convert, pretty_json
 from wyckoff_cli.tools.web.urls import BadURL, canonical_url, host_of, suggest_url_rule, url_for_rules
 
 INLINE_CHARS = 7_000  # below the runtime's offload threshold: the model sees it all
@@ -201,6 +201,17 @@ class WebFetch:
             return None
         return entry[1], age
 
+    def refused_before_run(self, args: dict[str, Any]) -> str | None:
+        """The refusal a fetch of `args["url"]` would meet, when the URL alone decides it
+        (not a URL web_fetch reads; an IP literal or `localhost` the address guard
+        refuses): said before any approval dialog, with the setting that allows it."""
+        try:
+            url = canonical_url(str(args.get("url", "")))
+        except BadURL as exc:
+            return f"Refused: web_fetch: {exc}"
+        blocked = self.client.guard.known_refusal(url.host)
+        return f"Refused: web_fetch: {url.url}: {blocked}" if blocked is not None else None
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         try:
             url = canonical_url(str(args.get("url", "")))
@@ -224,6 +235,8 @@ class WebFetch:
             )
         try:  # parsing a big page or PDF takes a while: off the event loop
             converted = await asyncio.to_thread(convert, raw.body, raw.content_type, raw.charset, raw.url)
+        except TooDeep as exc:
+            raise ToolError(f"web_fetch: {raw.url}: {exc}; not converted.") from None
         except Unsupported as exc:
             raise ToolError(
                 f"web_fetch: {raw.url} is {exc} ({_plural(len(raw.body), 'byte')}), not text; "
@@ -269,6 +282,7 @@ class WebFetch:
                 "additionalProperties": False,
             },
             run=self.run,
+            refused_before_run=self.refused_before_run,
             concurrency_safe=True,
             requires_approval=True,
             kind="other",

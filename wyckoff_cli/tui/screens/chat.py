@@ -46,6 +46,7 @@ from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
 from wyckoff_cli.tui.widgets.command_table import CommandTable
+from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
@@ -159,6 +160,8 @@ class ChatScreen(Screen[None]):
             self.add_notice("warning", notice)
         for problem in self.controller.builder.agents().problems:  # agent files skipped, once
             self.add_notice("warning", problem)
+        if notice := self.controller.untrusted_allow_notice():  # the project's allow rules (issue 27)
+            self.add_notice("warning", notice)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
 
@@ -192,6 +195,11 @@ class ChatScreen(Screen[None]):
 
     def add_notice(self, kind: str, message: str) -> None:
         self._mount(NoticeLine(kind, message))
+
+    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingNotice:
+        notice = CountingNotice(kind, render)
+        self._mount(notice)
+        return notice
 
     def add_user(self, text: str) -> None:
         self._mount(UserMessage(text))
@@ -267,7 +275,10 @@ class ChatScreen(Screen[None]):
         self._run_command("resume", session_id)
 
     def render_history(self) -> None:
-        replay_history(self.transcript, self.controller.conversation)
+        loaded = self.controller.loaded  # the session's folder holds its tasks' transcripts
+        replay_history(
+            self.transcript, self.controller.conversation, loaded.info.directory if loaded else None
+        )
 
     # ------------------------------------------------------------------ approval
 
@@ -489,12 +500,9 @@ class ChatScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
 
     def on_key(self, event: events.Key) -> None:
-        """A character typed while the focus is in the transcript (Tab moved it onto a
-        tool call or a thinking block) goes to the prompt, and the focus with it. Space
-        is left to the widget (it expands it)."""
-        if self.app.screen is not self or not event.is_printable or event.character in (None, " "):
-            return
-        if not self._focus_in_transcript():
+        """A character typed with the focus in the transcript (Tab moved it there) goes to
+        the prompt, and the focus with it. Space is left to the widget (it expands it)."""
+        if not event.is_printable or event.character in (None, " ") or not self._focus_in_transcript():
             return
         event.stop()
         event.prevent_default()
@@ -519,7 +527,10 @@ class ChatScreen(Screen[None]):
             if not self.busy:
                 return
         if self.busy and self.abort is not None:
-            self.abort.abort()
+            if skipped_to := self.controller.skip_to_fallback():  # a retry's wait: the next model now
+                self.add_notice("fallback", f"Trying {skipped_to} now")
+            else:
+                self.abort.abort()
         elif not self.query_one(PromptInput).text and self._escapes.press():
             run_checkpoint_command(self, "rewind")  # Esc Esc on an empty input
 

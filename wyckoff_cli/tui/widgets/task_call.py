@@ -22,6 +22,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.literal import visible
 from wyckoff_cli.tui.router import AnswerView, EventRouter
+from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
@@ -139,6 +140,11 @@ class TaskCallView(ToolCallView):
 
     def add_notice(self, kind: str, message: str) -> None:
         self._add(NoticeLine(kind, message))
+
+    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingNotice:
+        notice = CountingNotice(kind, render)  # a sub-agent's retry counts too
+        self._add(notice)
+        return notice
 
     def add_user(self, text: str) -> None:
         self._add(UserMessage(text))
