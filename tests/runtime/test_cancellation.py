@@ -36,6 +36,17 @@ async def test_abort_mid_stream_closes_the_stream_and_keeps_partial_text(workspa
     assert history[-1].text == "Partial " and history[-1].meta == {"interrupted": True}
 
 
+async def test_a_signal_aborted_before_the_turn_ends_it_at_once(workspace: Path) -> None:
+    """Esc while the app waited for an MCP server: the turn starts already aborted."""
+    runtime, provider = make_runtime([{"text": "never"}], [], workspace)
+    abort, events, history = AbortSignal(), [], Conversation()  # type: ignore[var-annotated]
+    abort.abort()
+    await asyncio.wait_for(consume(runtime, history, abort, events), 5)
+    done = events[-1]
+    assert isinstance(done, ev.TurnDone) and done.reason == "aborted"
+    assert_history_valid(list(history))
+
+
 async def test_abort_mid_tool_cancels_it_and_answers_every_call(workspace: Path) -> None:
     cancelled = asyncio.Event()
     started = asyncio.Event()

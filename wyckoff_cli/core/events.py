@@ -413,6 +413,15 @@ class ModeChanged(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Preparing(_Event):
+    """Before a turn's first model call, what it still waits for ("starting MCP server
+    NAME…", "loading the model's SDK…"), so a host never shows "idle" meanwhile."""
+
+    type: ClassVar[str] = "preparing"
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
 class SubagentEvent(_Event):
     """An event of a sub-agent (a `task` call's child run), wrapped with who made it:
     `agent_id` (this run), `agent` (the definition's name), `parent_call_id` (the
@@ -480,6 +489,7 @@ RuntimeEvent = (
     | Rewound
     | ModelChanged
     | ModeChanged
+    | Preparing
     | SubagentEvent
 )
 

@@ -91,6 +91,7 @@ class _Turn:
     pending_calls: Sequence[ToolCallPart] = ()
     last_text: str = ""
     stops: StopReasonReview = field(default_factory=StopReasonReview)
+    aborted_before: bool = False  # the abort signal fired before the turn started
 
 
 class AgentRuntime:
@@ -207,7 +208,11 @@ class AgentRuntime:
         )
         turn = _Turn(conversation, queue, TurnState(), runner, *event_listeners(self.hooks))
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
-        unsubscribe = abort.subscribe(producer.cancel) if abort is not None else None
+        # A signal aborted before the turn (Esc while the host waited for an MCP server)
+        # is not a cancel: a task cancelled before its first step would end without its
+        # `done`. The turn sees it after committing the message (`_run_turn`).
+        turn.aborted_before = abort is not None and abort.aborted
+        unsubscribe = abort.subscribe(producer.cancel) if abort is not None and not abort.aborted else None
         try:
             while True:
                 await queue.wait()
@@ -306,6 +311,8 @@ class AgentRuntime:
                 message = changed
         message = await self.context.prepare_user_message(message, turn.conversation)
         await self._commit(turn, message)
+        if turn.aborted_before:
+            raise asyncio.CancelledError  # ends as "aborted", like Esc right after Enter
         system_prompt = self.context.refresh_system_prompt(system_prompt)
         specs = self.tools.specs()
         while True:

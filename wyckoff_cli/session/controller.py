@@ -40,6 +40,7 @@ from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-expo
 from wyckoff_cli.session.info_requests import (
     Exporter,
     cost_output,
+    events_of,
     export_output,
     memories_output,
     permissions_output,
@@ -49,6 +50,7 @@ from wyckoff_cli.session.info_requests import (
 from wyckoff_cli.session.models import call_price, check_model, context_window_of
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel
+from wyckoff_cli.session.turn_start import preparing
 from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
@@ -193,6 +195,11 @@ class ChatController:
         """One turn; `request` when it comes from a command (its `!`…`` snippets run
         first, its rules hold for this turn only, its model answers this turn);
         `attached`: `!command` runs whose output goes before the text."""
+        async for waiting in preparing(self, abort):  # MCP servers starting, the SDK's imports
+            yield waiting
+        if abort.aborted:
+            yield ev.TurnDone("", "aborted", 0)
+            return
         await self.prepare()  # the imports run in a thread, never on the event loop
         session = self.session
         text = self.mode_notes.prefix(self.mode, text)  # a mode change is announced once
@@ -244,11 +251,7 @@ class ChatController:
     async def _shell(self, command: str, abort: AbortSignal) -> AsyncIterator[ev.RuntimeEvent]:
         """`!command`: run it as a `run_shell` call through the session's policy (never
         approved by having been typed); its output goes with the next message."""
-        session = self.session
-        runtime = session.runtime
-        shell = UserShell(
-            session.policy, session.registry, self.root, runtime.tool_env, lambda: runtime.results_dir
-        )
+        shell = UserShell.of(self.session, self.root)
         call_id = f"user-shell-{len(self.shell_runs) + 1}-{id(shell):x}"
         async for event in shell.run(command, call_id, "You typed this after `!`", abort):
             self._observe(event, record=False)  # it is saved with the message it goes with
@@ -479,7 +482,7 @@ class ChatController:
                 | rq.RejectAlways()
                 | rq.Invalid()
             ):
-                events: AsyncIterator[ev.RuntimeEvent] = _of(self.handle_now(request))
+                events: AsyncIterator[ev.RuntimeEvent] = events_of(self.handle_now(request))
             case rq.Turn():
                 events = self._run_turn(request)
             case rq.PromptCommand(name=name, argument=argument):
@@ -491,11 +494,11 @@ class ChatController:
             case rq.Compact(focus=focus):
                 events = self._compact(focus)
             case rq.Clear():
-                events = _of([await self._new_session(), ev.Notice("info", "New session")])
+                events = events_of([await self._new_session(), ev.Notice("info", "New session")])
             case rq.Resume(session_id=session_id):
                 events = self._resume(session_id)
             case rq.Export(path=path):
-                events = _of([self._export(path)])
+                events = events_of([self._export(path)])
             case rq.Rewind(turn=turn, choice=choice):
                 back = partial(
                     checkpoints.rewind, conversation=self.conversation, turn=turn or 1, choice=choice
@@ -508,22 +511,24 @@ class ChatController:
             case rq.Diff():
                 events = checkpoints.when_available("diff", self.checkpoint_commands(), checkpoints.diff)
             case rq.Cost():
-                events = _of([cost_output(self.status)])
+                events = events_of([cost_output(self.status)])
             case rq.Memory(query=query):
-                events = _of([memories_output(self.root, query)])
+                events = events_of([memories_output(self.root, query)])
             case rq.Permissions(trust=True):
                 self._commands = None  # read again: their trust changed
-                events = _of([extensions.trust_project_grants(self.root, self._session)])
+                events = events_of([extensions.trust_project_grants(self.root, self._session)])
             case rq.Permissions(remove=remove):
                 policy = self._session.policy if self._session is not None else None
                 ignored = self.builder.workspace.ignored_allow()
-                events = _of([permissions_output(self.root, remove, self.always_allowed, policy, ignored)])
+                events = events_of(
+                    [permissions_output(self.root, remove, self.always_allowed, policy, ignored)]
+                )
             case rq.Mcp(argument=argument):
-                events = _of([await self._mcp(argument)])
+                events = events_of([await self._mcp(argument)])
             case rq.Skills():
-                events = _of([extensions.skills_output(self.builder.skills)])
+                events = events_of([extensions.skills_output(self.builder.skills)])
             case rq.Hooks(argument=argument):
-                events = _of([extensions.hooks_output(self.builder, argument)])
+                events = events_of([extensions.hooks_output(self.builder, argument)])
             case _:
                 assert_never(request)
         async for event in events:
@@ -592,8 +597,3 @@ class ChatController:
     async def rewind_points(self) -> list[RewindPoint] | ev.Notice:
         """What the app's rewind picker lists (newest first), or why it cannot."""
         return await checkpoints.points_or_notice(self.checkpoint_commands(), self.conversation)
-
-
-async def _of(events: Sequence[ev.RuntimeEvent]) -> AsyncIterator[ev.RuntimeEvent]:
-    for event in events:
-        yield event

@@ -4,7 +4,7 @@ what there is in the session, as events (kept beside the controller so it stays 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,12 @@ COST_COLUMNS = [
     "cost",
     "cache saved",
 ]
+
+
+async def events_of(events: Sequence[ev.RuntimeEvent]) -> AsyncIterator[ev.RuntimeEvent]:
+    """A request's answer that is ready at once, as the stream `handle()` returns."""
+    for event in events:
+        yield event
 
 
 def cost_output(status: StatusModel) -> ev.RuntimeEvent:

@@ -70,6 +70,11 @@ async def ready(modules: Iterable[str]) -> None:
         await asyncio.shield(asyncio.wrap_future(future))
 
 
+def pending(modules: Iterable[str]) -> bool:
+    """Whether `ready(modules)` would have to wait."""
+    return not all(_imported(name) for name in modules)
+
+
 def _imported(name: str) -> bool:
     module = sys.modules.get(name)
     return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)

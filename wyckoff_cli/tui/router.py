@@ -178,6 +178,8 @@ class EventRouter:
                 self._retry_injected(event)
             case ev.UsageReported() | ev.ModelChanged() | ev.ModeChanged():
                 self.view.status_changed()
+            case ev.Preparing():
+                self._set_state(event.what)
             case ev.FallbackSwitched():
                 self._fallback(event)
             case ev.Retrying():
@@ -333,6 +335,8 @@ class EventRouter:
     def _turn_done(self, event: ev.TurnDone) -> None:
         self.view.withdraw_approvals()
         self._close_answer()
+        if self.thinking is not None and self.thinking.live:
+            self.thinking.interrupt()  # its round ended without a ThinkingDone
         self.last_done = event
         if event.reason == "aborted":
             self.view.add_notice("aborted", "Interrupted.")

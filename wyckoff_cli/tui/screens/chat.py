@@ -13,9 +13,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from rich.table import Table
-from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -33,7 +31,9 @@ from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui import chat_requests
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.help_table import help_table
 from wyckoff_cli.tui.input_history import load_input_history, save_input_history
+from wyckoff_cli.tui.literal import literal, visible
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -41,6 +41,7 @@ from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
+from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -52,23 +53,6 @@ from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
 QUIT_WINDOW = 2.0
-
-KEYS = (
-    ("Enter", "send"),
-    ("Shift+Enter, Ctrl+J", "new line"),
-    ("Ctrl+G", "edit the input (in a dialog: the call being edited) in $VISUAL / $EDITOR"),
-    ("Up / Down", "input history (Up on an empty prompt edits a queued message)"),
-    ("Esc", "interrupt the turn"),
-    ("Ctrl+C", "clear the input, or interrupt; twice quits"),
-    ("Ctrl+D", "quit on an empty input"),
-    ("!command", "run a command in the workspace shell; its output goes with your next message"),
-    ("Shift+Tab", "cycle permission modes"),
-    ("Ctrl+O", "show / hide all thinking"),
-    ("PageUp / PageDown", "scroll the transcript"),
-    ("Ctrl+Home / Ctrl+End", "top / bottom of the transcript (also /top, /bottom)"),
-    ("Ctrl+F", "find in the transcript (also /find TEXT); Enter next, Shift+Enter previous"),
-    ("Tab", "next widget (Enter on a tool call or thinking expands it)"),
-)
 
 
 class ChatScreen(Screen[None]):
@@ -105,6 +89,7 @@ class ChatScreen(Screen[None]):
         self.finder = Finder()
         self.queue_held = False  # after Esc, queued messages wait for Enter
         self._held: list[Widget] | None = None  # mounted once the transcript is replaced
+        self._mcp_trust_notice: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -134,7 +119,6 @@ class ChatScreen(Screen[None]):
             mcp.on_change = self._mcp_changed  # no polling: the servers report changes
             mcp.start()
             self._show_mcp()
-            self.call_after_refresh(self._ask_mcp_trust)
         if len(self.controller.conversation):
             self.render_history()
             self.add_notice(
@@ -145,20 +129,23 @@ class ChatScreen(Screen[None]):
                 "info",
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
-        self._ask_hook_trust()
+        self.call_after_refresh(self._ask_hook_trust, self._ask_mcp_trust)  # one dialog after the other
 
     def _prepare(self) -> None:
         self.run_worker(self.controller.prepare(), group="prepare")
 
-    def _ask_hook_trust(self) -> None:
-        """Project hooks not trusted yet: ask, naming each command, before any turn."""
+    def _ask_hook_trust(self, then: Callable[[], None]) -> None:
+        """Project hooks not trusted yet: ask, naming each command, before any turn;
+        `then` (the MCP question) once answered, so two dialogs never stack."""
         waiting = self.controller.hooks_needing_trust()
         if not waiting:
+            then()
             return
         from wyckoff_cli.tui.screens.trust import HookTrustScreen
 
         def answered(trusted: bool | None) -> None:
             chat_requests.send_now(self, rq.TrustHooks(tuple(waiting), bool(trusted)))
+            then()
 
         self.app.push_screen(HookTrustScreen(waiting), answered)
 
@@ -226,6 +213,7 @@ class ChatScreen(Screen[None]):
         def answered(trusted: bool | None) -> None:
             if trusted:
                 self.add_notice("info", mcp.trust())
+                self._show_mcp()
 
         self.app.push_screen(McpTrustScreen(question), answered)
 
@@ -236,7 +224,13 @@ class ChatScreen(Screen[None]):
         mcp = self.controller.builder.mcp
         assert mcp is not None
         for kind, message in mcp.take_notices():
-            self.add_notice(kind, message)
+            notice = NoticeLine(kind, message)
+            self._mount(notice)
+            if message == mcp.trust_notice:
+                self._mcp_trust_notice = notice
+        if self._mcp_trust_notice is not None and mcp.manager is not None and mcp.trust_prompt() is None:
+            self._mcp_trust_notice.remove()  # trusted (here or by /mcp trust): the request is stale
+            self._mcp_trust_notice = None
         if self.status.mcp != mcp.status_text():
             self.status.mcp = mcp.status_text()
             self.query_one(StatusBar).refresh_status()
@@ -244,19 +238,13 @@ class ChatScreen(Screen[None]):
     def show_output(self, output: ev.CommandOutput) -> None:
         """A command's output: its text, or its table (the last row, a total, in bold)."""
         if output.columns:
-            table = Table(title=output.title or None, title_justify="left", show_edge=False)
-            for number, column in enumerate(output.columns):
-                table.add_column(column, justify="left" if number == 0 else "right")
-            total = output.command == "cost"  # its last row is the total
-            for number, row in enumerate(output.rows):
-                table.add_row(*row, style="bold" if total and number == len(output.rows) - 1 else None)
-            self._mount(Static(table, classes="command-output"))
+            self._mount(Static(CommandTable(output), classes="command-output"))
             if output.text:
-                self._mount(Static(Text(output.text), classes="command-output"))
+                self._mount(Static(literal(output.text), classes="command-output"))
         elif output.command == "diff":
             chat_requests.show_diff(self.app, output)  # coloured, in its own screen
         else:
-            self._mount(Static(Text(output.text), classes="command-output"))
+            self._mount(Static(literal(output.text), classes="command-output"))
 
     def confirm(self, request: ev.ConfirmRequested) -> None:
         chat_requests.confirm(self.app, request)
@@ -435,16 +423,7 @@ class ChatScreen(Screen[None]):
         self.run_worker(send(), group="mcp")
 
     def show_help(self) -> None:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
-        table.add_column()
-        for command in self.controller.slash_commands:
-            table.add_row(command.usage, command.description)
-        table.add_row("", "")
-        for key, what in KEYS:
-            table.add_row(key, what)
-        table.add_row("@path", "mention a file: the model must read it")
-        self._mount(Static(table, classes="command-output"))
+        self._mount(Static(help_table(self.controller.slash_commands), classes="command-output"))
 
     def send_held_queue(self) -> bool:
         """Enter on an empty prompt sends the queue held after Esc."""
@@ -470,7 +449,7 @@ class ChatScreen(Screen[None]):
                 else "  (Up on an empty prompt edits)"
             )
         lines = attached_lines(self) + lines
-        queued.update(Text("\n".join(lines)))
+        queued.update(literal("\n".join(lines)))
         queued.display = bool(lines)
 
     def pull_queued(self) -> str | None:
@@ -482,6 +461,21 @@ class ChatScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
+    def on_key(self, event: events.Key) -> None:
+        """A character typed with the focus in the transcript (Tab moved it there) goes to
+        the prompt, and the focus with it. Space is left to the widget (it expands it)."""
+        if not event.is_printable or event.character in (None, " ") or not self._focus_in_transcript():
+            return
+        event.stop()
+        event.prevent_default()
+        prompt = self.query_one(PromptInput)
+        prompt.focus()
+        prompt.insert(event.character)
+
+    def _focus_in_transcript(self) -> bool:
+        focused = self.focused
+        return focused is not None and self.transcript in focused.ancestors_with_self
+
     def action_interrupt(self) -> None:
         if isinstance(self.app.screen, ApprovalScreen):
             return
@@ -490,6 +484,10 @@ class ChatScreen(Screen[None]):
             find.remove_class("-open")
             self.query_one(PromptInput).focus()
             return
+        if self._focus_in_transcript():  # Esc brings the focus back (and still interrupts)
+            self.query_one(PromptInput).focus()
+            if not self.busy:
+                return
         if self.busy:
             if skipped_to := self.controller.skip_to_fallback():  # a retry's wait: the next model now
                 self.add_notice("fallback", f"Trying {skipped_to} now")
@@ -536,6 +534,7 @@ class ChatScreen(Screen[None]):
         find = self.query_one(FindBar)
         find.add_class("-open")
         find.focus()
+        query = visible(query)  # the transcript shows control characters so: find them so
         if query:
             find.value = query
             self.on_find_bar_step(FindBar.Step(query, forward=False))
@@ -545,7 +544,7 @@ class ChatScreen(Screen[None]):
             self.finder.search(self.transcript, event.query)
         found = self.finder.step(self.transcript, event.forward)
         text = f"{found[0]} of {found[1]}: {event.query}" if found else f"Not found: {event.query}"
-        self.notify(text, timeout=2)
+        self.notify(visible(text), timeout=2, markup=False)
 
     def action_cycle_mode(self) -> None:
         chat_requests.send_now(self, rq.CycleMode())
