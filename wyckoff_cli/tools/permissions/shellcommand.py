@@ -2,9 +2,10 @@
 
 `normalise()` strips what takes no part in what runs: assignments, transparent
 wrappers (`env`, `command`, `builtin`, `exec`, `nice`, `nohup`, `timeout`, `time`,
-`stdbuf`, `ionice`, `setsid`, `busybox`, `xargs`, `sudo`, `doas`), system paths of
-programs and git's global options; it hands code given as strings (`bash -c`,
-`eval`, `watch`, `env -S`) back to the parser and finds interpreter inline code and
+`stdbuf`, `ionice`, `setsid`, `busybox`, `xargs`, `strace`, `ltrace`, `unbuffer`,
+`fakeroot`, `sudo`, `doas`, `pkexec` …), system paths of programs and git's global
+options; it hands code given as strings (`bash -c`, `eval`, `watch`, `env -S`,
+`su -c`, `runuser -c`, `script -c`, `flock -c`, `sg -c`, `trap`) back to the parser and finds interpreter inline code and
 the commands `find -exec` runs.
 """
 
@@ -90,6 +91,8 @@ class ParsedCommand:
     network_code: bool = False  # downloaded text piped into a shell or interpreter
     fork_bomb: bool = False
     problem: str = ""  # why it is incomplete
+    assignments: tuple[tuple[str, Word], ...] = ()  # NAME=value anywhere in it, in order
+    functions: tuple[str, ...] = ()  # names of the functions it defines
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -190,7 +193,80 @@ _WRAPPER_VALUES: dict[str, frozenset[str]] = {
     "coproc": frozenset(),
     "chrt": frozenset(),
     "taskset": frozenset(),
+    "strace": frozenset(
+        {
+            "-o",
+            "-e",
+            "-p",
+            "-s",
+            "-u",
+            "-E",
+            "-a",
+            "-b",
+            "-I",
+            "-O",
+            "-S",
+            "-X",
+            "-P",
+            "--output",
+            "--signal",
+            "--trace",
+            "--user",
+            "--env",
+        }
+    ),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-E", "-x", "-A", "-D", "-F"}),
+    "unbuffer": frozenset(),
+    "chronic": frozenset(),
+    "fakeroot": frozenset({"-l", "-s", "-i", "--lib", "--faked"}),
+    "pkexec": frozenset({"--user", "-u"}),
+    "torsocks": frozenset({"-a", "-P", "-u", "-p"}),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "catchsegv": frozenset(),
+    "dbus-run-session": frozenset({"--config-file", "--dbus-daemon"}),
+    "xvfb-run": frozenset({"-n", "-s", "-e", "-f", "-p", "--server-num", "--server-args", "--error-file"}),
 }
+# Programs running a command given as one string (`su -c CMD`, `script -c CMD`,
+# `flock FILE -c CMD`, `sg GROUP -c CMD`): the options that take the string, and the
+# options that take another value.
+_STRING_RUNNERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "su": (
+        frozenset({"-c", "--command", "--session-command"}),
+        frozenset({"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}),
+    ),
+    "runuser": (
+        frozenset({"-c", "--command", "--session-command"}),
+        frozenset({"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-u", "--user"}),
+    ),
+    "script": (
+        frozenset({"-c", "--command"}),
+        frozenset(
+            {
+                "-E",
+                "--echo",
+                "-I",
+                "--log-in",
+                "-O",
+                "--log-out",
+                "-B",
+                "--log-io",
+                "-T",
+                "--log-timing",
+                "-m",
+                "--logging-format",
+                "-o",
+                "--output-limit",
+            }
+        ),
+    ),
+    "flock": (
+        frozenset({"-c", "--command"}),
+        frozenset({"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}),
+    ),
+    "sg": (frozenset({"-c"}), frozenset()),
+}
+_ELEVATING = frozenset({"sudo", "doas", "pkexec", "su", "runuser"})
 _GIT_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
                          "--super-prefix", "--exec-path", "--list-cmds", "--attr-source"})  # fmt: skip
 _GIT_UNSAFE = ("-c", "--config-env", "--exec-path")
@@ -232,7 +308,7 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
             start = 2
         else:
             start = _options(words, _WRAPPER_VALUES[base])
-        if base in ("sudo", "doas"):
+        if base in _ELEVATING:
             elevated = True
             while start < len(words) and words[start].literal and _ASSIGNMENT.match(words[start].text):
                 var = words[start].text.split("=", 1)[0].rstrip("+")
@@ -249,6 +325,16 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
         words = words[start:]
     if not words:
         return None
+    if words[0].literal and program_name(words[0].text) in _STRING_RUNNERS:
+        return _string_runner(words, command, elevated, unsafe, reparse)
+    if words[0].literal and program_name(words[0].text) == "trap":
+        handler = [w for w in words[1:] if not (w.literal and w.text.startswith("-"))][:1]
+        if handler and handler[0].literal:
+            reparse(handler[0].text, elevated, tuple(unsafe))
+            return None
+        if handler:
+            return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
+                                 opaque="`trap` of text only known when it runs")  # fmt: skip
     if words[0].literal:
         name = basename(words[0].text)
         if name in SHELLS:
@@ -280,6 +366,46 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
             tuple(words), command.source, elevated, tuple(unsafe), code, flag, input_args, chdir
         )
     return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe), None, "", input_args, chdir)
+
+
+def _string_runner(
+    words: list[Word], command: SimpleCommand, elevated: bool, unsafe: list[str], reparse: Reparse
+) -> SimpleCommand | None:
+    """`su -c CMD`, `script -qc CMD`, `flock FILE -c CMD`, `flock FILE CMD…`: the string
+    is parsed as code (as root for su and runuser); without one it is the command."""
+    name = program_name(words[0].text)
+    takes_string, takes_value = _STRING_RUNNERS[name]
+    elevated = elevated or name in _ELEVATING
+    operands: list[int] = []
+    i = 1
+    while i < len(words):
+        word = words[i]
+        text = word.text
+        option = text.split("=", 1)[0]
+        cluster = text.startswith("-") and not text.startswith("--") and len(text) > 1 and "c" in text[1:]
+        if word.literal and (option in takes_string or cluster):
+            value = text.split("=", 1)[1] if "=" in text else None
+            script = Word(value) if value is not None else (words[i + 1] if i + 1 < len(words) else None)
+            if script is None:
+                break
+            if script.literal:
+                reparse(script.text, elevated, tuple(unsafe))
+                return None
+            return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
+                                 opaque=f"`{name}` runs text only known when it runs")  # fmt: skip
+        if word.literal and text == "--" and name == "runuser" and i + 1 < len(words):
+            inner = SimpleCommand(tuple(words[i + 1 :]), command.source, elevated, tuple(unsafe))
+            return normalise(inner, reparse, _ignore)  # runuser -u USER -- COMMAND…
+        if word.literal and option in takes_value and "=" not in text:
+            i += 2
+            continue
+        if not (word.literal and text.startswith("-")):
+            operands.append(i)
+        i += 1
+    if name == "flock" and len(operands) >= 2:
+        inner = SimpleCommand(tuple(words[operands[1] :]), command.source, elevated, tuple(unsafe))
+        return normalise(inner, reparse, _ignore)
+    return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe))
 
 
 def _env_prefix(words: list[Word], unsafe: list[str]) -> tuple[int, str | None]:

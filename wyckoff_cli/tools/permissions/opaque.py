@@ -1,0 +1,154 @@
+"""Commands that run code the parser cannot see, for deny rules and the destructive list.
+
+A deny rule is matched against the commands the parser finds (shellparse.py). Some
+commands run other code that never appears on the command line: an interpreter's
+inline code (`python3 -c "os.system('git push')"`), a script file (`sh s.sh`,
+`. s.sh`, `./s.sh`), a Makefile, a git alias (`git -c alias.t='!touch X' t`), a
+program by a path that could be a renamed copy of anything (`./t`), an alias, a
+changed `PATH`. `opaque_reason()` says why one command is such a command; while a
+deny rule exists for the shell, the policy asks about it in every mode, yolo
+included, naming the reason ("runs code the rules cannot see: python3 -c").
+
+`script_reason()` is the narrower list the destructive check uses with the sandbox
+off: a shell script or a program by path (whose content, readable or not, may
+change before it runs), sourcing a file.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+from wyckoff_cli.tools.permissions.shellcommand import (
+    SHELLS,
+    UNSAFE_VARIABLES,
+    ParsedCommand,
+    SimpleCommand,
+    basename,
+)
+
+# Interpreters: a non-option operand is a script file (or `-m module`).
+INTERPRETERS = frozenset(
+    {"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "perl", "ruby",
+     "php", "lua", "luajit", "Rscript", "julia", "tclsh", "wish", "expect", "osascript", "pwsh",
+     "powershell", "irb", "jshell", "groovy", "scala", "kotlin", "elixir", "erl", "escript", "guile",
+     "racket", "sbcl", "clisp", "ocaml", "swift", "dotnet", "java", "gjs"}
+)  # fmt: skip
+_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
+# Build tools and task runners: they run recipes from a file the rules cannot see.
+RECIPE_RUNNERS = frozenset({"make", "gmake", "bmake", "pmake", "just", "rake", "ninja", "task", "mage"})
+_PACKAGE_SCRIPTS = {"npm": ("run", "run-script", "exec", "x"), "pnpm": ("run", "exec", "dlx"),
+                    "yarn": ("run", "exec", "dlx"), "bun": ("run", "x"), "npx": (), "pnpx": (), "bunx": ()}  # fmt: skip
+_AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_AWK_RUNS = re.compile(r"\bsystem\s*\(|\|\s*getline|\|&|\b(?:print|printf)\b[^;}]*\|")
+_SED_RUNS = re.compile(r"(?:^|[;{}\n]|\d|\$|/)\s*e(?:\s|$|;)|/[gpIiMm0-9w]*e[gpIiMm0-9]*\s*(?:$|[;}\n])")
+# Shell builtins and keywords: never "not an installed program".
+BUILTINS = frozenset(
+    {"cd", "echo", "printf", "test", "[", "[[", "true", "false", "exit", "return", "export", "set",
+     "unset", "shift", "read", "wait", "local", "declare", "typeset", "readonly", "let", "pushd",
+     "popd", "dirs", "jobs", "fg", "bg", "kill", "type", "hash", "help", "history", "ulimit", "umask",
+     "getopts", "break", "continue", ":", ".", "source", "alias", "unalias", "exec", "eval",
+     "command", "builtin", "trap", "times", "shopt", "enable", "caller", "compgen", "complete",
+     "compopt", "mapfile", "readarray", "disown", "suspend", "logout", "coproc", "select", "time",
+     "fc", "bind", "{", "}", "!", "((", "function", "if", "then", "else", "fi", "for",
+     "while", "until", "do", "done", "case", "esac", "in"}
+)  # fmt: skip
+_SYSTEM_PREFIXES = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/",
+                    "/usr/lib/", "/usr/libexec/", "/opt/homebrew/bin/", "/snap/bin/")  # fmt: skip
+
+
+def _operands(command: SimpleCommand) -> list[str]:
+    return [w.text for w in command.words[1:] if not (w.literal and w.text.startswith(("-", "+")))]
+
+
+def _is_interpreter(name: str) -> bool:
+    return name in INTERPRETERS or _PYTHON.fullmatch(name) is not None
+
+
+def script_reason(command: SimpleCommand, *, recipes: bool = True) -> str | None:
+    """Why `command` runs a script or recipe file whose content no rule sees, or None:
+    a shell or `source` with a script operand, a program given by a path outside the
+    system folders (`./s.sh`, `/tmp/t`), and with `recipes` a Makefile (make, just …)."""
+    if not command.words or not command.words[0].literal:
+        return None
+    program = command.name
+    name = basename(program)
+    operands = _operands(command)
+    if name in SHELLS and operands and command.inline_code is None:
+        return f"{name} {operands[0]} (a script file)"
+    if name in SHELLS and command.inline_flag == "<":
+        return f"{name} < {command.inline_code} (a script file)"
+    if name in ("source", ".") and command.words[1:]:
+        return f"{name} {command.words[1].text} (a script file)"
+    if "/" in program and not program.startswith(_SYSTEM_PREFIXES):
+        return f"{program} (a program given by its path: it could be a copy of any program)"
+    if recipes and name in RECIPE_RUNNERS:
+        return f"{name} (runs recipes from a file)"
+    return None
+
+
+def opaque_reason(command: SimpleCommand, parsed: ParsedCommand) -> str | None:
+    """Why `command` runs code the rules cannot see, or None (see the module docstring)."""
+    if not command.words:
+        return None
+    if command.opaque:
+        return command.opaque
+    if not command.words[0].literal:
+        return f"`{command.name}` (a program only known when it runs)"
+    if command.unsafe:
+        return f"{command.unsafe[0]} (changes what runs)"
+    name = basename(command.name)
+    if command.inline_code is not None:
+        flag = command.inline_flag
+        shown = {"<<": "code fed on its input", "|": "code piped into it", "<": "code read from a file"}
+        return f"{name} {shown.get(flag, flag)}" if flag in shown else f"{name} {flag}"
+    script = script_reason(command)
+    if script is not None:
+        return script
+    operands = _operands(command)
+    if _is_interpreter(name):
+        module = next((w.text for w in command.words[1:] if w.text.startswith("-m")), None)
+        if module is not None:
+            return f"{name} -m (runs a module's code)"
+        if operands:
+            return f"{name} {operands[0]} (a script file)"
+    if name in _AWK:
+        program = operands[0] if operands else ""
+        if any(w.text.startswith("-f") or w.text == "--file" for w in command.words[1:]):
+            return f"{name} -f (a program file)"
+        if _AWK_RUNS.search(program):
+            return f"{name} running commands (system or a pipe)"
+    if name in ("sed", "gsed") and any(_SED_RUNS.search(o) for o in operands[:1]):
+        return f"{name} with the `e` command (runs its input as commands)"
+    if name in _PACKAGE_SCRIPTS:
+        subs = _PACKAGE_SCRIPTS[name]
+        if not subs or (operands and operands[0] in subs):
+            return f"{name} {operands[0] if subs else ''}".rstrip() + " (runs a package's scripts)"
+    if name == "alias" and any("=" in o for o in operands):
+        return "alias (a name standing for another command)"
+    if name == "shopt" and "expand_aliases" in operands:
+        return "shopt -s expand_aliases (aliases stand for other commands)"
+    if command.input_args and (name in SHELLS or _is_interpreter(name) or name in ("env", "eval", "xargs")):
+        return f"{name} running what arrives on its input"
+    if name == "parallel":
+        return "parallel (runs commands from its arguments or input)"
+    if (
+        name not in BUILTINS
+        and name not in parsed.functions
+        and "/" not in command.name
+        and shutil.which(name) is None
+    ):
+        return f"`{name}` (not an installed program now: it could be anything written before it runs)"
+    return None
+
+
+def first_opaque(parsed: ParsedCommand) -> tuple[str, str] | None:
+    """The first command in `parsed` that runs code the rules cannot see (its text), and why."""
+    for name, _value in parsed.assignments:
+        if name in UNSAFE_VARIABLES:
+            return f"{name}=…", f"sets {name} (changes what runs)"
+    for command in parsed.commands:
+        reason = opaque_reason(command, parsed)
+        if reason is not None:
+            return command.text, reason
+    return None
