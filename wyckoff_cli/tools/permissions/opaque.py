@@ -87,8 +87,11 @@ def script_reason(command: SimpleCommand, *, recipes: bool = True) -> str | None
     return None
 
 
-def opaque_reason(command: SimpleCommand, parsed: ParsedCommand) -> str | None:
-    """Why `command` runs code the rules cannot see, or None (see the module docstring)."""
+def opaque_reason(
+    command: SimpleCommand, parsed: ParsedCommand, installed: dict[str, bool] | None = None
+) -> str | None:
+    """Why `command` runs code the rules cannot see, or None (see the module docstring).
+    `installed` caches which program names are on PATH (one look-up per name)."""
     if not command.words:
         return None
     if command.opaque:
@@ -132,12 +135,12 @@ def opaque_reason(command: SimpleCommand, parsed: ParsedCommand) -> str | None:
         return f"{name} running what arrives on its input"
     if name == "parallel":
         return "parallel (runs commands from its arguments or input)"
-    if (
-        name not in BUILTINS
-        and name not in parsed.functions
-        and "/" not in command.name
-        and shutil.which(name) is None
-    ):
+    if name not in BUILTINS and name not in parsed.functions and "/" not in command.name:
+        known = installed if installed is not None else {}
+        if name not in known:
+            known[name] = shutil.which(name) is not None
+        if known[name]:
+            return None
         return f"`{name}` (not an installed program now: it could be anything written before it runs)"
     return None
 
@@ -147,8 +150,9 @@ def first_opaque(parsed: ParsedCommand) -> tuple[str, str] | None:
     for name, _value in parsed.assignments:
         if name in UNSAFE_VARIABLES:
             return f"{name}=…", f"sets {name} (changes what runs)"
+    installed: dict[str, bool] = {}
     for command in parsed.commands:
-        reason = opaque_reason(command, parsed)
+        reason = opaque_reason(command, parsed, installed)
         if reason is not None:
             return command.text, reason
     return None
