@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -93,7 +94,8 @@ HOME_ATTACKS = [
     "bash -c 'truncate -s 0 ~/.bashrc'", "env truncate -s 0 ~/.bashrc", "echo 'rm -rf ~' > s.sh; sh s.sh",
     "echo 'truncate -s 0 ~/.bashrc' > s.sh && chmod +x s.sh && ./s.sh", "printf 'rm -rf ~\\n' > s4.sh; . ./s4.sh",
     "ln -sf /dev/null ~/.bashrc", "echo evil > evil.txt; cp evil.txt ~/.ssh/authorized_keys",
-    "find ~ -name .bashrc -delete", "git clean -fdx",
+    "find ~ -name .bashrc -delete", "git clean -fdx", "tar xf evil.tar -C ~", "cd ~ && tar xf {ws}/evil.tar",
+    "/usr/bin/python3 -c \"import os; open(os.path.expanduser('~/.bashrc'), 'w')\"",
 ]  # fmt: skip
 
 
@@ -113,7 +115,13 @@ def test_the_home_folder_survives_with_the_sandbox_off(
 ) -> None:
     (ws / ".gitignore").write_text("secret.env\n")
     (ws / "secret.env").write_text("KEY=1\n")
-    calls = [("run_shell", {"command": c.replace("{home}", str(home))}) for c in HOME_ATTACKS]
+    (tmp_path / "payload").mkdir()
+    (tmp_path / "payload" / ".bashrc").write_text("gone")
+    subprocess.run(
+        ["tar", "cf", str(ws / "evil.tar"), "-C", str(tmp_path / "payload"), ".bashrc"], check=True
+    )
+    spelled = [c.replace("{home}", str(home)).replace("{ws}", str(ws)) for c in HOME_ATTACKS]
+    calls = [("run_shell", {"command": c}) for c in spelled]
     _, results = run(
         tmp_path, ws, calls, "--permission-mode", mode, "--allow", "run_shell", "--sandbox", "off"
     )
@@ -150,3 +158,25 @@ def test_a_hard_link_is_neither_read_nor_edited(tmp_path: Path, ws: Path, secret
     assert any("left out 1 hard-linked file" in r for r in results), results  # the workspace search
     reasons = asked_reasons(tmp_path)
     assert len(reasons) == 4 and all("a hard link" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("sandbox", SANDBOX)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_denied_program_copied_under_another_name_is_not_run(
+    tmp_path: Path, ws: Path, mode: str, sandbox: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = Path(os.path.realpath(tmp_path)) / "bin"
+    folder.mkdir()
+    real = os.path.realpath(shutil.which("touch") or "/usr/bin/touch")
+    shutil.copy2(real, folder / "wyckoff-t")
+    (folder / "wyckoff-l").symlink_to(real)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    (ws / ".wyckoff").mkdir()
+    (ws / ".wyckoff" / "config.toml").write_text('[permissions]\ndeny = ["run_shell(touch*)"]\n')
+    calls = [("run_shell", {"command": c}) for c in ("wyckoff-t A", "wyckoff-l A", "env wyckoff-t A")]
+    _, results = run(
+        tmp_path, ws, calls, "--permission-mode", mode, "--allow", "run_shell", "--sandbox", sandbox
+    )
+    assert not (ws / "A").exists()
+    assert all("not run" in r.lower() for r in results[:-1]), results
+    assert all("under another name" in r for r in asked_reasons(tmp_path)), asked_reasons(tmp_path)

@@ -78,6 +78,12 @@ HOME_FORMS = [
     "rm /etc/hosts", "cp x /etc/hosts", "tee /etc/sudoers.d/x", "sed -i s/a/b/ /etc/fstab",
     "mv /usr/bin/ls x", "truncate -s 0 /var/log/syslog", "echo x > /etc/profile.d/x.sh", "unlink /root/.bashrc",
     "crontab evil.txt", "crontab -", "crontab -e", "runuser -u root -- id",
+    # extracting into the home folder, inline code writing there
+    "tar xf evil.tar -C ~", "tar -xzf evil.tgz --directory=$HOME", "cd ~ && tar xf /tmp/evil.tar",
+    "unzip evil.zip -d ~/.config", "python3 -c \"open(os.path.expanduser('~/.bashrc'), 'w')\"",
+    "python3 -c \"import pathlib; pathlib.Path.home().joinpath('.bashrc').write_text('')\"",
+    "node -e \"require('fs').writeFileSync(require('os').homedir() + '/.bashrc', '')\"",
+    "python3 -c \"open('/etc/hosts', 'a')\"",
 ]  # fmt: skip
 
 # Scripts no check can see, with the sandbox off: asked even in yolo and over a rule
@@ -119,6 +125,8 @@ HARMLESS = [
     "curl -o out.html http://127.0.0.1/x", "echo x > /tmp/y.txt", "python3 x.py", "make", "cat ~/.bashrc",
     "grep -r x ~/.config", "echo x | tee /dev/null", "cp ~/.bashrc backup.txt", "rm -f /tmp/x.txt",
     "crontab -l", "chmod 600 key.pem", "sed 's/a/b/' ~/.bashrc", "ln -s ~/.bashrc link",
+    "tar xf vendor.tar", "tar czf out.tgz ~/.config", "unzip a.zip -d build",
+    "python3 -c \"print(open(os.path.expanduser('~/.bashrc')).read())\"", "python3 -c \"open('out.txt', 'w')\"",
 ]  # fmt: skip
 
 

@@ -4,6 +4,8 @@ mode, yolo included, and says why. Without a deny rule nothing changes."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,11 @@ OPAQUE_TOUCH = [
     # input turned into commands
     "cat list | xargs -I{} bash {}", "find . -name '*.sh' -exec sh {} \\;",
     "find . -exec bash x.sh \\;", "parallel ::: 'touch A'", "echo A | xargs touch",
+    # later or elsewhere, other names, patterns
+    "ssh localhost 'touch A'", "tmux new -d 'touch A'", "screen -dm touch A", "at now <<< 'touch A'",
+    "systemd-run touch A", "docker run -v $PWD:/w alpine touch /w/A", "chroot / touch A", "unshare -r touch A",
+    "hash -p /usr/bin/touch ls; ls A", "enable -f ./t.so t", "/usr/bin/tou?h A", "/usr/bin/t*ch A",
+    "awk -v x=1 'BEGIN{system(\"touch A\")}'", "sed -e 'e touch A' f.txt",
 ]  # fmt: skip
 
 # Spellings the parser follows: the deny rule refuses them outright.
@@ -165,4 +172,36 @@ def test_the_tables_cover_every_form_the_audit_named() -> None:
                  "script -qc", "git -c alias.t='!touch X' t", "make -f /dev/stdin", "strace -o /dev/null touch",
                  ". /dev/stdin <<<"):  # fmt: skip
         assert form in joined, form
-    assert len(OPAQUE_TOUCH) >= 90
+    assert len(OPAQUE_TOUCH) >= 100
+
+
+@pytest.fixture
+def disguised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder on PATH holding `touch` under other names: a symlink, a hard link, a copy."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    real = os.path.realpath(shutil.which("touch") or "/usr/bin/touch")
+    (folder / "wyckoff-linked").symlink_to(real)
+    shutil.copy2(real, folder / "wyckoff-copied")
+    try:
+        os.link(real, folder / "wyckoff-hard")
+    except OSError:  # another file system: a copy instead
+        shutil.copy2(real, folder / "wyckoff-hard")
+    (folder / "wyckoff-other").symlink_to(os.path.realpath(shutil.which("ls") or "/bin/ls"))
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return folder
+
+
+@pytest.mark.parametrize("name", ["wyckoff-linked", "wyckoff-copied", "wyckoff-hard"])
+@pytest.mark.parametrize("mode", MODES)
+def test_a_denied_program_under_another_name_asks(
+    root: Path, disguised: Path, name: str, mode: PermissionMode
+) -> None:
+    for command in (f"{name} A", f"env {name} A", f"bash -c '{name} A'"):
+        result = decide(root, command, mode, allow=["run_shell"], deny=["run_shell(touch*)"])
+        assert result.action == "ask", (command, result)
+        assert "runs touch under another name" in result.reason and result.rule is None
+
+
+def test_another_program_under_another_name_runs(root: Path, disguised: Path) -> None:
+    assert decide(root, "wyckoff-other -la", "yolo", deny=["run_shell(touch*)"]).action == "allow"

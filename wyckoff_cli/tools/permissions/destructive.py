@@ -26,7 +26,7 @@ shell and `find -exec` are seen through.
 - `kill` of every process (`kill -9 -1`), fork bombs, shutting down the machine;
 - downloaded code piped into a shell (`curl … | sh`);
 - inline interpreter code (`python -c`, `perl -e`, `node -e`, `ruby -e`) that deletes
-  trees under home or `/`, or runs a destructive shell command.
+  or writes files under home or `/`, or runs a destructive shell command.
 
 Each check is linear in the command's length.
 """
@@ -60,6 +60,11 @@ _POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 _DELETE_API = re.compile(
     r"rmtree|removedirs|os\.remove|os\.unlink|\.unlink\(|rmdir|rm_rf|rm_r\b|rimraf|rmSync|fs\.rm\b|"
     r"\.rm\(|File\.delete|FileUtils\.rm|unlink\s*\(|deleteRecursively|remove_tree|rmtree\("
+)
+_WRITE_API = re.compile(
+    r"\bopen\((?:[^()]|\([^()]*\))*,\s*['\"][rb]*[wax+]|\.write_text\(|\.write_bytes\(|os\.truncate|\.truncate\(|"
+    r"shutil\.(?:copy\w*|move)\(|os\.(?:rename|replace)\(|writeFileSync|appendFileSync|truncateSync|"
+    r"File\.(?:write|open\([^)]*['\"][wa])|IO\.write|FileUtils\.(?:cp|mv)|open\s*\(?\s*\w*\s*,\s*['\"]?[>+]"
 )
 _ROOTISH = re.compile(r"expanduser|Path\.home|homedir|Dir\.home|ENV\{HOME|ENV\[.HOME|\bHOME\b|getenv\(\s*['\"]HOME|['\"]~|['\"]/['\"]|"
                       r"['\"]/(?:etc|usr|bin|var|home|root|boot|lib)\b")  # fmt: skip
@@ -273,6 +278,8 @@ def _is_device_target(arg: str) -> bool:
 def _code_danger(code: str, ctx: DangerContext, depth: int) -> str | None:
     if _DELETE_API.search(code) and _ROOTISH.search(code):
         return "inline code deleting files under the home folder or /"
+    if _WRITE_API.search(code) and _ROOTISH.search(code):
+        return "inline code writing files under the home folder or /"
     for match in _QUOTED.finditer(code):
         text = match.group(1) or match.group(2) or ""
         if not _SHELLISH.match(text):

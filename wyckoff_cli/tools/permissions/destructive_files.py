@@ -5,7 +5,8 @@ files, the home folder itself, system files; moving or deleting the workspace).
 Each program's operands are read the way it reads them: `cp`/`ln`/`install` write their
 last operand (or `-t DIR`), `mv` moves every operand away, `rm`/`unlink`/`truncate`/
 `tee`/`sed -i` act on every file operand, `dd` on `of=`, `curl -o`/`wget -O` on
-the output file, `rsync` and `scp` on a local destination. `crontab` other than `-l`
+the output file, `rsync` and `scp` on a local destination, `tar -x` and `unzip` on the
+folder they extract into. `crontab` other than `-l`
 replaces or removes the user's crontab. Redirections are checked against every folder
 the command `cd`s into.
 """
@@ -108,6 +109,28 @@ def _targets(prog: str, command: SimpleCommand) -> list[Word]:
     return operands
 
 
+def _extract_folder(prog: str, command: SimpleCommand) -> Word | None:
+    """Where `tar -x` (`tar xf`, `--extract`) or `unzip` writes: `-C`/`--directory`
+    (`-d` for unzip), else the current folder; None when it does not extract."""
+    words = list(command.words[1:])
+    texts = [w.text for w in words]
+    flag = "-d" if prog == "unzip" else "-C"
+    if prog != "unzip":
+        first = texts[0] if texts else ""
+        old_style = bool(first) and not first.startswith("-") and "x" in first
+        short = any(t.startswith("-") and not t.startswith("--") and "x" in t for t in texts)
+        if not (old_style or short or "--extract" in texts or "--get" in texts):
+            return None
+    for i, text in enumerate(texts):
+        if text == flag and i + 1 < len(words):
+            return words[i + 1]
+        if text.startswith("--directory="):
+            return Word(text.split("=", 1)[1], words[i].literal)
+        if text == "--directory" and i + 1 < len(words):
+            return words[i + 1]
+    return Word(".")
+
+
 def _sed_in_place(option: str) -> bool:
     """`-i`, `-i.bak`, `-ni`, `-Ei`, `--in-place[=SUFFIX]` (in a cluster, `e`, `f` and
     `l` take the rest as their value)."""
@@ -131,6 +154,10 @@ def file_write_danger(command: SimpleCommand, ctx: DangerContext) -> str | None:
         if "-l" in texts or "--list" in texts:
             return None
         return "`crontab` replaces or removes the user's crontab (which runs commands later)"
+    if prog in ("tar", "bsdtar", "unzip"):
+        folder = _extract_folder(prog, command)
+        why = file_danger(folder, ctx, deletes=False) if folder is not None else None
+        return f"`{prog}` extracts into {why}" if why else None
     if prog not in _VALUES and prog not in ("dd", "curl", "wget"):
         return None
     deletes = prog in _REMOVES

@@ -5,7 +5,8 @@ commands run other code that never appears on the command line: an interpreter's
 inline code (`python3 -c "os.system('git push')"`), a script file (`sh s.sh`,
 `. s.sh`, `./s.sh`), a Makefile, a git alias (`git -c alias.t='!touch X' t`), a
 program by a path that could be a renamed copy of anything (`./t`), an alias, a
-changed `PATH`. `opaque_reason()` says why one command is such a command; while a
+changed `PATH`; an installed program that is a denied one under another name
+(`same_program`). `opaque_reason()` says why one command is such a command; while a
 deny rule exists for the shell, the policy asks about it in every mode, yolo
 included, naming the reason ("runs code the rules cannot see: python3 -c").
 
@@ -16,6 +17,7 @@ change before it runs), sourcing a file.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 
@@ -55,6 +57,29 @@ BUILTINS = frozenset(
 )  # fmt: skip
 _SYSTEM_PREFIXES = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/",
                     "/usr/lib/", "/usr/libexec/", "/opt/homebrew/bin/", "/snap/bin/")  # fmt: skip
+
+
+# Programs that run a command they are given, later or somewhere else (a terminal
+# multiplexer, a scheduler, a container, another host that may be this one).
+_ELSEWHERE = frozenset({"tmux", "screen", "at", "batch", "systemd-run", "dtach", "nsenter", "chroot", "unshare",
+                        "firejail", "bwrap", "ssh", "docker", "podman", "kubectl", "lxc-attach", "machinectl"})  # fmt: skip
+_ELSEWHERE_QUIET = {"tmux": ("ls", "list-sessions", "list-windows", "list-panes", "attach", "attach-session",
+                             "kill-session", "kill-server", "has-session", "-V"),
+                    "screen": ("-ls", "-list", "-r", "-x"),
+                    "docker": ("ps", "images", "logs", "inspect", "version", "info", "pull", "stop", "rm", "rmi"),
+                    "podman": ("ps", "images", "logs", "inspect", "version", "info", "pull", "stop", "rm", "rmi"),
+                    "kubectl": ("get", "describe", "logs", "version", "config", "apply", "delete")}  # fmt: skip
+
+
+def _runs_elsewhere(name: str, operands: list[str]) -> bool:
+    if name in ("at", "batch"):
+        return True  # reads the command from its input
+    if not operands:
+        return name not in ("tmux", "screen", "docker", "podman", "kubectl", "ssh")
+    if name == "ssh":
+        return len(operands) >= 2  # ssh HOST COMMAND
+    quiet = _ELSEWHERE_QUIET.get(name, ())
+    return operands[0] not in quiet
 
 
 def _operands(command: SimpleCommand) -> list[str]:
@@ -116,13 +141,20 @@ def opaque_reason(
         if operands:
             return f"{name} {operands[0]} (a script file)"
     if name in _AWK:
-        program = operands[0] if operands else ""
         if any(w.text.startswith("-f") or w.text == "--file" for w in command.words[1:]):
             return f"{name} -f (a program file)"
-        if _AWK_RUNS.search(program):
+        if any(_AWK_RUNS.search(o) for o in operands):
             return f"{name} running commands (system or a pipe)"
-    if name in ("sed", "gsed") and any(_SED_RUNS.search(o) for o in operands[:1]):
+    if name in ("sed", "gsed") and any(_SED_RUNS.search(o) for o in operands):
         return f"{name} with the `e` command (runs its input as commands)"
+    if name in _ELSEWHERE and _runs_elsewhere(name, operands):
+        return f"{name} (runs a command it is given, later or elsewhere)"
+    if name == "hash" and any(w.text.startswith("-") and "p" in w.text for w in command.words[1:]):
+        return "hash -p (a name standing for another program)"
+    if name == "enable" and any(w.text.startswith("-") and "f" in w.text for w in command.words[1:]):
+        return "enable -f (loads a builtin from a file)"
+    if re.search(r"[*?\[]", command.name):
+        return f"`{command.name}` (a program name that is a pattern, matched when it runs)"
     if name in _PACKAGE_SCRIPTS:
         subs = _PACKAGE_SCRIPTS[name]
         if not subs or (operands and operands[0] in subs):
@@ -143,6 +175,46 @@ def opaque_reason(
             return None
         return f"`{name}` (not an installed program now: it could be anything written before it runs)"
     return None
+
+
+_MAX_COMPARED = 64 * 1024 * 1024
+
+
+def same_program(name: str, other: str) -> bool:
+    """Whether the installed program `name` is `other` under another name: a symlink,
+    hard link or byte-for-byte copy of it (`cp /usr/bin/touch ~/.local/bin/t`). A
+    multi-call binary (busybox), which picks its applet by the name it is run as, is
+    not another name."""
+    if basename(name) == basename(other):
+        return False
+    found, target = shutil.which(name), shutil.which(other)
+    if found is None or target is None:
+        return False
+    real, real_target = os.path.realpath(found), os.path.realpath(target)
+    if basename(real_target) != basename(other):
+        return False  # `other` is itself an alias of a multi-call binary
+    try:
+        mine, theirs = os.stat(real), os.stat(real_target)
+    except OSError:
+        return False
+    if (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
+        return True
+    if mine.st_size != theirs.st_size or mine.st_size > _MAX_COMPARED:
+        return False
+    return _same_bytes(real, real_target)
+
+
+def _same_bytes(first: str, second: str) -> bool:
+    try:
+        with open(first, "rb") as a, open(second, "rb") as b:
+            while True:
+                chunk = a.read(1 << 20)
+                if chunk != b.read(1 << 20):
+                    return False
+                if not chunk:
+                    return True
+    except OSError:
+        return False
 
 
 def first_opaque(parsed: ParsedCommand) -> tuple[str, str] | None:
