@@ -83,7 +83,9 @@ HOME_FORMS = [
     "unzip evil.zip -d ~/.config", "python3 -c \"open(os.path.expanduser('~/.bashrc'), 'w')\"",
     "python3 -c \"import pathlib; pathlib.Path.home().joinpath('.bashrc').write_text('')\"",
     "node -e \"require('fs').writeFileSync(require('os').homedir() + '/.bashrc', '')\"",
-    "python3 -c \"open('/etc/hosts', 'a')\"",
+    "python3 -c \"open('/etc/hosts', 'a')\"", "perl -pi -e 's/a/b/' ~/.bashrc", "perl -i.bak -pe 's/a/b/' ~/.profile",
+    "ruby -i -pe 'x' ~/.bashrc", "rm -rf ~+", "cd ~ && rm -rf ~+", "rm -rf ~-", "mv ~/.bashrc{,.bak}",
+    "rm -- ~/.bashrc", "tee >(cat > ~/.bashrc)", "exec 3>~/.bashrc", ": > /etc/passwd",
 ]  # fmt: skip
 
 # Scripts no check can see, with the sandbox off: asked even in yolo and over a rule
@@ -127,6 +129,7 @@ HARMLESS = [
     "crontab -l", "chmod 600 key.pem", "sed 's/a/b/' ~/.bashrc", "ln -s ~/.bashrc link",
     "tar xf vendor.tar", "tar czf out.tgz ~/.config", "unzip a.zip -d build",
     "python3 -c \"print(open(os.path.expanduser('~/.bashrc')).read())\"", "python3 -c \"open('out.txt', 'w')\"",
+    "perl -pi -e 's/a/b/' src/x.pl", "perl -ne 'print' ~/.bashrc", "cd src && rm -rf ~+/build",
 ]  # fmt: skip
 
 

@@ -1,7 +1,7 @@
 """Where a destructive command's paths lie: the context a command runs in, resolving
 its words to paths, and why deleting a tree or writing a file there is destructive.
 
-Words are resolved the way the shell would: `~` and `~user`, `$HOME`, `${HOME}` and
+Words are resolved the way the shell would: `~`, `~user` and `~+`, `$HOME`, `${HOME}` and
 `"$HOME"`, variables assigned literally earlier in the same command (`F=~/.bashrc;
 truncate -s 0 $F`), `..`, and the folder an earlier `cd` moved to. A word with any
 other expansion is a path only known when it runs (None).
@@ -75,6 +75,10 @@ def expand_word(word: Word, ctx: DangerContext, depth: int = 0) -> str | None:
         text = _VARIABLE.sub(value, text)
         if "\x00" in text or "$" in text or "`" in text:
             return None
+    if text == "~-" or text.startswith("~-/"):
+        return None  # the previous folder: only known when it runs
+    if text == "~+" or text.startswith("~+/"):
+        return str(ctx.here) + text[2:] if ctx.cwd_known else None
     return _tilde(text, ctx)
 
 

@@ -160,7 +160,7 @@ def command_danger(command: SimpleCommand, ctx: DangerContext, depth: int = 0) -
     if prog in ("init", "telinit") and texts[:1] in (["0"], ["6"]):
         return "shuts down or restarts the machine"
     if command.inline_code is not None and depth < 2:
-        return _code_danger(command.inline_code, ctx, depth)
+        return _code_danger(command.inline_code, ctx, depth) or file_write_danger(command, ctx)
     return file_write_danger(command, ctx)
 
 

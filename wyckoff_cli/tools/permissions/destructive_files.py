@@ -4,7 +4,7 @@ files, the home folder itself, system files; moving or deleting the workspace).
 
 Each program's operands are read the way it reads them: `cp`/`ln`/`install` write their
 last operand (or `-t DIR`), `mv` moves every operand away, `rm`/`unlink`/`truncate`/
-`tee`/`sed -i` act on every file operand, `dd` on `of=`, `curl -o`/`wget -O` on
+`tee`/`sed -i`/`perl -i` act on every file operand, `dd` on `of=`, `curl -o`/`wget -O` on
 the output file, `rsync` and `scp` on a local destination, `tar -x` and `unzip` on the
 folder they extract into. `crontab` other than `-l`
 replaces or removes the user's crontab. Redirections are checked against every folder
@@ -131,6 +131,27 @@ def _extract_folder(prog: str, command: SimpleCommand) -> Word | None:
     return Word(".")
 
 
+def _in_place_danger(prog: str, command: SimpleCommand, ctx: DangerContext) -> str | None:
+    """`perl -pi -e CODE FILE…`, `ruby -i -pe CODE FILE…`: the files are rewritten."""
+    words = command.words[1:]
+    in_place = any(
+        w.literal
+        and w.text.startswith("-")
+        and not w.text.startswith("--")
+        and "i" in w.text[1:].split("e")[0]
+        for w in words
+    )
+    if not in_place:
+        return None
+    for word in words:
+        if (word.literal and word.text.startswith("-")) or word.text == command.inline_code:
+            continue
+        why = file_danger(word, ctx, deletes=False)
+        if why:
+            return f"`{prog} -i` rewrites {why}"
+    return None
+
+
 def _sed_in_place(option: str) -> bool:
     """`-i`, `-i.bak`, `-ni`, `-Ei`, `--in-place[=SUFFIX]` (in a cluster, `e`, `f` and
     `l` take the rest as their value)."""
@@ -158,6 +179,8 @@ def file_write_danger(command: SimpleCommand, ctx: DangerContext) -> str | None:
         folder = _extract_folder(prog, command)
         why = file_danger(folder, ctx, deletes=False) if folder is not None else None
         return f"`{prog}` extracts into {why}" if why else None
+    if prog in ("perl", "ruby") and command.inline_code is not None:
+        return _in_place_danger(prog, command, ctx)
     if prog not in _VALUES and prog not in ("dd", "curl", "wget"):
         return None
     deletes = prog in _REMOVES
