@@ -180,3 +180,49 @@ def test_a_denied_program_copied_under_another_name_is_not_run(
     assert not (ws / "A").exists()
     assert all("not run" in r.lower() for r in results[:-1]), results
     assert all("under another name" in r for r in asked_reasons(tmp_path)), asked_reasons(tmp_path)
+
+
+@pytest.fixture
+def remote(tmp_path: Path, ws: Path) -> Path:
+    """A bare repository next to the workspace, its `origin`, and one commit to push."""
+    bare = Path(os.path.realpath(tmp_path)) / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@x"}  # fmt: skip
+    (ws / "a.txt").write_text("a\n")
+    for args in (["add", "a.txt"], ["commit", "-qm", "a"], ["remote", "add", "origin", str(bare)]):
+        subprocess.run(["git", "-C", str(ws), *args], check=True, env=env)
+    return bare
+
+
+PUSHES = [
+    "x=push; git $x origin HEAD:refs/heads/x1", "git $(echo push) origin HEAD:refs/heads/x2",
+    "python3 -c \"import os; os.system('git push origin HEAD:refs/heads/x3')\"",
+    "git -c alias.p=push p origin HEAD:refs/heads/x4", "sh -c 'git $0 origin HEAD:refs/heads/x5' push",
+]  # fmt: skip
+
+
+def test_the_push_forms_really_push(tmp_path: Path, ws: Path, remote: Path) -> None:
+    for command in PUSHES:
+        subprocess.run(["bash", "-c", command], cwd=ws, capture_output=True, timeout=60, check=False)
+    refs = subprocess.run(
+        ["git", "-C", str(remote), "for-each-ref"], capture_output=True, text=True, check=True
+    )
+    assert refs.stdout.count("refs/heads/x") == len(PUSHES), refs.stdout
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_denied_git_push_is_not_run_through_computed_words(
+    tmp_path: Path, ws: Path, remote: Path, mode: str
+) -> None:
+    (ws / ".wyckoff").mkdir()
+    (ws / ".wyckoff" / "config.toml").write_text('[permissions]\ndeny = ["run_shell(git push*)"]\n')
+    calls = [("run_shell", {"command": c}) for c in PUSHES]
+    _, results = run(
+        tmp_path, ws, calls, "--permission-mode", mode, "--allow", "run_shell", "--sandbox", "off"
+    )
+    refs = subprocess.run(
+        ["git", "-C", str(remote), "for-each-ref"], capture_output=True, text=True, check=True
+    )
+    assert refs.stdout == ""
+    assert all("not run" in r.lower() for r in results[:-1]), results
