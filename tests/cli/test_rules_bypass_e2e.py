@@ -48,6 +48,10 @@ DENIED_TOUCH = [
     "strace -o /dev/null touch A", ". /dev/stdin <<< 'touch A'", "python3 - <<EOF\nimport os\nos.system('touch A')\nEOF",
     "x=touch; $x A", "echo 'import os; os.system(\"touch A\")' > p.py; python3 < p.py",
     "echo A | xargs -I{} sh -c 'touch {}'", "trap 'touch A' EXIT", "bash -c \"perl -e 'system(q(touch A))'\"",
+    "echo x > f; tar -cf /dev/null f --checkpoint=1 --checkpoint-action=exec='touch A'",
+    "echo x > f2; split --filter='touch A' f2", "echo x > f3; ed -s f3 <<< '!touch A'",
+    "vim -es -c '!touch A' -c q", "echo x > f4; zip -q z.zip f4 -T -TT 'touch A #'",
+    "mkdir -p rp && printf '#!/bin/sh\\ntouch A\\n' > rp/x && chmod +x rp/x && run-parts rp",
 ]  # fmt: skip
 
 

@@ -71,6 +71,22 @@ OPAQUE_TOUCH = [
     "systemd-run touch A", "docker run -v $PWD:/w alpine touch /w/A", "chroot / touch A", "unshare -r touch A",
     "hash -p /usr/bin/touch ls; ls A", "enable -f ./t.so t", "/usr/bin/tou?h A", "/usr/bin/t*ch A",
     "awk -v x=1 'BEGIN{system(\"touch A\")}'", "sed -e 'e touch A' f.txt",
+    # the project's own code: tests, build scripts, package scripts
+    "pytest -q", "python3 -m pytest", "npm install", "npm test", "yarn", "pnpm install", "pip install .",
+    "pip3 install -e .", "uv run x", "cargo test", "cargo build", "go test ./...", "go generate ./...", "tox",
+    "./gradlew build", "mvn package", "bundle exec rake", "deno task x", "run-parts scripts", "capsh -- -c 'x'",
+    # variables naming a program that runs later
+    "PAGER='sh -c \"touch A\"' git log", "GIT_PAGER='touch A; cat' git -p log", "EDITOR='touch A' git commit",
+    "export GIT_EXTERNAL_DIFF=./d.sh; git diff", "PYTHONPATH=evil git status", "LESSOPEN='|touch A' less f",
+    # programs given a program to run
+    "vim -es -c '!touch A' -c q", "vim +'!touch A' f", "nvim --cmd '!touch A'", "emacs --batch --eval '(shell-command \"touch A\")'",
+    "ed -s f <<< '!touch A'", "man -P 'touch A' ls", "tar -cf /dev/null f --checkpoint=1 --checkpoint-action=exec='touch A'",
+    "tar -I 'touch A' -cf x.tar f", "tar --to-command='touch A' -xf x.tar", "rsync -e 'sh -c \"touch A\"' f h:y",
+    "ssh -o ProxyCommand='touch A' h", "ssh -oLocalCommand='touch A' h", "scp -S ./t f h:y",
+    "split --filter='touch A' f", "sort --compress-program='touch A' f", "zip -q z.zip f -T -TT 'touch A #'",
+    "gdb -batch -ex 'shell touch A'", "git rebase -x 'touch A' HEAD~1", "git rebase --exec='touch A' main",
+    "git bisect run touch A", "git submodule foreach 'touch A'", "git filter-branch --tree-filter 'touch A'",
+    "git grep -O'touch A' x", "git difftool -y", "git mergetool",
 ]  # fmt: skip
 
 # Spellings the parser follows: the deny rule refuses them outright.
@@ -143,7 +159,9 @@ def test_denied_git_push_through_computed_words(root: Path, command: str, mode: 
     "command",
     ["ls -la", "git status", "git log --oneline -5", "echo hi > out.txt", "cat README.md", "grep -rn x .",
      "sort a.txt | uniq -c", "mkdir -p build && cp a.txt build/", "awk '{print $1}' a.txt", "sed 's/a/b/' a.txt",
-     "wc -l a.txt", "find . -name '*.py'", "git diff HEAD~1"],
+     "wc -l a.txt", "find . -name '*.py'", "git diff HEAD~1", "GIT_PAGER=cat git log", "PAGER='less -R' git log",
+     "tar xzf x.tgz", "tar -tf x.tar", "git rebase main", "git grep -n x", "vim --version", "git submodule update",
+     "EDITOR=vim git status", "ssh -V", "tar -cf out.tar src"],
 )  # fmt: skip
 def test_everyday_commands_still_run_under_a_deny_rule(root: Path, command: str) -> None:
     assert decide(root, command, "yolo", deny=["run_shell(touch*)", "run_shell(git push*)"]).action == "allow"

@@ -26,6 +26,7 @@ from wyckoff_cli.tools.permissions.shellcommand import (
     UNSAFE_VARIABLES,
     ParsedCommand,
     SimpleCommand,
+    Word,
     basename,
 )
 
@@ -39,8 +40,45 @@ INTERPRETERS = frozenset(
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
 # Build tools and task runners: they run recipes from a file the rules cannot see.
 RECIPE_RUNNERS = frozenset({"make", "gmake", "bmake", "pmake", "just", "rake", "ninja", "task", "mage"})
-_PACKAGE_SCRIPTS = {"npm": ("run", "run-script", "exec", "x"), "pnpm": ("run", "exec", "dlx"),
-                    "yarn": ("run", "exec", "dlx"), "bun": ("run", "x"), "npx": (), "pnpx": (), "bunx": ()}  # fmt: skip
+# Test runners, build tools and package managers run the project's own code (conftest.py,
+# build.rs, package.json scripts, setup.py): program → the sub-commands that do (empty: any use).
+_PROJECT_CODE: dict[str, tuple[str, ...]] = {
+    "npm": ("run", "run-script", "exec", "x", "install", "i", "ci", "test", "t", "start", "restart", "stop",
+            "rebuild", "pack", "publish", "install-test", "it"),
+    "pnpm": ("run", "exec", "dlx", "install", "i", "add", "test", "t", "start"),
+    "yarn": ("", "run", "exec", "dlx", "install", "add", "test", "start"), "bun": ("run", "x", "install", "test"),
+    "npx": (), "pnpx": (), "bunx": (), "pip": ("install", "wheel"), "pip3": ("install", "wheel"),
+    "uv": ("run", "sync", "pip", "tool"), "uvx": (), "poetry": ("run", "install", "build"), "pipx": ("run",),
+    "cargo": ("run", "build", "test", "bench", "install", "check", "clippy", "doc"), "go": ("run", "generate", "test"),
+    "pytest": (), "py.test": (), "tox": (), "nox": (), "gradle": (), "gradlew": (), "mvn": (), "sbt": (),
+    "ant": (), "bazel": (), "bundle": ("exec", "install"), "deno": ("run", "task", "test", "eval"),
+    "composer": ("install", "update", "run-script", "run", "exec"), "dotnet": ("run", "test", "build"),
+    "mix": (), "gem": ("install",), "run-parts": (), "capsh": (),
+}  # fmt: skip
+# Variables naming a program that runs later (a pager, an editor, a helper); values
+# that are plain well-known programs are fine.
+_CODE_VARIABLES = frozenset(
+    {"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+     "LESSOPEN", "LESSCLOSE", "BROWSER", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "GIT_EXTERNAL_DIFF",
+     "GIT_PROXY_COMMAND", "PYTHONPATH", "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "PYTHONHOME"}
+)  # fmt: skip
+_PLAIN_HELPERS = frozenset({"cat", "less", "more", "most", "true", "false", ":", "vim", "vi", "nvim", "nano",
+                            "emacs", "ed", "code", "subl", "delta", "bat", "head", "tail", ""})  # fmt: skip
+# Options that make a program run another program it is given (GTFOBins-style).
+_RUNS_OPTION: dict[str, tuple[str, ...]] = {
+    "tar": ("--to-command", "-I", "--use-compress-program", "--checkpoint-action", "--rsh-command",
+            "--info-script", "--new-volume-script", "-F"),
+    "rsync": ("-e", "--rsh", "--rsync-path"), "scp": ("-S",), "sort": ("--compress-program",),
+    "split": ("--filter",), "zip": ("-TT", "--unzip-command"), "man": ("-P", "--pager", "-H", "--html"),
+    "gdb": ("-ex", "-x", "--batch", "-batch", "--command", "-eval-command", "--eval-command"),
+    "lldb": ("-o", "--one-line", "-s", "--source"),
+    "vim": ("-c", "+", "-S", "--cmd", "-s"), "vi": ("-c", "+", "-S", "--cmd", "-s"),
+    "nvim": ("-c", "+", "-S", "--cmd", "-s"), "view": ("-c", "+", "-S", "--cmd"), "vimdiff": ("-c", "+", "-S"),
+    "emacs": ("--eval", "-l", "--load", "--batch", "-batch", "-f", "--funcall", "--script", "-x"),
+}  # fmt: skip
+# git sub-commands (and their options) that run a command they are given.
+_GIT_RUNS = {"filter-branch": (), "filter-repo": (), "bisect": ("run",), "submodule": ("foreach",),
+             "difftool": (), "mergetool": (), "rebase": ("-x", "--exec"), "grep": ("-O", "--open-files-in-pager")}  # fmt: skip
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _AWK_RUNS = re.compile(r"\bsystem\s*\(|\|\s*getline|\|&|\b(?:print|printf)\b[^;}]*\|")
 _SED_RUNS = re.compile(r"(?:^|[;{}\n]|\d|\$|/)\s*e(?:\s|$|;)|/[gpIiMm0-9w]*e[gpIiMm0-9]*\s*(?:$|[;}\n])")
@@ -69,6 +107,30 @@ _ELSEWHERE_QUIET = {"tmux": ("ls", "list-sessions", "list-windows", "list-panes"
                     "docker": ("ps", "images", "logs", "inspect", "version", "info", "pull", "stop", "rm", "rmi"),
                     "podman": ("ps", "images", "logs", "inspect", "version", "info", "pull", "stop", "rm", "rmi"),
                     "kubectl": ("get", "describe", "logs", "version", "config", "apply", "delete")}  # fmt: skip
+
+
+def _runs_option(name: str, command: SimpleCommand) -> str | None:
+    """`tar --to-command=…`, `rsync -e …`, `vim -c '!…'`, `ssh -o ProxyCommand=…`, `git
+    rebase -x …`, `ed` (its `!` runs commands): a program given a program to run."""
+    texts = [w.text for w in command.words[1:]]
+    if name in ("ed", "ex"):
+        return f"{name} (its `!` command runs programs)"
+    if name == "ssh" and any("command" in t.lower() for t in texts):
+        return "ssh -o …Command (runs a local command)"
+    if name == "git" and texts:
+        sub, rest = texts[0], texts[1:]
+        if sub in _GIT_RUNS and (not _GIT_RUNS[sub] or any(t.startswith(_GIT_RUNS[sub]) for t in rest)):
+            return f"git {sub} (runs a command it is given)"
+    options = _RUNS_OPTION.get(name)
+    if options is None:
+        return None
+    for text in texts:
+        hit = next((o for o in options if text == o or text.startswith(o + "=") or
+                    (o == "+" and text.startswith("+")) or (len(o) == 2 and text.startswith(o) and
+                                                           not text.startswith("--"))), None)  # fmt: skip
+        if hit is not None:
+            return f"{name} {hit} (runs a program it is given)"
+    return None
 
 
 def _runs_elsewhere(name: str, operands: list[str]) -> bool:
@@ -155,10 +217,15 @@ def opaque_reason(
         return "enable -f (loads a builtin from a file)"
     if re.search(r"[*?\[]", command.name):
         return f"`{command.name}` (a program name that is a pattern, matched when it runs)"
-    if name in _PACKAGE_SCRIPTS:
-        subs = _PACKAGE_SCRIPTS[name]
-        if not subs or (operands and operands[0] in subs):
-            return f"{name} {operands[0] if subs else ''}".rstrip() + " (runs a package's scripts)"
+    if name in _PROJECT_CODE:
+        subs = _PROJECT_CODE[name]
+        first = operands[0] if operands else ""
+        if not subs or first in subs:
+            label = f"{name} {first}".rstrip() if subs else name
+            return f"{label} (runs the project's code: tests, build or package scripts)"
+    runs = _runs_option(name, command)
+    if runs is not None:
+        return runs
     if name == "alias" and any("=" in o for o in operands):
         return "alias (a name standing for another command)"
     if name == "shopt" and "expand_aliases" in operands:
@@ -217,11 +284,20 @@ def _same_bytes(first: str, second: str) -> bool:
         return False
 
 
+def _plain_helper(value: Word) -> bool:
+    if not value.literal or re.search(r"[;|&$`()<>\n]", value.text):
+        return False
+    words = value.text.split()
+    return not words or basename(words[0]) in _PLAIN_HELPERS
+
+
 def first_opaque(parsed: ParsedCommand) -> tuple[str, str] | None:
     """The first command in `parsed` that runs code the rules cannot see (its text), and why."""
-    for name, _value in parsed.assignments:
+    for name, value in parsed.assignments:
         if name in UNSAFE_VARIABLES:
             return f"{name}=…", f"sets {name} (changes what runs)"
+        if name in _CODE_VARIABLES and not _plain_helper(value):
+            return f"{name}=…", f"sets {name} (a program run later)"
     installed: dict[str, bool] = {}
     for command in parsed.commands:
         reason = opaque_reason(command, parsed, installed)
