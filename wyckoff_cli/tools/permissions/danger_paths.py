@@ -40,16 +40,14 @@ def _default_dirty(_folder: Path) -> bool:
 class DangerContext:
     """Where a command runs: relative paths resolve against `cwd` (unknown after a
     `cd` to a folder only known when it runs: `cwd_known` False); `dirty` says whether
-    a repository folder has uncommitted changes (for `git reset --hard`); `sandboxed`
-    whether the command runs in the sandbox; `variables` holds the values assigned
-    literally in the command."""
+    a repository folder has uncommitted changes (for `git reset --hard`); `variables`
+    holds the values assigned in the command."""
 
     workspace: Path = field(default_factory=Path.cwd)
     cwd: Path | None = None
     home: Path = field(default_factory=Path.home)
     temp: Path = field(default_factory=lambda: Path(os.path.realpath(tempfile.gettempdir())))
     dirty: Callable[[Path], bool] = _default_dirty
-    sandboxed: bool = False
     cwd_known: bool = True
     variables: Mapping[str, Word] = field(default_factory=dict)
 

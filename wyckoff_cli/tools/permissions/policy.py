@@ -22,9 +22,8 @@ The order of the checks, first match deciding:
 5. a path outside the workspace, including a shell redirection onto one and a
    hard-linked file (more than one name: the others may lie outside) → ask, naming
    the paths (in every mode; "always" saves nothing for these);
-6. a command on the built-in destructive list (destructive.py; with the sandbox off
-   it includes scripts no check can see) → ask (even in yolo, even over an allow
-   rule; "always" saves nothing);
+6. a command on the built-in destructive list (destructive.py, destructive_files.py)
+   → ask (even in yolo, even over an allow rule; "always" saves nothing);
 7. escalations (writing a file that grants permissions or runs code later, `sudo`,
    running outside the sandbox or with the network) → ask in every mode, no rule
    allows them, "always" saves nothing;
@@ -221,7 +220,7 @@ class ApprovalPolicy:
                 "ask", f"{tool.name} would use a path outside the workspace: {names}", None, outside
             )
         if parsed is not None:
-            danger = find_danger(parsed, self._danger_context(tool, args, subject, ctx))
+            danger = find_danger(parsed, self._danger_context(subject, ctx))
             if danger:
                 return Verdict("ask", f"destructive command ({danger}): always asked about, in every mode")
         escalation = self._escalation(tool, subject, ctx)
@@ -256,7 +255,7 @@ class ApprovalPolicy:
         """With the sandbox off, a script no check can see (`sh s.sh`, `./s.sh`) is
         allowed only by a rule naming it, never by yolo or a rule without a pattern."""
         parsed = subject.command
-        if parsed is None or self._danger_context(tool, args, subject, ctx).sandboxed:
+        if parsed is None or _runs_sandboxed(tool, args):
             return None
         script = unseen_script(parsed)
         if script is None:
@@ -354,16 +353,11 @@ class ApprovalPolicy:
                     return f"`{command.name}` names {reason}"
         return None
 
-    def _danger_context(
-        self, tool: Tool, args: dict[str, Any], subject: Subject, ctx: ToolContext
-    ) -> DangerContext:
+    def _danger_context(self, subject: Subject, ctx: ToolContext) -> DangerContext:
         cwd = Path(subject.cwd) if subject.cwd else None
-        shell = tool.extra.get("shell")
-        sandboxed = bool(getattr(shell, "sandboxed", False)) and not args.get("unsandboxed")
         return DangerContext(
-            workspace=Path(os.path.realpath(ctx.workspace)), cwd=cwd, dirty=self.worktree_dirty,
-            sandboxed=sandboxed,
-        )  # fmt: skip
+            workspace=Path(os.path.realpath(ctx.workspace)), cwd=cwd, dirty=self.worktree_dirty
+        )
 
     # ------------------------------------------------------------------ helpers
 
@@ -424,6 +418,13 @@ def _writes_git_config(argv: tuple[str, ...]) -> bool:
     operands = [a for a in rest if not a.startswith("-")]
     return len(operands) >= 2 or any(a.startswith(("--unset", "--add", "--replace", "--edit", "-e", "--rename",
                                                       "--remove")) or a in ("set", "unset") for a in rest)  # fmt: skip
+
+
+def _runs_sandboxed(tool: Tool, args: dict[str, Any]) -> bool:
+    """Whether this shell call runs in the sandbox (the tool's `extra["shell"]` settings;
+    a tool without them, or `unsandboxed: true`, runs outside)."""
+    shell = tool.extra.get("shell")
+    return bool(getattr(shell, "sandboxed", False)) and not args.get("unsandboxed")
 
 
 def _hard_link_note(path: Path) -> str:
