@@ -223,3 +223,11 @@ def test_a_denied_program_under_another_name_asks(
 
 def test_another_program_under_another_name_runs(root: Path, disguised: Path) -> None:
     assert decide(root, "wyckoff-other -la", "yolo", deny=["run_shell(touch*)"]).action == "allow"
+
+
+@pytest.mark.parametrize(
+    "deny", ["Bash(touch:*)", "run_shell(touch)", "run_shell(touch *)", "Bash(git push:*)"]
+)
+def test_every_spelling_of_a_shell_deny_rule_counts(root: Path, deny: str) -> None:
+    result = decide(root, "python3 -c 'import os'", "yolo", allow=["run_shell"], deny=[deny])
+    assert result.action == "ask" and deny in result.reason
