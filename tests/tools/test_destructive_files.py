@@ -179,3 +179,15 @@ def test_the_home_folder_of_another_user_and_root(ws: Path, home: Path) -> None:
 
 def test_the_tables_are_as_wide_as_the_audit() -> None:
     assert len(AUDIT + HOME_FORMS + SCRIPTS) >= 100
+
+
+@pytest.mark.parametrize(
+    "command", ["echo x > ~/notes.txt", "echo x >> $HOME/todo.md", "date > {home}/log.txt"]
+)
+def test_a_redirection_into_a_home_under_the_temp_folder_is_outside(
+    ws: Path, home: Path, command: str
+) -> None:
+    result = decide(ws, _spell(command, home), "yolo", allow=["run_shell"])
+    assert result.action == "ask" and result.rule is None, result
+    if "$" not in command:
+        assert result.outside_paths, result

@@ -302,9 +302,12 @@ class ApprovalPolicy:
     def _outside_writes(self, subject: Subject, ctx: ToolContext) -> tuple[Path, ...]:
         root = Path(os.path.realpath(ctx.workspace))
         temp = Path(os.path.realpath(tempfile.gettempdir()))
+        home = Path(os.path.realpath(Path.home()))  # never exempt as temp, even when under it
         out: list[Path] = []
         for _, path in self._redirect_targets(subject, ctx):
-            if path is None or is_within(path, root) or (is_within(path, temp) and path != temp):
+            if path is None or is_within(path, root):
+                continue
+            if is_within(path, temp) and path != temp and not is_within(path, home):
                 continue
             if path not in out:
                 out.append(path)
