@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -55,11 +56,18 @@ DENIED_TOUCH = [
 ]  # fmt: skip
 
 
+OPTIONAL = ("perl", "strace", "script", "make", "vim", "ed", "zip", "run-parts", "split", "awk")
+
+
 def test_the_forms_really_create_the_file(tmp_path: Path) -> None:
     folder = tmp_path / "plain"
     folder.mkdir()
     subprocess.run(["git", "init", "-q", str(folder)], check=True)
     for command in DENIED_TOUCH:
+        if any(
+            re.search(rf"(^|[ ;&|(]){name}\b", command) and shutil.which(name) is None for name in OPTIONAL
+        ):
+            continue  # a program this machine does not have
         (folder / "A").unlink(missing_ok=True)
         subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, timeout=60, check=False)
         assert (folder / "A").exists(), command
