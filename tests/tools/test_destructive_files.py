@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +192,22 @@ def test_a_redirection_into_a_home_under_the_temp_folder_is_outside(
     assert result.action == "ask" and result.rule is None, result
     if "$" not in command:
         assert result.outside_paths, result
+
+
+WRAPPERS = ["env ", "nice ", "timeout 5 ", "command ", "nohup ", "time ", "setsid ", "stdbuf -o0 ", "strace -f ",
+            "flock /tmp/l ", "unbuffer ", "ionice -c3 ", "busybox "]  # fmt: skip
+STRINGS = ["bash -c {q}", "sh -c {q}", "eval {q}", "script -qc {q} /dev/null", "watch {q}", "(true && {f})",
+           "echo $({f})", "f() {{ {f}; }}; f", "if true; then {f}; fi", "trap {q} EXIT", "env -S {q}",
+           "bash <<< {q}", "echo {q} | bash", "true && bash <<EOF\n{f}\nEOF"]  # fmt: skip
+
+
+@pytest.mark.parametrize("outer", WRAPPERS + STRINGS)
+def test_every_form_asks_inside_every_wrapper_and_string(ws: Path, home: Path, outer: str) -> None:
+    allowed = []
+    for form in (_spell(f, home) for f in AUDIT + HOME_FORMS + SCRIPTS):
+        if outer == "env " and form.startswith("F="):
+            continue  # `env F=x; …` sets nothing in the shell: $F is empty afterwards
+        command = outer + form if outer in WRAPPERS else outer.format(q=shlex.quote(form), f=form)
+        if decide(ws, command, "yolo", allow=["run_shell"]).action == "allow":
+            allowed.append(command)
+    assert allowed == []

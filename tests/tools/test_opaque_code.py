@@ -5,6 +5,7 @@ mode, yolo included, and says why. Without a deny rule nothing changes."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,20 @@ def test_another_program_under_another_name_runs(root: Path, disguised: Path) ->
 def test_every_spelling_of_a_shell_deny_rule_counts(root: Path, deny: str) -> None:
     result = decide(root, "python3 -c 'import os'", "yolo", allow=["run_shell"], deny=[deny])
     assert result.action == "ask" and deny in result.reason
+
+
+WRAPPERS = ["env ", "nice ", "timeout 5 ", "command ", "nohup ", "time ", "setsid ", "stdbuf -o0 ", "strace -f ",
+            "sudo ", "flock /tmp/l ", "unbuffer ", "ionice -c3 ", "busybox "]  # fmt: skip
+STRINGS = ["bash -c {q}", "sh -c {q}", "eval {q}", "su -c {q}", "script -qc {q} /dev/null", "watch {q}",
+           "(cd /tmp && {f})", "echo $({f})", "f() {{ {f}; }}; f", "if true; then {f}; fi", "trap {q} EXIT",
+           "env -S {q}", "bash <<< {q}", "echo {q} | bash", "cd /tmp && bash <<EOF\n{f}\nEOF"]  # fmt: skip
+
+
+@pytest.mark.parametrize("outer", WRAPPERS + STRINGS)
+def test_every_form_asks_inside_every_wrapper_and_string(root: Path, outer: str) -> None:
+    allowed = []
+    for form in (f for f in OPAQUE_TOUCH + SEEN_THROUGH if "\n" not in f):
+        command = outer + form if outer in WRAPPERS else outer.format(q=shlex.quote(form), f=form)
+        if decide(root, command, "yolo", allow=["run_shell"], deny=["run_shell(touch*)"]).action == "allow":
+            allowed.append(command)
+    assert allowed == []

@@ -75,7 +75,7 @@ _SHELLISH = re.compile(r"^\s*(?:sudo\s+)?(?:rm|find|dd|mkfs\S*|shred|chmod|chown
 def find_danger(command: str | ParsedCommand, context: DangerContext | None = None) -> str | None:
     """Why `command` is on the destructive list, or None."""
     parsed = parse_command(command) if isinstance(command, str) else command
-    ctx = replace(context or DangerContext(), variables=dict(parsed.assignments))
+    ctx = replace(context or DangerContext(), variables=_variables(parsed))
     if parsed.fork_bomb:
         return "a fork bomb"
     if parsed.network_code:
@@ -104,6 +104,19 @@ def unseen_script(parsed: ParsedCommand) -> str | None:
         if script:
             return script
     return None
+
+
+def _variables(parsed: ParsedCommand) -> dict[str, Word]:
+    """The variables a command sets: assignments, and `export`/`declare` … run through
+    a wrapper (`command export F=~/.bashrc`), which the grammar sees as words."""
+    found = dict(parsed.assignments)
+    for simple in parsed.commands:
+        if simple.name in ("export", "declare", "typeset", "readonly", "local"):
+            for word in simple.words[1:]:
+                name, equals, value = word.text.partition("=")
+                if equals and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                    found[name] = Word(value, word.literal)
+    return found
 
 
 def _changed_folder(command: SimpleCommand, ctx: DangerContext) -> DangerContext:

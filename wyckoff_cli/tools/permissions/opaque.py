@@ -22,12 +22,13 @@ import re
 import shutil
 
 from wyckoff_cli.tools.permissions.shellcommand import (
+    CODE_VARIABLES,
     SHELLS,
     UNSAFE_VARIABLES,
     ParsedCommand,
     SimpleCommand,
-    Word,
     basename,
+    plain_helper,
 )
 
 # Interpreters: a non-option operand is a script file (or `-m module`).
@@ -55,15 +56,6 @@ _PROJECT_CODE: dict[str, tuple[str, ...]] = {
     "composer": ("install", "update", "run-script", "run", "exec"), "dotnet": ("run", "test", "build"),
     "mix": (), "gem": ("install",), "run-parts": (), "capsh": (),
 }  # fmt: skip
-# Variables naming a program that runs later (a pager, an editor, a helper); values
-# that are plain well-known programs are fine.
-_CODE_VARIABLES = frozenset(
-    {"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-     "LESSOPEN", "LESSCLOSE", "BROWSER", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "GIT_EXTERNAL_DIFF",
-     "GIT_PROXY_COMMAND", "PYTHONPATH", "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "PYTHONHOME"}
-)  # fmt: skip
-_PLAIN_HELPERS = frozenset({"cat", "less", "more", "most", "true", "false", ":", "vim", "vi", "nvim", "nano",
-                            "emacs", "ed", "code", "subl", "delta", "bat", "head", "tail", ""})  # fmt: skip
 # Options that make a program run another program it is given (GTFOBins-style).
 _RUNS_OPTION: dict[str, tuple[str, ...]] = {
     "tar": ("--to-command", "-I", "--use-compress-program", "--checkpoint-action", "--rsh-command",
@@ -284,19 +276,12 @@ def _same_bytes(first: str, second: str) -> bool:
         return False
 
 
-def _plain_helper(value: Word) -> bool:
-    if not value.literal or re.search(r"[;|&$`()<>\n]", value.text):
-        return False
-    words = value.text.split()
-    return not words or basename(words[0]) in _PLAIN_HELPERS
-
-
 def first_opaque(parsed: ParsedCommand) -> tuple[str, str] | None:
     """The first command in `parsed` that runs code the rules cannot see (its text), and why."""
     for name, value in parsed.assignments:
         if name in UNSAFE_VARIABLES:
             return f"{name}=…", f"sets {name} (changes what runs)"
-        if name in _CODE_VARIABLES and not _plain_helper(value):
+        if name in CODE_VARIABLES and not plain_helper(value.text, value.literal):
             return f"{name}=…", f"sets {name} (a program run later)"
     installed: dict[str, bool] = {}
     for command in parsed.commands:

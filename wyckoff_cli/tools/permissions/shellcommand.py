@@ -25,6 +25,32 @@ UNSAFE_VARIABLES = frozenset(
      "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "PYTHONSTARTUP",
      "PERL5OPT", "NODE_OPTIONS", "RUBYOPT"}
 )  # fmt: skip
+# Variables naming a program that runs later (a pager, an editor, a helper, a load
+# path); a value that is a plain well-known program is fine (`GIT_PAGER=cat`).
+CODE_VARIABLES = frozenset(
+    {"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+     "LESSOPEN", "LESSCLOSE", "BROWSER", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "GIT_EXTERNAL_DIFF",
+     "GIT_PROXY_COMMAND", "PYTHONPATH", "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "PYTHONHOME"}
+)  # fmt: skip
+_PLAIN_HELPERS = frozenset({"cat", "less", "more", "most", "true", "false", ":", "vim", "vi", "nvim", "nano",
+                            "emacs", "ed", "code", "subl", "delta", "bat", "head", "tail", ""})  # fmt: skip
+
+
+def plain_helper(value: str, literal: bool = True) -> bool:
+    """Whether a CODE_VARIABLES value is a plain well-known program (`less -R`)."""
+    if not literal or re.search(r"[;|&$`()<>\n]", value):
+        return False
+    words = value.split()
+    return not words or words[0].rsplit("/", 1)[-1] in _PLAIN_HELPERS
+
+
+def assignment_note(name: str, value: str, literal: bool = True) -> str | None:
+    """Why an assignment `NAME=VALUE` changes what runs (an `unsafe` note), or None."""
+    if name in UNSAFE_VARIABLES or (name in CODE_VARIABLES and not plain_helper(value, literal)):
+        return f"sets {name}"
+    return None
+
+
 # Interpreters and the options that take inline code.
 INLINE_CODE_FLAGS: dict[str, tuple[str, ...]] = {
     "python": ("-c",), "pypy": ("-c",), "pypy3": ("-c",),
@@ -311,9 +337,10 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
         if base in _ELEVATING:
             elevated = True
             while start < len(words) and words[start].literal and _ASSIGNMENT.match(words[start].text):
-                var = words[start].text.split("=", 1)[0].rstrip("+")
-                if var in UNSAFE_VARIABLES:
-                    unsafe.append(f"sets {var}")
+                var, value = words[start].text.split("=", 1)
+                note = assignment_note(var.rstrip("+"), value)
+                if note:
+                    unsafe.append(note)
                 start += 1
         if base == "xargs":
             input_args = True
@@ -357,6 +384,13 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
                 return None
             return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
                                  opaque=f"`{name}` of text only known when it runs")  # fmt: skip
+        if name in ("export", "declare", "typeset", "readonly", "local"):  # `command export PATH=…`
+            for word in words[1:]:
+                if _ASSIGNMENT.match(word.text):
+                    var, value = word.text.split("=", 1)
+                    note = assignment_note(var.rstrip("+"), value, word.literal)
+                    if note:
+                        unsafe.append(note)
         if name == "git":
             words, git_unsafe, git_dir = _strip_git_options(words)
             unsafe += git_unsafe
@@ -382,6 +416,10 @@ def _string_runner(
         word = words[i]
         text = word.text
         option = text.split("=", 1)[0]
+        if name in ("flock", "sg") and len(operands) == 1 and option not in takes_string:
+            # `flock FILE COMMAND…`, `sg GROUP COMMAND…`: the rest is the command, options included
+            inner = SimpleCommand(tuple(words[i:]), command.source, elevated, tuple(unsafe))
+            return normalise(inner, reparse, _ignore)
         cluster = text.startswith("-") and not text.startswith("--") and len(text) > 1 and "c" in text[1:]
         if word.literal and (option in takes_string or cluster):
             value = text.split("=", 1)[1] if "=" in text else None
@@ -402,9 +440,6 @@ def _string_runner(
         if not (word.literal and text.startswith("-")):
             operands.append(i)
         i += 1
-    if name == "flock" and len(operands) >= 2:
-        inner = SimpleCommand(tuple(words[operands[1] :]), command.source, elevated, tuple(unsafe))
-        return normalise(inner, reparse, _ignore)
     return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe))
 
 
@@ -428,9 +463,10 @@ def _env_prefix(words: list[Word], unsafe: list[str]) -> tuple[int, str | None]:
         elif text == "--" or text.startswith("-") and text != "-":
             i += 1
         elif _ASSIGNMENT.match(text):
-            var = text.split("=", 1)[0].rstrip("+")
-            if var in UNSAFE_VARIABLES:
-                unsafe.append(f"sets {var}")
+            var, value = text.split("=", 1)
+            note = assignment_note(var.rstrip("+"), value)
+            if note:
+                unsafe.append(note)
             i += 1
         else:
             break

@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.tools.permissions.shellcommand import (
     SHELLS,
-    UNSAFE_VARIABLES,
     ParsedCommand,
     Redirect,
     SimpleCommand,
     Word,
+    assignment_note,
     basename,
     find_exec_commands,
     find_start_paths,
@@ -204,8 +204,13 @@ class _Walker:
             kind = child.type
             if kind == "variable_assignment":
                 name = child.child_by_field_name("name")
-                if name is not None and _text(name, data) in UNSAFE_VARIABLES:
-                    unsafe.append(f"sets {_text(name, data)}")
+                value = child.child_by_field_name("value")
+                word = word_of(value, data) if value is not None else Word("")
+                note = (
+                    assignment_note(_text(name, data), word.text, word.literal) if name is not None else None
+                )
+                if note:
+                    unsafe.append(note)
             elif kind == "command_name":
                 inner = child.children[0] if child.children else child
                 words.append(word_of(inner, data))
@@ -341,7 +346,11 @@ def _consumer(node: Node) -> Node | None:
     if parent.type == "command":
         return parent
     if parent.type == "redirected_statement":
-        return parent.child_by_field_name("body")
+        body = parent.child_by_field_name("body")
+        # the grammar puts `a && b <<EOF` under one redirection; bash gives it to `b`
+        while body is not None and body.type in ("list", "pipeline") and body.named_children:
+            body = body.named_children[-1]
+        return body
     return None
 
 
