@@ -52,6 +52,7 @@ DENIED_TOUCH = [
     "echo x > f; tar -cf /dev/null f --checkpoint=1 --checkpoint-action=exec='touch A'",
     "echo x > f2; split --filter='touch A' f2", "echo x > f3; ed -s f3 <<< '!touch A'",
     "vim -es -c '!touch A' -c q", "echo x > f4; zip -q z.zip f4 -T -TT 'touch A #'",
+    "cd . && bash <<EOF\ntouch A\nEOF",
     "mkdir -p rp && printf '#!/bin/sh\\ntouch A\\n' > rp/x && chmod +x rp/x && run-parts rp",
 ]  # fmt: skip
 

@@ -97,6 +97,7 @@ SEEN_THROUGH = [
     "su -lc 'touch A'", "runuser -u root -- touch A", "flock /tmp/l touch A", "flock /tmp/l -c 'touch A'",
     "trap 'touch A' EXIT", "unbuffer touch A", "fakeroot touch A", "pkexec touch A", "sg wheel -c 'touch A'",
     "echo A | xargs sh -c 'touch \"$0\"'", "bash -c 'strace -o /dev/null touch A'",
+    "cd /tmp && bash <<EOF\ntouch A\nEOF", "ls | sh <<EOF\ntouch A\nEOF", "true && cat <<EOF | sh\ntouch A\nEOF",
 ]  # fmt: skip
 
 
