@@ -5,8 +5,10 @@ wrappers (`env`, `command`, `builtin`, `exec`, `nice`, `nohup`, `timeout`, `time
 `stdbuf`, `ionice`, `setsid`, `busybox`, `xargs`, `strace`, `ltrace`, `unbuffer`,
 `fakeroot`, `sudo`, `doas`, `pkexec` …), system paths of programs and git's global
 options; it hands code given as strings (`bash -c`, `eval`, `watch`, `env -S`,
-`su -c`, `runuser -c`, `script -c`, `flock -c`, `sg -c`, `trap`) back to the parser and finds interpreter inline code and
-the commands `find -exec` runs.
+`su -c`, `runuser -c`, `script -c`, `flock -c`, `sg -c`, `trap`) back to the parser
+and finds interpreter inline code and the commands `find -exec` runs. The tables it
+works from (wrappers and their options, variables that change what runs) are in
+shelltables.py.
 """
 
 from __future__ import annotations
@@ -15,50 +17,39 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "rbash"})
-SYSTEM_BIN_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/",
-                   "/opt/homebrew/bin/", "/snap/bin/")  # fmt: skip
-# Assignments that change which program runs or what it loads.
-UNSAFE_VARIABLES = frozenset(
-    {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
-     "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "GIT_SSH_COMMAND", "GIT_EXEC_PATH",
-     "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "PYTHONSTARTUP",
-     "PERL5OPT", "NODE_OPTIONS", "RUBYOPT"}
-)  # fmt: skip
-# Variables naming a program that runs later (a pager, an editor, a helper, a load
-# path); a value that is a plain well-known program is fine (`GIT_PAGER=cat`).
-CODE_VARIABLES = frozenset(
-    {"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-     "LESSOPEN", "LESSCLOSE", "BROWSER", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "GIT_EXTERNAL_DIFF",
-     "GIT_PROXY_COMMAND", "PYTHONPATH", "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "PYTHONHOME"}
-)  # fmt: skip
-_PLAIN_HELPERS = frozenset({"cat", "less", "more", "most", "true", "false", ":", "vim", "vi", "nvim", "nano",
-                            "emacs", "ed", "code", "subl", "delta", "bat", "head", "tail", ""})  # fmt: skip
+from wyckoff_cli.tools.permissions.shelltables import (
+    CODE_VARIABLES,
+    ELEVATING,
+    GIT_UNSAFE,
+    GIT_VALUES,
+    INLINE_CODE_FLAGS,
+    SHELLS,
+    STRING_RUNNERS,
+    SYSTEM_BIN_DIRS,
+    UNSAFE_VARIABLES,
+    WRAPPER_VALUES,
+    assignment_note,
+    plain_helper,
+)
 
+__all__ = [
+    "CODE_VARIABLES",
+    "SHELLS",
+    "UNSAFE_VARIABLES",
+    "ParsedCommand",
+    "Redirect",
+    "SimpleCommand",
+    "Word",
+    "assignment_note",
+    "basename",
+    "find_exec_commands",
+    "find_start_paths",
+    "normalise",
+    "plain_helper",
+    "program_name",
+    "reads_code",
+]
 
-def plain_helper(value: str, literal: bool = True) -> bool:
-    """Whether a CODE_VARIABLES value is a plain well-known program (`less -R`)."""
-    if not literal or re.search(r"[;|&$`()<>\n]", value):
-        return False
-    words = value.split()
-    return not words or words[0].rsplit("/", 1)[-1] in _PLAIN_HELPERS
-
-
-def assignment_note(name: str, value: str, literal: bool = True) -> str | None:
-    """Why an assignment `NAME=VALUE` changes what runs (an `unsafe` note), or None."""
-    if name in UNSAFE_VARIABLES or (name in CODE_VARIABLES and not plain_helper(value, literal)):
-        return f"sets {name}"
-    return None
-
-
-# Interpreters and the options that take inline code.
-INLINE_CODE_FLAGS: dict[str, tuple[str, ...]] = {
-    "python": ("-c",), "pypy": ("-c",), "pypy3": ("-c",),
-    "node": ("-e", "--eval", "-p", "--print"), "nodejs": ("-e", "--eval", "-p", "--print"),
-    "bun": ("-e", "--eval", "-p", "--print"), "deno": ("eval",),
-    "perl": ("-e", "-E"), "ruby": ("-e",), "php": ("-r",), "lua": ("-e",), "luajit": ("-e",),
-    "Rscript": ("-e",), "julia": ("-e",), "osascript": ("-e",), "awk": (), "tclsh": (),
-}  # fmt: skip
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
@@ -161,142 +152,6 @@ def _options(words: list[Word], with_value: frozenset[str], start: int = 1) -> i
     return i
 
 
-_WRAPPER_VALUES: dict[str, frozenset[str]] = {
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "exec": frozenset({"-a"}),
-    "nohup": frozenset(),
-    "setsid": frozenset(),
-    "time": frozenset({"-f", "-o", "--format", "--output"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}),
-    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "sudo": frozenset(
-        {
-            "-u",
-            "-g",
-            "-h",
-            "-p",
-            "-C",
-            "-D",
-            "-r",
-            "-t",
-            "-U",
-            "-T",
-            "--user",
-            "--group",
-            "--host",
-            "--prompt",
-            "--chdir",
-            "--role",
-            "--type",
-            "--other-user",
-        }
-    ),  # fmt: skip
-    "doas": frozenset({"-u", "-C"}),
-    "xargs": frozenset(
-        {
-            "-I",
-            "-n",
-            "-P",
-            "-d",
-            "-E",
-            "-L",
-            "-s",
-            "-a",
-            "--max-args",
-            "--max-procs",
-            "--delimiter",
-            "--eof",
-            "--max-lines",
-            "--max-chars",
-            "--arg-file",
-        }
-    ),  # fmt: skip
-    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-    "busybox": frozenset(),
-    "coproc": frozenset(),
-    "chrt": frozenset(),
-    "taskset": frozenset(),
-    "strace": frozenset(
-        {
-            "-o",
-            "-e",
-            "-p",
-            "-s",
-            "-u",
-            "-E",
-            "-a",
-            "-b",
-            "-I",
-            "-O",
-            "-S",
-            "-X",
-            "-P",
-            "--output",
-            "--signal",
-            "--trace",
-            "--user",
-            "--env",
-        }
-    ),
-    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-E", "-x", "-A", "-D", "-F"}),
-    "unbuffer": frozenset(),
-    "chronic": frozenset(),
-    "fakeroot": frozenset({"-l", "-s", "-i", "--lib", "--faked"}),
-    "pkexec": frozenset({"--user", "-u"}),
-    "torsocks": frozenset({"-a", "-P", "-u", "-p"}),
-    "proxychains": frozenset({"-f"}),
-    "proxychains4": frozenset({"-f"}),
-    "catchsegv": frozenset(),
-    "dbus-run-session": frozenset({"--config-file", "--dbus-daemon"}),
-    "xvfb-run": frozenset({"-n", "-s", "-e", "-f", "-p", "--server-num", "--server-args", "--error-file"}),
-}
-# Programs running a command given as one string (`su -c CMD`, `script -c CMD`,
-# `flock FILE -c CMD`, `sg GROUP -c CMD`): the options that take the string, and the
-# options that take another value.
-_STRING_RUNNERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "su": (
-        frozenset({"-c", "--command", "--session-command"}),
-        frozenset({"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}),
-    ),
-    "runuser": (
-        frozenset({"-c", "--command", "--session-command"}),
-        frozenset({"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-u", "--user"}),
-    ),
-    "script": (
-        frozenset({"-c", "--command"}),
-        frozenset(
-            {
-                "-E",
-                "--echo",
-                "-I",
-                "--log-in",
-                "-O",
-                "--log-out",
-                "-B",
-                "--log-io",
-                "-T",
-                "--log-timing",
-                "-m",
-                "--logging-format",
-                "-o",
-                "--output-limit",
-            }
-        ),
-    ),
-    "flock": (
-        frozenset({"-c", "--command"}),
-        frozenset({"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}),
-    ),
-    "sg": (frozenset({"-c"}), frozenset()),
-}
-_ELEVATING = frozenset({"sudo", "doas", "pkexec", "su", "runuser"})
-_GIT_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                         "--super-prefix", "--exec-path", "--list-cmds", "--attr-source"})  # fmt: skip
-_GIT_UNSAFE = ("-c", "--config-env", "--exec-path")
-
 Reparse = Callable[[str, bool, tuple[str, ...]], None]  # text, elevated, unsafe
 Fail = Callable[[str], None]
 
@@ -317,7 +172,7 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
         words[0] = Word(base)
         if base == "command" and len(words) > 1 and words[1].text in ("-v", "-V"):
             break
-        if base not in _WRAPPER_VALUES:
+        if base not in WRAPPER_VALUES:
             break
         start = 1
         if base == "env":
@@ -326,15 +181,15 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
                 reparse(split + " " + " ".join(w.text for w in words[start:]), elevated, tuple(unsafe))
                 return None
         elif base == "timeout":
-            start = _options(words, _WRAPPER_VALUES[base])
+            start = _options(words, WRAPPER_VALUES[base])
             start += 1  # the duration
         elif base in ("chrt", "taskset"):
             start = _options(words, frozenset()) + 1
         elif base == "nice" and len(words) > 1 and re.fullmatch(r"-\d+", words[1].text):
             start = 2
         else:
-            start = _options(words, _WRAPPER_VALUES[base])
-        if base in _ELEVATING:
+            start = _options(words, WRAPPER_VALUES[base])
+        if base in ELEVATING:
             elevated = True
             while start < len(words) and words[start].literal and _ASSIGNMENT.match(words[start].text):
                 var, value = words[start].text.split("=", 1)
@@ -352,7 +207,7 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
         words = words[start:]
     if not words:
         return None
-    if words[0].literal and program_name(words[0].text) in _STRING_RUNNERS:
+    if words[0].literal and program_name(words[0].text) in STRING_RUNNERS:
         return _string_runner(words, command, elevated, unsafe, reparse)
     if words[0].literal and program_name(words[0].text) == "trap":
         handler = [w for w in words[1:] if not (w.literal and w.text.startswith("-"))][:1]
@@ -408,8 +263,8 @@ def _string_runner(
     """`su -c CMD`, `script -qc CMD`, `flock FILE -c CMD`, `flock FILE CMD…`: the string
     is parsed as code (as root for su and runuser); without one it is the command."""
     name = program_name(words[0].text)
-    takes_string, takes_value = _STRING_RUNNERS[name]
-    elevated = elevated or name in _ELEVATING
+    takes_string, takes_value = STRING_RUNNERS[name]
+    elevated = elevated or name in ELEVATING
     operands: list[int] = []
     i = 1
     while i < len(words):
@@ -458,7 +313,7 @@ def _env_prefix(words: list[Word], unsafe: list[str]) -> tuple[int, str | None]:
         elif text.startswith("--split-string="):
             split = text.split("=", 1)[1]
             i += 1
-        elif text in _WRAPPER_VALUES["env"]:
+        elif text in WRAPPER_VALUES["env"]:
             i += 2
         elif text == "--" or text.startswith("-") and text != "-":
             i += 1
@@ -510,9 +365,9 @@ def _strip_git_options(words: list[Word]) -> tuple[list[Word], list[str], str | 
     while i < len(words) and words[i].literal and words[i].text.startswith("-"):
         text = words[i].text
         option = text.split("=", 1)[0]
-        if option in _GIT_UNSAFE:
+        if option in GIT_UNSAFE:
             unsafe.append(f"git {option}")
-        if text in _GIT_VALUES:
+        if text in GIT_VALUES:
             if text == "-C" and i + 1 < len(words):
                 chdir = words[i + 1].text
             i += 2
