@@ -89,6 +89,9 @@ def test_a_deny_rule_holds_against_code_it_cannot_see(
     assert all("not run" in r.lower() for r in results[:-1]), results
     asked = [r for r in asked_reasons(tmp_path) if "runs code the rules cannot see" in r]
     assert len(asked) >= 10, asked  # the approval request says why
+    result = json.loads((tmp_path / "out.json").read_text().splitlines()[-1])
+    previews = [e["preview"] for e in result["events"] if e["type"] == "approval_request"]
+    assert all("rule" not in p for p in previews), previews  # "always" offers nothing to save
 
 
 PLANTED = {".bashrc": "keep", ".profile": "keep", ".ssh/authorized_keys": "keep", ".ssh/id_rsa": "keep",
