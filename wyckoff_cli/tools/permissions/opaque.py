@@ -117,12 +117,19 @@ def _runs_option(name: str, command: SimpleCommand) -> str | None:
     if options is None:
         return None
     for text in texts:
-        hit = next((o for o in options if text == o or text.startswith(o + "=") or
-                    (o == "+" and text.startswith("+")) or (len(o) == 2 and text.startswith(o) and
-                                                           not text.startswith("--"))), None)  # fmt: skip
+        hit = next((option for option in options if _spells(text, option)), None)
         if hit is not None:
             return f"{name} {hit} (runs a program it is given)"
     return None
+
+
+def _spells(word: str, option: str) -> bool:
+    """Whether `word` is `option`: alone, as `--option=VALUE`, or a short option with
+    its value attached (`-Icmd`, `+cmd`)."""
+    if word == option or word.startswith(option + "="):
+        return True
+    attached = option == "+" or (len(option) == 2 and option.startswith("-") and not word.startswith("--"))
+    return attached and word.startswith(option)
 
 
 def _runs_elsewhere(name: str, operands: list[str]) -> bool:
@@ -183,7 +190,7 @@ def opaque_reason(
     if command.inline_code is not None:
         flag = command.inline_flag
         shown = {"<<": "code fed on its input", "|": "code piped into it", "<": "code read from a file"}
-        return f"{name} {shown.get(flag, flag)}" if flag in shown else f"{name} {flag}"
+        return f"{name} {shown.get(flag, flag)}"
     script = script_reason(command)
     if script is not None:
         return script
