@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from wyckoff_cli.tools.permissions.danger_paths import DangerContext, file_danger
 from wyckoff_cli.tools.permissions.shellcommand import ParsedCommand, SimpleCommand, Word, basename
 
-# program → (options taking a value, whether every operand is removed/moved away)
+# program → its options that take a value (the other words are options or operands)
 _VALUES: dict[str, frozenset[str]] = {
     "rm": frozenset(),
     "unlink": frozenset(),
