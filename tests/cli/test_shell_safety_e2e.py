@@ -76,7 +76,10 @@ DESTRUCTIVE_FORMS = ['bash -lc "rm -rf ~/wyckoff-e2e-victim"', "timeout 5 rm -rf
 
 
 @pytest.fixture
-def victim() -> Iterator[Path]:
+def victim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "home"  # a fake HOME: the real one is never touched
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
     folder = Path.home() / "wyckoff-e2e-victim"
     folder.mkdir(exist_ok=True)
     (folder / "keep.txt").write_text("keep")
