@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.errors import WyckoffError
 from wyckoff_cli.session import extensions
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.commands import SlashCommand
@@ -30,10 +31,12 @@ from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
 from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.modes import ModeNotes
+from wyckoff_cli.session.shell import registry_shell, sandbox_auto_allow
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows, totals_row
 from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
+from wyckoff_cli.tools.permissions.sandbox import ShellSettings
 
 if TYPE_CHECKING:
     from wyckoff_cli.runtime.hook_config import HookFile
@@ -113,6 +116,7 @@ class ChatController:
                 model=self.model, mode=self.mode, recorder=self._recorder, allow=self.always_allowed
             )
             self._session.runtime.background.add_listener(self._background_changed)
+            self.status.auto_allow = sandbox_auto_allow(registry_shell(self._session.registry), self.mode)
         return self._session
 
     @property
@@ -294,6 +298,7 @@ class ChatController:
         self.mode = mode
         if self._session is not None:
             self._session.policy.mode = mode
+            self.status.auto_allow = sandbox_auto_allow(registry_shell(self._session.registry), mode)
         changed = ev.ModeChanged(mode)
         self.status.observe(changed)
         return changed
@@ -535,11 +540,27 @@ class ChatController:
             return ev.Notice("info", text)
         saved = "\n".join(f"{r.kind:<5} {r.rule}  ({r.scope}: {r.file})" for r in list_rules(self.root))
         session = ", ".join(self._session.policy.session_allow) if self._session is not None else ""
+        shell = (
+            registry_shell(self._session.registry) if self._session is not None else self._configured_shell()
+        )
+        auto = sandbox_auto_allow(shell, self.mode)
+        auto_line = (
+            f"Sandbox auto-allow: {'on' if auto == 'sandbox auto-allow' else auto} (mode {self.mode})"
+            if auto
+            else "Sandbox auto-allow: off ([shell] auto_allow = true, or the auto mode, turns it on)"
+        )
         return ev.CommandOutput(
             "permissions",
-            text=f"{saved or 'No saved rules.'}\nAllowed for this session: {session or 'none'}\n"
+            text=f"{saved or 'No saved rules.'}\nAllowed for this session: {session or 'none'}\n{auto_line}\n"
             "/permissions remove RULE removes a saved rule.",
         )
+
+    def _configured_shell(self) -> ShellSettings | None:
+        """`[shell]` as the next session will run it (None when it cannot be read)."""
+        try:
+            return self.builder.shell()
+        except WyckoffError:
+            return None
 
     def _export(self, argument: str) -> ev.RuntimeEvent:
         from wyckoff_cli.storage.atomic import write_atomic

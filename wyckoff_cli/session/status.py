@@ -36,6 +36,7 @@ class ModelTotals:
 class StatusModel:
     model: str
     mode: str = "default"
+    auto_allow: str = ""  # how sandbox auto-allow stands ("" when off), beside the mode
     context_window: int = 64_000
     fallback_model: str | None = None
     state: str = "idle"
@@ -169,7 +170,7 @@ class StatusModel:
         parts = [
             ("state", self.state),
             ("model", model),
-            ("mode", self.mode),
+            ("mode", f"{self.mode} · {self.auto_allow}" if self.auto_allow else self.mode),
             ("context", f"ctx {self.context_percent:.0f}%"),
             ("tokens", f"↑{human(self.input_tokens)} ↓{human(self.output_tokens)}"),
             (
