@@ -339,3 +339,49 @@ async def test_socket_variables_stay_out_unless_allowed(
     assert f"{name}=" not in text
     allowed = await sh(ctx, "env", shell(allow_unix_sockets=(path,)))
     assert f"{name}={value}" in allowed
+
+
+def test_placeholders_outlive_every_holder_across_processes(tmp_path: Path) -> None:
+    """Two holders with the same lock folder are two Wyckoff processes (a flock is per
+    open file): the first one out leaves the placeholders to the last."""
+    from wyckoff_cli.tools.permissions.sandbox_mounts import MountPoints
+
+    state, workspace = tmp_path / "state", tmp_path / "ws"
+    workspace.mkdir()
+    wanted = [(workspace / ".wyckoff", True), (workspace / ".mcp.json", False)]
+    first, second = MountPoints(state), MountPoints(state)
+    first.acquire(wanted)
+    second.acquire(wanted)
+    assert (workspace / ".wyckoff").is_dir() and (workspace / ".mcp.json").is_file()
+    first.release()
+    assert (workspace / ".wyckoff").is_dir() and (workspace / ".mcp.json").is_file()
+    second.release()
+    assert not (workspace / ".wyckoff").exists() and not (workspace / ".mcp.json").exists()
+    holder = subprocess.Popen(  # a real other process holding the shared lock
+        [sys.executable, "-c", "import fcntl,os,sys; fd=os.open(sys.argv[1], os.O_RDWR); "
+         "fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); sys.stdin.read()", str(state / "mounts.lock")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        first.acquire(wanted)
+        first.release()
+        assert (workspace / ".wyckoff").is_dir()  # the other process may still run a command
+    finally:
+        holder.communicate("")
+    first.acquire([])
+    first.release()
+    assert not (workspace / ".wyckoff").exists()
+
+
+def test_the_session_resolves_git_dirs_once_and_shares_the_lock_folder(ctx: ToolContext, far: Path) -> None:
+    from wyckoff_cli.session.shell import shell_settings
+    from wyckoff_cli.storage.config import Config
+
+    (far / "gitdir").mkdir()
+    (ctx.workspace / ".git").write_text(f"gitdir: {far / 'gitdir'}\n")
+    settings = shell_settings(Config(), ctx.workspace)
+    assert settings.git_dirs == (far / "gitdir",)
+    assert settings.mounts.state_dir == paths.cache_dir() / "sandbox"
+    (ctx.workspace / ".git").write_text("gitdir: /\n")  # later changes move nothing
+    assert settings.git_dirs == (far / "gitdir",)

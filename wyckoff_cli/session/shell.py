@@ -19,6 +19,7 @@ from wyckoff_cli.tools.permissions.sandbox import (
     resolve_git_dirs,
     sandbox_status,
 )
+from wyckoff_cli.tools.permissions.sandbox_mounts import MountPoints
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.config import Config
@@ -76,6 +77,7 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         allow_unix_sockets=tuple(Path(s).expanduser() for s in sockets),
         auto_allow=auto_allow,
         git_dirs=resolve_git_dirs(root),  # once, from Wyckoff's side, at session start
+        mounts=MountPoints(paths.cache_dir() / "sandbox"),
     )
 
 

@@ -203,15 +203,9 @@ class ShellConfig:
         "More variables (globs) removed from commands' environment.", default_factory=list
     )
     allow_unix_sockets: list[str] = _doc(
-        "Unix sockets outside (paths, e.g. `/run/user/1000/docker.sock`) sandboxed commands may connect to; "
-        "every other one is masked, and variables naming sockets (`SSH_AUTH_SOCK` …) are left out.",
-        default_factory=list,
+        "Outside Unix sockets (paths) sandboxed commands may reach (docs/SANDBOX.md).", default_factory=list
     )
-    auto_allow: bool = _doc(
-        "Run commands that stay inside the sandbox without asking (network, unsandboxed, outside paths, "
-        "deny rules and destructive commands still ask); the `auto` permission mode turns it on too.",
-        default=False,
-    )
+    auto_allow: bool = _doc("Run commands that stay in the sandbox unasked (docs/SANDBOX.md).", default=False)
 
 
 @dataclass

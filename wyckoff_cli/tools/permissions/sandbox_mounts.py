@@ -10,7 +10,7 @@
   on (else a command could create it). An empty placeholder is made from Wyckoff's
   side and kept while any sandboxed command may run: in this process (a count) and
   in every other Wyckoff process (a shared lock on a file in Wyckoff's cache folder,
-  which sandboxed commands cannot see). Only the last one out, holding the lock
+  which sandboxed commands cannot see: `bwrap_args` hides `state_dir`). Only the last one out, holding the lock
   exclusively, removes the placeholders (those still empty), so no command ever
   sees a protected path unprotected.
 - `outside_sockets`: every Unix socket bound on the file system in Wyckoff's network
@@ -29,6 +29,7 @@ import fcntl
 import json
 import os
 import stat
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -79,10 +80,10 @@ class MountPoints:
 
     @property
     def state_dir(self) -> Path:
+        """The session builder passes Wyckoff's cache folder (shared by every Wyckoff
+        process); without one, a private folder of this object's own in the temp folder."""
         if self._state_dir is None:
-            from wyckoff_cli.storage.paths import cache_dir
-
-            self._state_dir = cache_dir() / "sandbox"
+            self._state_dir = Path(tempfile.mkdtemp(prefix="wyckoff-sandbox-"))
         return self._state_dir
 
     def acquire(self, wanted: Iterable[tuple[Path, bool]]) -> None:
