@@ -91,3 +91,17 @@ def read_leader_of(process: subprocess.Popen[bytes]) -> ServerLeader:
     found = _stat(process.pid)
     assert found is not None
     return ServerLeader(process.pid, found[1])
+
+
+async def test_an_unusable_cache_folder_still_starts_the_server(
+    start: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("WYCKOFF_HOME", str(blocker))  # cache_dir() cannot be made
+    started = start(stdio_spec())
+    await started.manager.wait_ready()
+    connection = started.manager.connections["demo"]
+    assert connection.state == "connected", connection.reason
+    assert connection._pidfile is None
+    await started.manager.aclose()

@@ -237,11 +237,12 @@ class ServerConnection:
             found = shutil.which(command, path=env.get("PATH") or os.defpath)
             if found is None:
                 raise FileNotFoundError(2, "command not found", command)
-            if os.name == "posix":
+            folder = pid_folder() if os.name == "posix" else None
+            if folder is not None:
                 # The server leads its own process group (the SDK starts it so) and
                 # `exec` keeps the pid: it is recorded so the whole group can be
                 # killed after the server exits, children included.
-                self._pidfile = Path(tempfile.mkdtemp(prefix="server-", dir=pid_folder())) / "pid"
+                self._pidfile = Path(tempfile.mkdtemp(prefix="server-", dir=folder)) / "pid"
                 command, args = (
                     "/bin/sh",
                     ["-c", 'echo $$ > "$0" && exec "$@"', str(self._pidfile), found, *args],

@@ -30,11 +30,17 @@ class ServerLeader:
         return now is None or now[1] == self.started
 
 
-def pid_folder() -> Path:
-    """The private folder the pid files go in (made on first use)."""
+def pid_folder() -> Path | None:
+    """The private folder the pid files go in (made on first use); None when Wyckoff's
+    cache folder is unusable (the SDK still stops the server's group on close, but
+    its children left after it exits are not reached)."""
+    from wyckoff_cli.core.errors import WyckoffError
     from wyckoff_cli.storage.paths import cache_dir, ensure_private_dir
 
-    return ensure_private_dir(cache_dir() / "mcp")
+    try:
+        return ensure_private_dir(cache_dir() / "mcp")
+    except (OSError, WyckoffError):
+        return None
 
 
 def read_leader(pidfile: Path, parent: int | None = None) -> ServerLeader | None:
