@@ -313,6 +313,22 @@ async def test_outside_unix_sockets_are_unreachable(
         assert "CONNECTED" in unsandboxed  # what the sandbox protects against
 
 
+async def test_the_runtime_folder_is_emptied_with_allowed_sockets_bound_back(
+    ctx: ToolContext, far: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = far / "runtime"
+    (runtime / "gnupg").mkdir(parents=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    agent, bus = runtime / "gnupg" / "S.gpg-agent", runtime / "bus"
+    with _listener(agent), _listener(bus):
+        for path in (agent, bus):
+            text = await sh(ctx, f'{sys.executable} -c "{CONNECT}" {path}')
+            assert "CONNECTED" not in text, text
+        allowed = shell(allow_unix_sockets=(bus,))
+        assert "CONNECTED" in await sh(ctx, f'{sys.executable} -c "{CONNECT}" {bus}', allowed)
+        assert "CONNECTED" not in await sh(ctx, f'{sys.executable} -c "{CONNECT}" {agent}', allowed)
+
+
 async def test_abstract_sockets_are_unreachable_without_the_network(ctx: ToolContext) -> None:
     name = f"\0wyckoff-test-{os.getpid()}"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -231,18 +231,37 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
     for folder in hidden:
         if folder.is_dir() and not _contains(folder, run.workspace):
             args += ["--tmpfs", str(folder)]
-    for socket in outside_sockets(run.allow_unix_sockets):
-        gone = any(_contains(h, socket) for h in hidden) or (
-            run.mode == "read-only" and _contains(temp, socket)
-        )
-        if not gone:
-            args += ["--ro-bind", os.devnull, str(socket)]  # connecting is refused
-    if run.mode == "read-only":
-        for socket in run.allow_unix_sockets:
-            if _contains(temp, socket) and socket.exists():
-                args += ["--bind", str(socket), str(socket)]
+    args += _socket_masks(run, temp, hidden)
     args += ["--chdir", str(cwd), "--", *argv]
     return args
+
+
+def _socket_masks(run: SandboxRun, temp: Path, hidden: list[Path]) -> list[str]:
+    """Outside Unix sockets out of reach: the user's runtime folder (`XDG_RUNTIME_DIR`,
+    where the session bus, ssh/gpg agents and rootless docker live) replaced by an
+    empty one — one mount instead of one per socket —, and `/dev/null` mounted over
+    every other socket bound now; the allowed ones bound back."""
+    args: list[str] = []
+    emptied = [*hidden, temp] if run.mode == "read-only" else list(hidden)
+    runtime = _runtime_dir()
+    kept = (run.workspace, temp, *run.writable_roots)
+    if runtime is not None and not any(_contains(runtime, p) or _contains(p, runtime) for p in kept):
+        args += ["--tmpfs", str(runtime)]
+        emptied.append(runtime)
+    for socket in outside_sockets(run.allow_unix_sockets):
+        if not any(_contains(folder, socket) for folder in emptied):
+            args += ["--ro-bind", os.devnull, str(socket)]  # connecting is refused
+    for socket in run.allow_unix_sockets:
+        if any(_contains(folder, socket) for folder in emptied) and socket.exists():
+            args += ["--bind", str(socket), str(socket)]
+    return args
+
+
+def _runtime_dir() -> Path | None:
+    """The user's runtime folder (`XDG_RUNTIME_DIR`, else `/run/user/UID`), if it exists."""
+    named = os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+    folder = Path(os.path.realpath(named))
+    return folder if len(folder.parts) >= 3 and folder.is_dir() else None  # never `/run` itself
 
 
 def _read_only_inside(run: SandboxRun, writable: list[Path], hidden: list[Path]) -> list[str]:

@@ -15,8 +15,8 @@
   sees a protected path unprotected.
 - `outside_sockets`: every Unix socket bound on the file system in Wyckoff's network
   namespace (`/proc/net/unix`), to be masked inside the sandbox (`/dev/null` mounted
-  over it: connecting is refused), except the ones `[shell] allow_unix_sockets`
-  names. Abstract sockets are unreachable because the sandbox has its own network
+  over it: connecting is refused; the user's runtime folder is emptied as a whole,
+  sandbox.py), except the ones `[shell] allow_unix_sockets` names. Abstract sockets are unreachable because the sandbox has its own network
   namespace (without `network`).
 - `sandbox_env`: variables pointing at such sockets (`SSH_AUTH_SOCK`, the session
   bus, `DOCKER_HOST` …) are left out unless they name an allowed socket.
