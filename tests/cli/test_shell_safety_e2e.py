@@ -277,3 +277,50 @@ def test_a_project_config_cannot_turn_auto_allow_on(tmp_path: Path, ws: Path, fa
     _, results = run(tmp_path, ws, _auto_allow_calls(ws, far)[:1])
     assert not (ws / "ran.txt").exists()
     assert "not run" in results[0].lower()
+
+
+def _escape_calls(far: Path) -> list[tuple[str, dict[str, Any]]]:
+    py = "python3 -c"
+    return [
+        ("run_shell", {"command": "mv .git .git-real; printf 'gitdir: /\\n' > .git; true"}),
+        ("run_shell", {"command": f"{py} \"open('{far}/bashrc', 'a').write('evil')\"; true"}),
+        (
+            "run_shell",
+            {
+                "command": f"{py} \"import os; os.makedirs('.claude/commands', exist_ok=True); "
+                "open('.claude/commands/x.md', 'w').write('planted')\"; true"
+            },
+        ),  # fmt: skip
+        ("run_shell", {"command": f"{py} \"open('.mcp.json', 'w').write('{{}}')\"; true"}),
+        (
+            "run_shell",
+            {
+                "command": f"{py} \"import os; os.makedirs('.wyckoff', exist_ok=True); "
+                "open('.wyckoff/config.toml', 'w').write('x')\"; true"
+            },
+        ),  # fmt: skip
+        ("run_shell", {"command": "cd .git && echo '[core] fsmonitor = ./x' >> config; true"}),
+    ]
+
+
+@needs_sandbox
+@pytest.mark.parametrize("mode", ["default+auto_allow", "auto", "yolo"])
+def test_sandbox_escapes_fail_through_wyckoff_run(tmp_path: Path, ws: Path, far: Path, mode: str) -> None:
+    from wyckoff_cli.storage import paths
+
+    (far / "bashrc").write_text("# mine\n")
+    config_before = (ws / ".git").is_dir()
+    extra = ["--permission-mode", mode]
+    if mode == "default+auto_allow":
+        paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+        paths.config_file().write_text("[shell]\nauto_allow = true\n")
+        extra = []
+    _, results = run(tmp_path, ws, _escape_calls(far), *extra)
+    ran = [r for r in results[:-1] if "[exit code" in r]
+    assert len(ran) == len(results) - 1, results  # all ran, unasked: the sandbox itself stopped them
+    assert all("Read-only file system" in r or "Is a directory" in r for r in ran), results
+    assert config_before and (ws / ".git").is_dir() and not (ws / ".git-real").exists()
+    assert (far / "bashrc").read_text() == "# mine\n"
+    for planted in (".claude", ".mcp.json", ".wyckoff"):
+        assert not (ws / planted).exists(), planted
+    assert not (ws / ".git" / "config").exists() or "fsmonitor" not in (ws / ".git" / "config").read_text()
