@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from wyckoff_cli.tools.permissions.git_env import hardened_git_argv, hardened_git_env, nested_repository
+from wyckoff_cli.tools.permissions.git_env import hardened_git_argv, hardened_git_env, untrusted_repository
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -94,12 +94,17 @@ def test_the_environment_keeps_only_everyday_variables() -> None:
     assert hardened_git_env({"GIT_DIR": "/shadow"}, base=base)["GIT_DIR"] == "/shadow"
 
 
-def test_a_repository_nested_in_the_workspace_is_not_asked(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
+def test_git_is_not_asked_about_repositories_a_command_could_have_written(tmp_path: Path) -> None:
+    workspace = Path(os.path.realpath(tmp_path)) / "ws"  # under the temp folder
     (workspace / "sub" / ".git").mkdir(parents=True)
     (workspace / ".git").mkdir()
     (workspace / "plain").mkdir()
-    assert nested_repository(workspace / "sub", workspace)
-    assert not nested_repository(workspace, workspace)
-    assert not nested_repository(workspace / "plain", workspace)
-    assert not nested_repository(tmp_path, workspace)  # no repository at all
+    (tmp_path / "elsewhere" / ".git").mkdir(parents=True)
+    assert untrusted_repository(workspace / "sub", workspace)  # nested
+    assert untrusted_repository(tmp_path / "elsewhere", workspace)  # in the temp folder
+    assert not untrusted_repository(workspace, workspace)  # its own: read-only in the sandbox
+    assert not untrusted_repository(workspace / "plain", workspace)
+    (workspace / ".git").rmdir()
+    (tmp_path / ".git").mkdir()  # a repository around the workspace, but in the temp folder
+    assert untrusted_repository(workspace, workspace)
+    assert not untrusted_repository(Path("/"), workspace)  # no repository at all

@@ -401,3 +401,35 @@ def test_the_session_resolves_git_dirs_once_and_shares_the_lock_folder(ctx: Tool
     assert settings.mounts.state_dir == paths.cache_dir() / "sandbox"
     (ctx.workspace / ".git").write_text("gitdir: /\n")  # later changes move nothing
     assert settings.git_dirs == (far / "gitdir",)
+
+
+def test_a_repository_planted_in_the_temp_folder_is_not_asked(ctx: ToolContext, far: Path) -> None:
+    """A command may write the temp folder: a repository there with a clean filter
+    (which `-c` cannot switch off for every driver name) must not make Wyckoff's own
+    `git status` run the filter when it judges `git -C THERE reset --hard`."""
+    from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
+
+    marker, program = far / "filter-ran", far / "filter.sh"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
+    program.chmod(0o755)
+    planted = Path(tempfile.mkdtemp(prefix="planted-repo-"))
+    try:
+        git("init", "-q", cwd=planted)
+        (planted / "a.txt").write_text("a\n")
+        git("-c", "user.name=t", "-c", "user.email=t@x", "add", "a.txt", cwd=planted)
+        git("-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "one", cwd=planted)
+        with (planted / ".git" / "config").open("a") as config:
+            config.write(f'[filter "x"]\n\tclean = {program}\n')
+        (planted / ".gitattributes").write_text("* filter=x\n")
+        (planted / "a.txt").write_text("b\n")  # the same size: git must read it, through the filter
+        os.utime(planted / "a.txt", (1_000_000_000, 1_000_000_000))
+        subprocess.run(["git", "status"], cwd=planted, capture_output=True, check=False)
+        assert marker.exists()  # the plant is real for plain git
+        marker.unlink()
+        tool, _, _ = make_shell_tools(shell())
+        verdict = ApprovalPolicy(mode="yolo").evaluate(
+            tool, {"command": f"git -C {planted} reset --hard"}, ctx
+        )
+        assert verdict.action == "ask" and not marker.exists()
+    finally:
+        shutil.rmtree(planted, ignore_errors=True)

@@ -16,14 +16,18 @@ planted repository, alternates. Every such call goes through `hardened_git_argv`
 - no optional locks (`GIT_OPTIONAL_LOCKS=0`: `git status` does not write the index),
   no prompts, no pager.
 
-`nested_repository` says whether a folder belongs to a repository nested inside the
-workspace (its `.git` is not the workspace's own nor one around it): a sandboxed
-command could have made it, config included, so Wyckoff does not run git there.
+`untrusted_repository` says whether a folder belongs to a repository a sandboxed
+command could have made or changed (config and filters included: `-c` cannot switch
+off every filter driver): one nested inside the workspace, one in the temp folder,
+anywhere but the workspace's own `.git` (read-only in the sandbox) or a repository
+around the workspace. Wyckoff does not run git there. `git_args` names the git folder
+and work tree explicitly, so git never discovers a repository on its own.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -88,14 +92,20 @@ def repository_root(folder: Path) -> Path | None:
     return None
 
 
-def nested_repository(folder: Path, workspace: Path) -> bool:
-    """Whether `folder` lies in a repository nested inside the workspace (which
-    sandboxed commands can create with any config), rather than in the workspace's
-    own repository, one around it, or none."""
+def untrusted_repository(folder: Path, workspace: Path) -> bool:
+    """Whether `folder` lies in a repository sandboxed commands could have written
+    (see the module docstring); False for the workspace's own, one around it, or none."""
     root = repository_root(folder)
-    return root is not None and Path(os.path.realpath(workspace)) in root.parents
+    if root is None:
+        return False
+    space = Path(os.path.realpath(workspace))
+    if root == space:
+        return False  # its `.git` is read-only inside the sandbox
+    temp = Path(os.path.realpath(tempfile.gettempdir()))
+    return root not in space.parents or root == temp or temp in root.parents
 
 
-def run_args(git: str, folder: Path, args: Sequence[str]) -> list[str]:
-    """`git -C FOLDER -c … ARGS`."""
-    return hardened_git_argv(git, "-C", str(folder), *args)
+def git_args(git: str, root: Path, args: Sequence[str]) -> list[str]:
+    """`git --git-dir ROOT/.git --work-tree ROOT -c … ARGS`: no discovery of another
+    repository (a bare one named by the path, `core.worktree` …)."""
+    return hardened_git_argv(git, f"--git-dir={root / '.git'}", f"--work-tree={root}", *args)

@@ -50,7 +50,12 @@ from typing import Any, Literal
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.paths import is_within, relative_to_root, resolve_path
 from wyckoff_cli.tools.permissions.destructive import DangerContext, find_danger
-from wyckoff_cli.tools.permissions.git_env import hardened_git_env, nested_repository, run_args
+from wyckoff_cli.tools.permissions.git_env import (
+    git_args,
+    hardened_git_env,
+    repository_root,
+    untrusted_repository,
+)
 from wyckoff_cli.tools.permissions.protected import protected_reason
 from wyckoff_cli.tools.permissions.rules import (
     ALIASES,
@@ -141,9 +146,12 @@ def git_worktree_dirty(folder: Path) -> bool:
     """Whether the repository at `folder` has uncommitted changes to tracked files
     (True when git cannot tell: failing closed). git runs hardened (git_env.py): a
     planted fsmonitor, hook or pager in the repository's config does not run."""
+    root = repository_root(folder)
+    if root is None:
+        return True
     try:
         done = subprocess.run(
-            run_args("git", folder, ["status", "--porcelain", "--untracked-files=no"]),
+            git_args("git", root, ["status", "--porcelain", "--untracked-files=no"]),
             capture_output=True,
             timeout=5,
             check=False,
@@ -357,8 +365,8 @@ class ApprovalPolicy:
         cwd = Path(subject.cwd) if subject.cwd else None
         workspace = Path(os.path.realpath(ctx.workspace))
 
-        def dirty(folder: Path) -> bool:  # a repository nested in the workspace counts as dirty
-            return nested_repository(folder, workspace) or self.worktree_dirty(folder)
+        def dirty(folder: Path) -> bool:  # git is not run where a command could have planted config
+            return untrusted_repository(folder, workspace) or self.worktree_dirty(folder)
 
         return DangerContext(workspace=workspace, cwd=cwd, dirty=dirty)
 
