@@ -83,9 +83,8 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
 
 def shell_notice(registry: ToolRegistry) -> str:
     """The one-line start-up notice about the shell sandbox ("" when it is on)."""
-    tool = registry.get("run_shell")
-    settings = tool.extra.get("shell") if tool is not None else None
-    return settings.notice if isinstance(settings, ShellSettings) else ""
+    settings = registry_shell(registry)
+    return settings.notice if settings is not None else ""
 
 
 def registry_shell(registry: ToolRegistry) -> ShellSettings | None:
