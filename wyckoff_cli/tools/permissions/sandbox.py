@@ -218,12 +218,14 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
     if run.network:
         args.append("--share-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    hidden = [*run.hidden, run.mounts.state_dir]
+    hidden = list(run.hidden)
     if run.mode == "workspace-write":
         writable = [temp, *(r for r in run.writable_roots if r.exists()), run.workspace]
         for root in writable:  # the workspace last, so no writable root covers it
             args += ["--bind", str(root), str(root)]
         args += _read_only_inside(run, writable, hidden)
+        if run.mounts.state_dir is not None:
+            hidden.append(run.mounts.state_dir)  # the lock and the record of placeholders
     else:
         args += ["--tmpfs", str(temp)]
         if _contains(temp, run.workspace):

@@ -28,6 +28,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import stat
 import tempfile
 import threading
@@ -74,16 +75,15 @@ class MountPoints:
 
     def __init__(self, state_dir: Path | None = None) -> None:
         self._state_dir = state_dir
+        self._private = state_dir is None  # a folder of its own, made while held
         self._mutex = threading.Lock()
         self._users = 0
         self._fd: int | None = None
 
     @property
-    def state_dir(self) -> Path:
+    def state_dir(self) -> Path | None:
         """The session builder passes Wyckoff's cache folder (shared by every Wyckoff
-        process); without one, a private folder of this object's own in the temp folder."""
-        if self._state_dir is None:
-            self._state_dir = Path(tempfile.mkdtemp(prefix="wyckoff-sandbox-"))
+        process); without one, a private folder in the temp folder exists while held."""
         return self._state_dir
 
     def acquire(self, wanted: Iterable[tuple[Path, bool]]) -> None:
@@ -91,7 +91,9 @@ class MountPoints:
         the missing ones in `wanted`. Raises OSError when the lock cannot be taken."""
         with self._mutex:
             if self._users == 0:
-                folder = self.state_dir
+                if self._private:
+                    self._state_dir = Path(tempfile.mkdtemp(prefix="wyckoff-sandbox-"))
+                folder = self._folder()
                 folder.mkdir(parents=True, exist_ok=True, mode=0o700)
                 fd = os.open(folder / "mounts.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
                 try:
@@ -126,6 +128,13 @@ class MountPoints:
                     record.clear()
             finally:
                 os.close(fd)
+                if self._private and self._state_dir is not None:
+                    shutil.rmtree(self._state_dir, ignore_errors=True)
+                    self._state_dir = None
+
+    def _folder(self) -> Path:
+        assert self._state_dir is not None, "held without a folder"
+        return self._state_dir
 
     def _make(self, wanted: list[tuple[Path, bool]]) -> None:
         missing = [(p, d) for p, d in wanted if not os.path.lexists(p) and p.parent.is_dir()]
@@ -145,7 +154,7 @@ class MountPoints:
     @contextlib.contextmanager
     def _record(self) -> Iterator[list[str]]:
         """The list of placeholders made, read and written under an exclusive lock."""
-        folder = self.state_dir
+        folder = self._folder()
         fd = os.open(folder / "record.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
