@@ -302,7 +302,7 @@ CONNECT = "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.arg
 async def test_outside_unix_sockets_are_unreachable(
     ctx: ToolContext, far: Path, tmp_path: Path, place: str
 ) -> None:
-    folder = {"far": far, "temp": Path(tempfile.mkdtemp()), "workspace": ctx.workspace}[place]
+    folder = {"far": far, "temp": tmp_path, "workspace": ctx.workspace}[place]  # tmp_path: the temp folder
     path = Path(os.path.realpath(folder)) / "agent.sock"
     with _listener(path):
         text = await sh(ctx, f'{sys.executable} -c "{CONNECT}" {path}')
