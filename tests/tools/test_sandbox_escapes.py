@@ -433,3 +433,30 @@ def test_a_repository_planted_in_the_temp_folder_is_not_asked(ctx: ToolContext, 
         assert verdict.action == "ask" and not marker.exists()
     finally:
         shutil.rmtree(planted, ignore_errors=True)
+
+
+@pytest.mark.parametrize("what", ["workspace", "wyckoff home", "home"])
+async def test_no_folder_on_the_way_to_a_protected_path_can_be_moved_aside(
+    ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    """Everything here lies under the temp folder, which commands may write: moving a
+    parent folder away and rebuilding it must not put a planted file where Wyckoff,
+    Claude Code or the next session reads it."""
+    home = Path(os.path.realpath(tmp_path)) / "user" / "home"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    target = {
+        "workspace": ctx.workspace / ".wyckoff" / "config.toml",
+        "wyckoff home": paths.config_dir() / "config.toml",
+        "home": home / ".claude" / "settings.json",
+    }[what]
+    assert str(target).startswith(os.path.realpath(tempfile.gettempdir()))
+    moved = {"workspace": ctx.workspace.parent, "wyckoff home": paths.config_dir().parent.parent,
+             "home": home.parent}[what]  # fmt: skip
+    command = (f"mv {moved} {moved}.aside; mkdir -p {target.parent} && echo planted > {target}; "
+               f"mv {moved.parent} {moved.parent}.aside; mkdir -p {target.parent} && echo planted > {target}; "
+               "echo done")  # fmt: skip
+    text = await sh(ctx, command)
+    assert "done" in text
+    assert not target.exists() or "planted" not in target.read_text(), text
+    assert not Path(f"{moved}.aside").exists() and ctx.workspace.is_dir()

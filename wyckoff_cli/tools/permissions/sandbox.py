@@ -221,8 +221,15 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
     hidden = list(run.hidden)
     if run.mode == "workspace-write":
         writable = [temp, *(r for r in run.writable_roots if r.exists()), run.workspace]
-        for root in writable:  # the workspace last, so no writable root covers it
-            args += ["--bind", str(root), str(root)]
+        home = Path(os.path.realpath(Path.home()))
+        pinned = [
+            run.workspace,
+            *run.git_dirs,
+            *hidden,
+            *(p for p, _ in protected_entries(run.workspace, home)),
+        ]
+        for root in _outermost_first([*writable, *_ancestors_inside(pinned, writable)]):
+            args += ["--bind", str(root), str(root)]  # a mount point: it cannot be renamed away
         args += _read_only_inside(run, writable, hidden)
         if run.mounts.state_dir is not None:
             hidden.append(run.mounts.state_dir)  # the lock and the record of placeholders
@@ -300,6 +307,27 @@ def _read_only_inside(run: SandboxRun, writable: list[Path], hidden: list[Path])
         if os.path.lexists(path):
             args += ["--ro-bind", str(path), str(path)]
     return args
+
+
+def _ancestors_inside(paths: list[Path], areas: list[Path]) -> list[Path]:
+    """The folders between each path and a writable area holding it (both excluded):
+    bound onto themselves, none of them can be renamed, so no command can move a
+    protected path, the workspace or a hidden folder aside and put its own in its place."""
+    found: set[Path] = set()
+    for path in paths:
+        for area in areas:
+            if area in path.parents:
+                folder = path.parent
+                while folder != area:
+                    if folder.is_dir():
+                        found.add(folder)
+                    folder = folder.parent
+    return list(found)
+
+
+def _outermost_first(folders: list[Path]) -> list[Path]:
+    """Each folder once, shallow before deep (a later mount would cover an earlier one inside it)."""
+    return sorted(dict.fromkeys(folders), key=lambda p: len(p.parts))
 
 
 def cleanup(run: SandboxRun) -> None:
