@@ -36,6 +36,7 @@ class ModelTotals:
 class StatusModel:
     model: str
     mode: str = "default"
+    auto_allow: str = ""  # how sandbox auto-allow stands ("" when off), beside the mode
     context_window: int = 64_000
     fallback_model: str | None = None
     state: str = "idle"
@@ -66,6 +67,10 @@ class StatusModel:
         self.per_agent.clear()
         self.context_tokens = 0
         self.fallback_model = None
+
+    def restore_session(self, info: Any) -> None:
+        """Seed the totals from a resumed session's summary (`storage.session_info`)."""
+        self.restore(info.usage_by_model, context_tokens=info.context_tokens, agent_usage=info.agent_usage)
 
     def restore(
         self,
@@ -182,7 +187,12 @@ class StatusModel:
         parts: list[tuple[str, list[str]]] = [
             ("state", [self.state]),
             ("model", [model, bare_model]),
-            ("mode", [self.mode]),
+            (
+                "mode",
+                [f"{self.mode} · {self.auto_allow}", f"{self.mode} · auto"]
+                if self.auto_allow
+                else [self.mode],
+            ),
             ("context", [f"ctx {self.context_percent:.0f}%"]),
             ("tokens", [f"↑{human(self.input_tokens)} ↓{human(self.output_tokens)}"]),
             (

@@ -202,6 +202,10 @@ class ShellConfig:
     env_remove: list[str] = _doc(
         "More variables (globs) removed from commands' environment.", default_factory=list
     )
+    allow_unix_sockets: list[str] = _doc(
+        "Outside Unix sockets (paths) sandboxed commands may reach (docs/SANDBOX.md).", default_factory=list
+    )
+    auto_allow: bool = _doc("Run commands that stay in the sandbox unasked (docs/SANDBOX.md).", default=False)
 
 
 @dataclass
@@ -215,8 +219,8 @@ class Config:
         "Models tried in order when the default fails with a rate limit, timeout, network or server error.",
         default_factory=list,
     )
-    permission_mode: Literal["default", "plan", "auto-edit", "yolo"] = _doc(
-        "Start-up permission mode: `default`, `plan`, `auto-edit` or `yolo`.", default="default"
+    permission_mode: Literal["default", "plan", "auto-edit", "auto", "yolo"] = _doc(
+        "Start-up permission mode: `default`, `plan`, `auto-edit`, `auto` or `yolo`.", default="default"
     )
     max_tool_rounds: int = _doc(
         "Tool rounds per turn before the turn stops.", default=15, range=Range(1, 10_000)

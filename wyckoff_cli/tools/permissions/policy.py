@@ -35,12 +35,14 @@ The order of the checks, first match deciding:
    over a rule without a pattern; only a rule naming it allows it;
 9. a tool that needs no approval (reads, the todo list) → allow;
 10. an allow rule (from config, `--allow`, or "always" this session) → allow;
-11. the mode: yolo allows everything, auto-edit allows file edits → allow;
-12. otherwise ask, offering the narrowest sensible rule for "always".
+11. the mode: yolo allows everything, auto-edit and auto allow file edits → allow;
+12. sandbox auto-allow (`auto` mode or `[shell] auto_allow`): a command that runs in
+    the sandbox without the network → allow (everything above still asks first);
+13. otherwise ask, offering the narrowest sensible rule for "always".
 
 Modes: `default` (reads free; edits and commands ask), `plan` (read-only), `auto-edit`
-(edits inside the workspace free, commands ask), `yolo` (everything inside the
-workspace free). Rules are described in rules.py and docs/TOOLS.md.
+(edits inside the workspace free, commands ask), `auto` (auto-edit, and sandboxed
+commands free), `yolo` (everything inside the workspace free). Rules are described in rules.py and docs/TOOLS.md.
 """
 
 from __future__ import annotations
@@ -57,6 +59,12 @@ from typing import Any, Literal
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tools.paths import hard_link_count, is_within, relative_to_root, resolve_path
 from wyckoff_cli.tools.permissions.destructive import DangerContext, find_danger, unseen_script
+from wyckoff_cli.tools.permissions.git_env import (
+    git_args,
+    hardened_git_env,
+    repository_root,
+    untrusted_repository,
+)
 from wyckoff_cli.tools.permissions.protected import protected_reason
 from wyckoff_cli.tools.permissions.rules import (
     ALIASES,
@@ -70,17 +78,19 @@ from wyckoff_cli.tools.permissions.rules import (
     path_matches,
     suggest_rule,
 )
+from wyckoff_cli.tools.permissions.sandbox import sandbox_auto_allows
 from wyckoff_cli.tools.permissions.subject import Subject
 from wyckoff_cli.tools.permissions.workspace import is_git_internal, outside_paths
 
-PermissionMode = Literal["default", "plan", "auto-edit", "yolo"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "plan", "auto-edit", "yolo")
+PermissionMode = Literal["default", "plan", "auto-edit", "auto", "yolo"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "plan", "auto-edit", "auto", "yolo")
 THREAD_ABOVE_CHARS = 2_000  # commands longer than this are decided in a worker thread
 
 MODE_SUMMARIES: dict[str, str] = {
     "default": "reads run freely; file edits and commands ask first",
     "plan": "read-only: file edits and commands are refused",
     "auto-edit": "reads and file edits inside the workspace run freely; commands ask first",
+    "auto": "like auto-edit, and commands that stay inside the sandbox run freely (sandbox auto-allow)",
     "yolo": "everything inside the workspace runs freely; outside paths and destructive commands ask",
 }
 
@@ -143,13 +153,19 @@ def _parsed(texts: list[str]) -> list[Rule]:
 
 def git_worktree_dirty(folder: Path) -> bool:
     """Whether the repository at `folder` has uncommitted changes to tracked files
-    (True when git cannot tell: failing closed)."""
+    (True when git cannot tell: failing closed). git runs hardened (git_env.py): a
+    planted fsmonitor, hook or pager in the repository's config does not run."""
+    root = repository_root(folder)
+    if root is None:
+        return True
     try:
         done = subprocess.run(
-            ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+            git_args("git", root, ["status", "--porcelain", "--untracked-files=no"]),
             capture_output=True,
             timeout=5,
             check=False,
+            env=hardened_git_env(),
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
         return True
@@ -244,8 +260,15 @@ class ApprovalPolicy:
             return Verdict("allow", f"allowed by rule {allowed.text}")
         if self.mode == "yolo":
             return Verdict("allow", "allowed by yolo mode")
-        if self.mode == "auto-edit" and tool.kind == "edit":
-            return Verdict("allow", "allowed by auto-edit mode")
+        if self.mode in ("auto-edit", "auto") and tool.kind == "edit":
+            return Verdict("allow", f"allowed by {self.mode} mode")
+        contained = (
+            sandbox_auto_allows(tool.extra.get("shell"), args, self.mode)
+            if tool.kind == "execute" and ctx.host_terminal is None  # an editor's terminal is no sandbox
+            else None
+        )
+        if contained:
+            return Verdict("allow", contained)
         what = _KIND_WORDS.get(tool.kind, f"using {tool.name}")
         return Verdict("ask", f"{self.mode} mode asks before {what}", suggest_rule(tool, subject))
 
@@ -358,9 +381,12 @@ class ApprovalPolicy:
 
     def _danger_context(self, subject: Subject, ctx: ToolContext) -> DangerContext:
         cwd = Path(subject.cwd) if subject.cwd else None
-        return DangerContext(
-            workspace=Path(os.path.realpath(ctx.workspace)), cwd=cwd, dirty=self.worktree_dirty
-        )
+        workspace = Path(os.path.realpath(ctx.workspace))
+
+        def dirty(folder: Path) -> bool:  # git is not run where a command could have planted config
+            return untrusted_repository(folder, workspace) or self.worktree_dirty(folder)
+
+        return DangerContext(workspace=workspace, cwd=cwd, dirty=dirty)
 
     # ------------------------------------------------------------------ helpers
 
