@@ -3,6 +3,7 @@ checking on disk that no file appears (issue 22's representative subset)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -284,9 +285,18 @@ def test_a_project_config_cannot_turn_auto_allow_on(tmp_path: Path, ws: Path, fa
 
 def _escape_calls(far: Path) -> list[tuple[str, dict[str, Any]]]:
     py = "python3 -c"
+    hidden = base64.b64encode(f"{far}/bashrc".encode()).decode()
     return [
         ("run_shell", {"command": "mv .git .git-real; printf 'gitdir: /\\n' > .git; true"}),
-        ("run_shell", {"command": f"{py} \"open('{far}/bashrc', 'a').write('evil')\"; true"}),
+        # the path is hidden from the rules (the destructive list refuses a visible one), so
+        # only the sandbox stands between this write and the file outside
+        (
+            "run_shell",
+            {
+                "command": f"{py} \"import base64; open(base64.b64decode('{hidden}').decode(), 'a')"
+                ".write('evil')\"; true"
+            },
+        ),  # fmt: skip
         (
             "run_shell",
             {

@@ -8,6 +8,7 @@ import pytest
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.providers.scripted import ScriptedProvider
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.storage import paths
@@ -27,7 +28,7 @@ def controller(workspace: Path, mode: str) -> ChatController:
 
 
 async def permissions_text(chat: ChatController) -> str:
-    events = [e async for e in chat.command("permissions", "")]
+    events = [e async for e in chat.handle(rq.Permissions())]
     return "\n".join(e.text or "" for e in events if isinstance(e, ev.CommandOutput))
 
 
@@ -39,7 +40,7 @@ async def test_auto_allow_from_config_shows_in_the_status_bar_and_permissions(wo
     assert chat.session is not None
     assert chat.status.auto_allow == "sandbox auto-allow"
     assert ("mode", "default · sandbox auto-allow") in chat.status.segments()
-    chat.set_mode("plan")
+    chat.handle_now(rq.SetMode("plan"))
     assert chat.status.auto_allow == "" and ("mode", "plan") in chat.status.segments()
     assert "Sandbox auto-allow: off" in await permissions_text(chat)
     await chat.aclose()
@@ -50,7 +51,7 @@ async def test_the_auto_mode_turns_it_on(workspace: Path) -> None:
     assert chat.session is not None
     assert chat.status.auto_allow == ""
     assert "Sandbox auto-allow: off" in await permissions_text(chat)
-    chat.set_mode("auto")
+    chat.handle_now(rq.SetMode("auto"))
     assert chat.status.auto_allow == "sandbox auto-allow"
     assert "Sandbox auto-allow: on (mode auto)" in await permissions_text(chat)
     await chat.aclose()

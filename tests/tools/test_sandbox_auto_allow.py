@@ -50,6 +50,7 @@ TABLE: list[tuple[dict[str, Any], str]] = [
     ({"command": "rm -rf ~"}, "ask"),
     ({"command": "bash -c 'rm -rf /'"}, "ask"),
     ({"command": "git reset --hard"}, "ask"),
+    ({"command": "git clean -fdx"}, "ask"),  # deletes ignored files: the destructive list
     ({"command": "sudo make install"}, "ask"),
     ({"command": "$(echo rm) -rf x"}, "ask"),
     ({"command": "$CMD"}, "ask"),

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import ConfigError
-from wyckoff_cli.session.status import StatusModel, agent_rows, totals_row
+from wyckoff_cli.session.status import StatusModel, agent_rows, saved_cell, totals_row
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.permissions import RuleKind
@@ -59,7 +59,7 @@ def cost_output(status: StatusModel) -> ev.RuntimeEvent:
             (f"${status.cost:.4f}" if status.all_priced else f"${status.cost:.4f} + unpriced")
             if status.any_priced
             else "unpriced",
-            f"${status.saved:.4f}",
+            saved_cell(status.saved),
         ]
     )
     return ev.CommandOutput("cost", title="This session", columns=list(COST_COLUMNS), rows=rows)

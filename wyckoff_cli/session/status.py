@@ -162,9 +162,8 @@ class StatusModel:
     def cache_text(self) -> str:
         """`saved $0.0100`, or, while writing the cache has cost more than reading it
         saved (a first Anthropic call), what the writes cost: `cache writes +$0.0040`."""
-        if self.saved < 0:
-            return f"cache writes +${-self.saved:.4f}"
-        return f"saved ${self.saved:.4f}"
+        cell = saved_cell(self.saved)
+        return f"cache {cell}" if self.saved < 0 else f"saved {cell}"
 
     @property
     def cache_hit_rate(self) -> float:
@@ -234,8 +233,14 @@ def totals_row(label: str, totals: ModelTotals) -> list[str]:
         f"{totals.cache_write_tokens:,}",
         f"{totals.web_searches:,}",
         f"${totals.cost:.4f}" if totals.priced else "unpriced",
-        f"${totals.saved:.4f}",
+        saved_cell(totals.saved),
     ]
+
+
+def saved_cell(saved: float) -> str:
+    """`/cost`'s "cache saved": what reading the cache saved, or, while writing it has
+    cost more than reading it saved (a first Anthropic call), the writes' extra cost."""
+    return f"writes +${-saved:.4f}" if saved < 0 else f"${saved:.4f}"
 
 
 def agent_rows(status: StatusModel) -> list[list[str]]:
