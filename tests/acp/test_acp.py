@@ -21,6 +21,7 @@ import pytest
 from acp import schema
 from acp.helpers import text_block
 
+from tests.acp.wire_check import WireCheck
 from tests.waiting import eventually
 from wyckoff_cli.testing.fake_server import FakeServer
 
@@ -116,7 +117,9 @@ def agent_env(server: FakeServer) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def wyckoff_acp(editor: Editor, server: FakeServer, workspace: Path) -> AsyncIterator[Any]:
-    """`wyckoff acp` started as an editor starts it, with `editor` as the client."""
+    """`wyckoff acp` started as an editor starts it, with `editor` as the client; every
+    message it sends is checked against the ACP JSON schema (tests/acp/wire_check.py)."""
+    wire = WireCheck()
     async with acp.spawn_agent_process(
         lambda _agent: editor,
         sys.executable,
@@ -127,8 +130,10 @@ async def wyckoff_acp(editor: Editor, server: FakeServer, workspace: Path) -> As
         MODEL,
         env=agent_env(server),
         cwd=workspace,
+        observers=[wire],
     ) as (conn, _process):
         yield conn
+    wire.assert_clean()
 
 
 async def until(predicate: Any, timeout: float = 20) -> None:

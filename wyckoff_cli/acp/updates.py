@@ -168,14 +168,21 @@ class UpdateTranslator:
                         call_id,
                         status="completed",
                         content=self._result_content(call_id, result, display),
-                        raw_output=result,
+                        raw_output=raw_output(result, display),
                     )
                 ]
                 if name == "todo_write" and display and isinstance(display.get("todos"), list):
                     updates.append(plan(display["todos"]))
                 return updates
             case ev.ToolFailed(id=call_id, error=error):
-                return [update_tool_call(call_id, status="failed", content=[tool_content(text_block(error))])]
+                return [
+                    update_tool_call(
+                        call_id,
+                        status="failed",
+                        content=[tool_content(text_block(error))],
+                        raw_output={"error": error},
+                    )
+                ]
             case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
                 return [update_agent_thought_text(f"\n[{old} failed ({error}); continuing with {new}]\n")]
             case ev.Retrying(model=model, attempt=attempt, attempts=attempts, delay=delay, error=error):
@@ -199,6 +206,15 @@ class UpdateTranslator:
                 return [update_agent_message_text(command_markdown(title, text, columns, rows))]
             case _:
                 return []
+
+
+def raw_output(result: str, display: dict[str, Any] | None) -> dict[str, Any]:
+    """A call's `rawOutput`: an object, as clients expect (the result the model got,
+    and the diff of an edit when there is one)."""
+    raw: dict[str, Any] = {"output": result}
+    if display and isinstance(display.get("diff"), str):
+        raw["diff"] = display["diff"]
+    return raw
 
 
 def plan(todos: Sequence[dict[str, Any]]) -> schema.AgentPlanUpdate:
