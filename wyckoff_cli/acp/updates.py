@@ -16,13 +16,13 @@ from acp.helpers import (
     start_tool_call,
     text_block,
     tool_content,
-    tool_diff_content,
     tool_terminal_ref,
     update_agent_message_text,
     update_agent_thought_text,
     update_tool_call,
 )
 
+from wyckoff_cli.acp.call_content import absolute, disk_text, edit_diffs, permission_content
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.tools.registry import ToolRegistry
@@ -79,6 +79,7 @@ class UpdateTranslator:
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.output: dict[str, str] = {}
         self.terminals: dict[str, str] = {}
+        self.before: dict[str, str] = {}  # a write's file text before it ran
 
     # ------------------------------------------------------------------ tool calls
 
@@ -104,6 +105,8 @@ class UpdateTranslator:
 
     def start(self, call_id: str, name: str, args: dict[str, Any]) -> Update:
         self.calls[call_id] = (name, args)
+        if name == "write_file" and isinstance(args.get("path"), str):  # the text it replaces
+            self.before[call_id] = disk_text(absolute(self.workspace, args["path"])) or ""
         return start_tool_call(
             call_id,
             self.title(name, args),
@@ -121,6 +124,7 @@ class UpdateTranslator:
             status="pending",
             raw_input=request.args,
             locations=self.locations(request.args),
+            content=permission_content(request.name, request.args, request.preview, self.workspace),
         )
 
     def terminal(self, call_id: str, terminal_id: str) -> Update:
@@ -131,13 +135,12 @@ class UpdateTranslator:
         if call_id in self.terminals:
             return [tool_terminal_ref(self.terminals[call_id])]
         name, args = self.calls.get(call_id, ("", {}))
-        if display and isinstance(display.get("diff"), str) and isinstance(args.get("path"), str):
-            path = str((self.workspace / args["path"]).resolve())
-            if name == "write_file":
-                return [tool_diff_content(path, str(args.get("content", "")), None)]
-            if name == "edit_file" and isinstance(args.get("new"), str):
-                return [tool_diff_content(path, args["new"], args.get("old"))]
-            return [tool_content(text_block(display["diff"]))]
+        if display and isinstance(display.get("diff"), str):
+            before = self.before.pop(call_id, None)
+            if display.get("new_file"):
+                before = None
+            diffs = edit_diffs(name, args, self.workspace, before=before, on_disk=False)
+            return diffs or [tool_content(text_block(display["diff"]))]
         return [tool_content(text_block(text))]
 
     # ------------------------------------------------------------------ events
