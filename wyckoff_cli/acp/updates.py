@@ -25,6 +25,7 @@ from acp.helpers import (
 from wyckoff_cli.acp.call_content import absolute, disk_text, edit_diffs, permission_content
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.shown import shown_user_text
 from wyckoff_cli.tools.registry import ToolRegistry
 
 Update = Any  # one of the schema's session update models
@@ -80,6 +81,8 @@ class UpdateTranslator:
         self.output: dict[str, str] = {}
         self.terminals: dict[str, str] = {}
         self.before: dict[str, str] = {}  # a write's file text before it ran
+        self.answered = False  # this turn has shown answer text
+        self.new_answer = False  # a model call started since: its text is a new answer
 
     # ------------------------------------------------------------------ tool calls
 
@@ -103,9 +106,9 @@ class UpdateTranslator:
         absolute = (self.workspace / path).resolve() if not Path(path).is_absolute() else Path(path)
         return [schema.ToolCallLocation(path=str(absolute))]
 
-    def start(self, call_id: str, name: str, args: dict[str, Any]) -> Update:
+    def start(self, call_id: str, name: str, args: dict[str, Any], *, replayed: bool = False) -> Update:
         self.calls[call_id] = (name, args)
-        if name == "write_file" and isinstance(args.get("path"), str):  # the text it replaces
+        if name == "write_file" and isinstance(args.get("path"), str) and not replayed:  # what it replaces
             self.before[call_id] = disk_text(absolute(self.workspace, args["path"])) or ""
         return start_tool_call(
             call_id,
@@ -137,19 +140,45 @@ class UpdateTranslator:
         name, args = self.calls.get(call_id, ("", {}))
         if display and isinstance(display.get("diff"), str):
             before = self.before.pop(call_id, None)
-            if display.get("new_file"):
-                before = None
-            diffs = edit_diffs(name, args, self.workspace, before=before, on_disk=False)
-            return diffs or [tool_content(text_block(display["diff"]))]
+            unknown = name == "write_file" and before is None and not display.get("new_file")
+            diffs = [] if unknown else edit_diffs(name, args, self.workspace, before=before, on_disk=False)
+            return diffs or [tool_content(text_block(display["diff"]))]  # a replayed overwrite
         return [tool_content(text_block(text))]
+
+    def replayed_result(self, call_id: str, result: Message) -> Update:
+        """A saved call's result as its final update (`session/load`)."""
+        if result.is_error:
+            return update_tool_call(
+                call_id,
+                status="failed",
+                content=[tool_content(text_block(result.text))],
+                raw_output={"error": result.text},
+            )
+        display = result.meta.get("display")
+        shown = display if isinstance(display, dict) else None
+        return update_tool_call(
+            call_id,
+            status="completed",
+            content=self._result_content(call_id, result.text, shown),
+            raw_output=raw_output(result.text, shown),
+        )
 
     # ------------------------------------------------------------------ events
 
     def translate(self, event: ev.RuntimeEvent) -> list[Update]:
         """The updates one event becomes (often none)."""
         match event:
+            case ev.ModelStart():
+                self.new_answer = True
+                return []
             case ev.TextDelta(text=text):
+                if self.new_answer and self.answered:  # a re-ask's answer, apart from the last
+                    text = "\n\n" + text
+                self.new_answer, self.answered = False, True
                 return [update_agent_message_text(text)]
+            case ev.TurnDone():
+                self.answered = False
+                return []
             case ev.ThinkingDelta(text=text):
                 return [update_agent_thought_text(text)]
             case ev.ToolCallsReceived(calls=calls):
@@ -247,28 +276,34 @@ def command_markdown(title: str, text: str, columns: Sequence[str], rows: Sequen
 
 
 def replay(messages: Sequence[Message], translator: UpdateTranslator) -> list[Update]:
-    """A saved conversation as the updates a client shows (`session/load`)."""
+    """A saved conversation as the updates a client showed live (`session/load`): what
+    the person typed (core/shown.py: no `<system-reminder>`, a command as typed), every
+    answer — a cancelled turn's partial text too, marked as interrupted — each answer
+    apart from the one before it, and each call with its result (an edit's diff, saved
+    in the result's meta). Messages the runtime sent itself are left out."""
     from acp.helpers import update_user_message_text
 
     updates: list[Update] = []
-    results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+    pending: set[str] = set()  # calls shown, their results still to come
+    answered = False  # an answer was shown since the last user message
     for message in messages:
         if message.role == "user":
-            if not message.meta.get("synthetic"):
-                updates.append(update_user_message_text(message.text))
+            shown = shown_user_text(message) if not message.meta.get("synthetic") else ""
+            if shown:
+                updates.append(update_user_message_text(shown))
+                answered = False
         elif message.role == "assistant":
             for thinking in message.thinking:
                 updates.append(update_agent_thought_text(thinking.text))
             if message.text:
-                updates.append(update_agent_message_text(message.text))
+                updates.append(update_agent_message_text(("\n\n" if answered else "") + message.text))
+                answered = True
+            if message.meta.get("interrupted"):
+                updates.append(update_agent_message_text("\n\n> Interrupted.\n"))
             for call in message.tool_calls:
-                updates.append(translator.start(call.id, call.name, call.arguments))
-                result = results.get(call.id)
-                if result is not None:
-                    status: Literal["completed", "failed"] = "failed" if result.is_error else "completed"
-                    updates.append(
-                        update_tool_call(
-                            call.id, status=status, content=[tool_content(text_block(result.text))]
-                        )
-                    )
+                updates.append(translator.start(call.id, call.name, call.arguments, replayed=True))
+                pending.add(call.id)
+        elif message.tool_call_id in pending:  # a result, after its call (ids may repeat across turns)
+            pending.discard(message.tool_call_id)
+            updates.append(translator.replayed_result(message.tool_call_id, message))
     return updates
