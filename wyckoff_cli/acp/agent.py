@@ -20,6 +20,7 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.helpers import update_agent_message_text
 
 from wyckoff_cli import __version__
+from wyckoff_cli.acp.choices import SessionChoices, read_choices, save_choices
 from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
 from wyckoff_cli.acp.prompt import prompt_text
 from wyckoff_cli.acp.updates import UpdateTranslator, replay, stop_reason
@@ -120,12 +121,19 @@ class WyckoffAgent:
         return schema.AuthenticateResponse()
 
     def _controller(self, cwd: str, loaded: Any = None) -> ChatController:
+        """A controller for `cwd`; a loaded session starts with the mode and model chosen
+        for it over ACP before (acp/choices.py)."""
         folder = Path(cwd).expanduser().resolve()
         if not folder.is_dir():
             raise RequestError.invalid_params({"message": f"{folder} is not a folder"})
         builder = SessionBuilder(open_workspace(folder), cwd=folder)
+        chosen = read_choices(loaded.directory) if loaded is not None else SessionChoices()
         controller = ChatController(
-            builder, model=self.model, mode=self.mode, loaded=loaded, exporter=self.exporter
+            builder,
+            model=chosen.model or self.model,
+            mode=chosen.mode or self.mode,
+            loaded=loaded,
+            exporter=self.exporter,
         )
         problem = controller.check_model(controller.model)
         if problem:
@@ -211,10 +219,7 @@ class WyckoffAgent:
         changed = state.controller.handle_now(rq.SetMode(mode_id))[0]
         if not isinstance(changed, ev.ModeChanged):
             raise RequestError.invalid_params({"message": getattr(changed, "message", "unknown mode")})
-        await self._send(
-            session_id,
-            schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id),
-        )
+        await self._changed(session_id, state, changed)
         return schema.SetSessionModeResponse()
 
     async def set_config_option(
@@ -228,6 +233,7 @@ class WyckoffAgent:
             raise RequestError.invalid_params(
                 {"message": getattr(changed, "message", "cannot use that model")}
             )
+        self._keep_choices(state)  # the response carries the options: no update needed
         return schema.SetSessionConfigOptionResponse(config_options=model_options(state))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -280,6 +286,8 @@ class WyckoffAgent:
         if command and isinstance(event, ev.Notice) and event.level == "info":
             await self._send(session_id, update_agent_message_text(f"{event.message}\n"))
             return
+        if isinstance(event, ev.ModeChanged | ev.ModelChanged):  # `/mode X`, `/model X`
+            await self._changed(session_id, state, event)
         for update in state.translator.translate(event):
             await self._send(session_id, update)
         if isinstance(event, ev.UsageReported):
@@ -290,7 +298,7 @@ class WyckoffAgent:
                 schema.UsageUpdate(
                     session_update="usage_update",
                     used=status.context_tokens,
-                    size=status.context_window,
+                    size=state.controller.context_window(state.controller.model),  # the catalogue's
                     cost=cost,
                 ),
             )
@@ -329,6 +337,27 @@ class WyckoffAgent:
             )
         else:
             request.respond(ApprovalDecision.deny(None))
+
+    async def _changed(
+        self, session_id: str, state: AcpSession, event: ev.ModeChanged | ev.ModelChanged
+    ) -> None:
+        """The mode or model changed (by the client or a command): tell the client, and
+        keep the choice for the next `session/load`."""
+        self._keep_choices(state)
+        if isinstance(event, ev.ModeChanged):
+            update: Any = schema.CurrentModeUpdate(
+                session_update="current_mode_update", current_mode_id=event.mode
+            )
+        else:
+            update = schema.ConfigOptionUpdate(
+                session_update="config_option_update", config_options=model_options(state)
+            )
+        await self._send(session_id, update)
+
+    def _keep_choices(self, state: AcpSession) -> None:
+        recorder = state.controller.session.recorder
+        if recorder is not None:
+            save_choices(recorder.directory, SessionChoices(state.controller.mode, state.controller.model))
 
     async def _send(self, session_id: str, update: Any) -> None:
         await self.client.session_update(session_id=session_id, update=update)
