@@ -292,6 +292,18 @@ async def test_a_sub_agents_permission_request_reaches_the_editor(workspace: Pat
             done = await conn.prompt(session_id=new.session_id, prompt=[text_block("write notes")])
     assert done.stop_reason == "end_turn"
     assert [p.title for p in editor.permissions] == ["general agent: write_file: notes.txt"]
+    # the child's call shows as a call of its own, nested under the `task` call
+    assert [p.tool_call_id for p in editor.permissions] == ["toolu_task/toolu_w"]
+    nested = [s for s in editor.of(schema.ToolCallStart) if s.tool_call_id == "toolu_task/toolu_w"]
+    assert [(s.title, s.field_meta) for s in nested] == [
+        ("general agent: write_file: notes.txt", {"parentToolCallId": "toolu_task"})
+    ]
+    finished = [
+        u.status
+        for u in editor.of(schema.ToolCallProgress)
+        if u.tool_call_id in ("toolu_task/toolu_w", "toolu_task")
+    ]
+    assert finished[-2:] == ["completed", "completed"]  # the child's write, then the task
     assert (workspace / "notes.txt").read_text() == "hi"
     text = "".join(u.content.text for u in editor.of(schema.AgentMessageChunk))
     assert "The agent wrote notes.txt." in text

@@ -23,7 +23,7 @@ from wyckoff_cli import __version__
 from wyckoff_cli.acp.choices import SessionChoices, read_choices, save_choices
 from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
 from wyckoff_cli.acp.prompt import prompt_text
-from wyckoff_cli.acp.updates import UpdateTranslator, replay, stop_reason
+from wyckoff_cli.acp.updates import UpdateTranslator, nested_id, replay, stop_reason
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.session import requests as rq
@@ -275,8 +275,9 @@ class WyckoffAgent:
     ) -> None:
         request = ev.approval_of(event)  # the agent's own, or a sub-agent's (wrapped)
         if request is not None:
-            agent = event.agent if isinstance(event, ev.SubagentEvent) else None
-            await self._ask(session_id, state, request, agent)
+            await self._ask(
+                session_id, state, request, event if isinstance(event, ev.SubagentEvent) else None
+            )
             return
         if isinstance(event, ev.ConfirmRequested):  # the command typed is the consent
             preview = f"**{event.title}**\n\n```\n{event.text}```\n"
@@ -304,13 +305,18 @@ class WyckoffAgent:
             )
 
     async def _ask(
-        self, session_id: str, state: AcpSession, request: ev.ApprovalRequested, agent: str | None = None
+        self,
+        session_id: str,
+        state: AcpSession,
+        request: ev.ApprovalRequested,
+        wrapped: ev.SubagentEvent | None = None,
     ) -> None:
-        """`session/request_permission` (its title naming the sub-agent that asks, if
-        one does); the answer goes back through the request."""
+        """`session/request_permission` (for a sub-agent's call: its nested call id and
+        a title naming the agent); the answer goes back through the request."""
         call = state.translator.permission_call(request)
-        if agent is not None:
-            call.title = f"{agent} agent: {call.title}"
+        if wrapped is not None:
+            call.title = f"{wrapped.agent} agent: {call.title}"
+            call.tool_call_id = nested_id(wrapped.parent_call_id, request.id)
         try:
             response = await self.client.request_permission(
                 session_id=session_id,

@@ -7,6 +7,7 @@ output, and the terminal it ran in.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -163,6 +164,33 @@ class UpdateTranslator:
             raw_output=raw_output(result.text, shown),
         )
 
+    # ------------------------------------------------------------------ sub-agents
+
+    def subagent(self, wrapped: ev.SubagentEvent) -> list[Update]:
+        """A sub-agent's tool calls as calls of their own, nested under its `task` call:
+        ids `TASK/CALL`, titles naming the agent, `_meta.parentToolCallId` the task's
+        id. Its text and thinking stay inside (the task's result is its answer)."""
+        inner = wrapped.event
+        if isinstance(inner, ev.SubagentEvent):  # a sub-agent's own sub-agent
+            inner = dataclasses.replace(
+                inner, parent_call_id=nested_id(wrapped.parent_call_id, inner.parent_call_id)
+            )
+            return self.subagent(inner)
+        if isinstance(inner, ev.ToolCallsReceived):
+            calls = [{**c, "id": nested_id(wrapped.parent_call_id, str(c["id"]))} for c in inner.calls]
+            updates = self.translate(dataclasses.replace(inner, calls=calls))
+        elif isinstance(inner, ev.ToolStarted | ev.ToolOutput | ev.ToolSucceeded | ev.ToolFailed):
+            updates = self.translate(
+                dataclasses.replace(inner, id=nested_id(wrapped.parent_call_id, inner.id))
+            )
+        else:
+            return []
+        for update in updates:
+            update.field_meta = {**(update.field_meta or {}), "parentToolCallId": wrapped.parent_call_id}
+            if isinstance(update, schema.ToolCallStart):
+                update.title = f"{wrapped.agent} agent: {update.title}"
+        return [u for u in updates if isinstance(u, schema.ToolCallStart | schema.ToolCallProgress)]
+
     # ------------------------------------------------------------------ events
 
     def translate(self, event: ev.RuntimeEvent) -> list[Update]:
@@ -236,8 +264,15 @@ class UpdateTranslator:
                 return [update_agent_message_text(f"\n\n> error ({kind}): {message}\n")]
             case ev.CommandOutput(title=title, text=text, columns=columns, rows=rows):
                 return [update_agent_message_text(command_markdown(title, text, columns, rows))]
+            case ev.SubagentEvent():
+                return self.subagent(event)
             case _:
                 return []
+
+
+def nested_id(parent_call_id: str, call_id: str) -> str:
+    """A sub-agent's call's id in the client: unique beside the parent's own calls."""
+    return f"{parent_call_id}/{call_id}"
 
 
 def raw_output(result: str, display: dict[str, Any] | None) -> dict[str, Any]:
