@@ -136,6 +136,7 @@ class ServerConnection:
                         read,
                         write,
                         logging_callback=self._on_log,
+                        list_roots_callback=self._list_roots,
                         message_handler=self._on_message,
                         client_info=Implementation(name="wyckoff", version=__version__),
                     )
@@ -305,6 +306,15 @@ class ServerConnection:
             log.info("MCP server %s: re-listing %s failed: %s", self.spec.name, what, exc)
             return
         self.on_change(self, what)
+
+    async def _list_roots(self, context: Any) -> Any:
+        """`roots/list`: the workspace the session works in (a server that works on
+        files should stay inside it)."""
+        from mcp import types
+        from pydantic import FileUrl
+
+        root = self.root.resolve()
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(root.as_uri()), name=root.name)])
 
     async def _on_log(self, params: Any) -> None:
         data = params.data
