@@ -248,7 +248,19 @@ class WyckoffAgent:
         notices come back as the agent's message)."""
         state = self._state(session_id)
         text = prompt_text(prompt, state.controller.root).strip()
-        request = state.controller.parse(text) or rq.Turn(text)
+        mcp = state.controller.builder.mcp
+        parsed = None
+        if text.startswith("/mcp__") and mcp is not None:  # a server's prompt, as in the app
+            name, _, line = text[1:].partition(" ")
+            try:
+                text = await mcp.render_prompt(name, line)
+            except Exception as exc:  # an unknown prompt or a server error: said, nothing sent
+                problem = getattr(exc, "message", None) or str(exc)
+                await self._send(session_id, update_agent_message_text(problem))
+                return schema.PromptResponse(stop_reason="end_turn")
+        else:
+            parsed = state.controller.parse(text)
+        request = parsed or rq.Turn(text)
         parts = split(text)
         builtin = BY_NAME.get(parts[0].lower()) if parts is not None else None
         if isinstance(request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit) or (
