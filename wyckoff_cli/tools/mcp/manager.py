@@ -237,9 +237,9 @@ class McpManager:
         for spec in self.config.servers:
             state, reason = self._states.get(spec.name, ("closed", ""))
             names = tuple(t.name for t in self._tools.get(spec.name, []))
-            out.append(
-                ServerStatus(spec.name, spec.scope, spec.transport, state, reason, names, spec.describe())
-            )
+            connection = self.connections.get(spec.name)
+            transport = connection.transport if connection is not None else spec.transport  # which connected
+            out.append(ServerStatus(spec.name, spec.scope, transport, state, reason, names, spec.describe()))
         return out
 
     def counts(self) -> tuple[int, int]:
@@ -274,6 +274,15 @@ class McpManager:
         if what not in ("connected", "tools"):
             self.on_event(McpEvent("state", name, f"MCP server {name}: {what} changed", connection.state))
             return
+        if what == "connected" and connection.transport != connection.spec.transport:
+            self.on_event(
+                McpEvent(
+                    "notice",
+                    name,
+                    f"MCP server {name}: connected over SSE (streamable HTTP failed: "
+                    f'{connection.fallback_reason}); `type = "sse"` skips the first try',
+                )
+            )
         hashes = self._hashes(connection)
         key = self._key(connection.spec)
         change = self.trust.check_tools(key, hashes)
