@@ -58,7 +58,10 @@ class Editor:
         **kwargs: Any,
     ) -> schema.RequestPermissionResponse:
         self.permissions.append(tool_call)
-        assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+        kinds = ["allow_once", "allow_always", "reject_once", "reject_always"]
+        if tool_call.title and tool_call.title.startswith("mcp__"):  # always for the tool, for the server
+            kinds += ["allow_always", "allow_always"]
+        assert [o.kind for o in options] == kinds
         answer = self.answers.pop(0)
         return schema.RequestPermissionResponse(
             outcome=schema.AllowedOutcome(outcome="selected", option_id=answer)

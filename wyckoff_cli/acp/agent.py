@@ -32,6 +32,7 @@ from wyckoff_cli.session.commands import ACP, BY_NAME, offered_by, split
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.info_requests import Exporter
 from wyckoff_cli.session.mcp import start_session_mcp
+from wyckoff_cli.tools.mcp.names import wider_rules
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
 log = logging.getLogger(__name__)
@@ -329,11 +330,12 @@ class WyckoffAgent:
         if wrapped is not None:
             call.title = f"{wrapped.agent} agent: {call.title}"
             call.tool_call_id = nested_id(wrapped.parent_call_id, request.id)
+        wider = wider_rules(request.name)  # an MCP tool: "always" for the tool, for its server
         try:
             response = await self.client.request_permission(
                 session_id=session_id,
                 tool_call=call,
-                options=PERMISSION_OPTIONS,
+                options=PERMISSION_OPTIONS + (mcp_options(wider[1]) if wider else []),
             )
         except Exception as exc:  # the client failed to answer: nothing runs
             log.warning("permission request failed: %s", exc)
@@ -347,6 +349,8 @@ class WyckoffAgent:
             request.respond(ApprovalDecision.allow())
         elif choice == "always":
             request.respond(ApprovalDecision.always())
+        elif choice in ("always_tool", "always_server") and wider:
+            request.respond(ApprovalDecision.always(wider[0] if choice == "always_tool" else wider[1]))
         elif choice == "never":
             if request.rule:
                 state.controller.handle_now(rq.RejectAlways(request.rule))
@@ -393,6 +397,17 @@ class WyckoffAgent:
 
 
 # ---------------------------------------------------------------------- what we offer
+
+
+def mcp_options(server_rule: str) -> list[schema.PermissionOption]:
+    """The wider "always" choices for an MCP tool's call (`server_rule`: `mcp__SERVER__*`)."""
+    server = server_rule.split("__")[1]
+    return [
+        schema.PermissionOption(option_id="always_tool", name="Always allow this tool", kind="allow_always"),
+        schema.PermissionOption(
+            option_id="always_server", name=f"Always allow every tool of {server}", kind="allow_always"
+        ),
+    ]
 
 
 def _auth_variables() -> list[tuple[str, tuple[str, ...]]]:
