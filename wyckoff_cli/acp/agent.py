@@ -24,6 +24,7 @@ from wyckoff_cli.acp.choices import SessionChoices, read_choices, save_choices
 from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
 from wyckoff_cli.acp.prompt import prompt_text
 from wyckoff_cli.acp.updates import UpdateTranslator, nested_id, replay, stop_reason
+from wyckoff_cli.acp.usage import TurnUsage
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.session import requests as rq
@@ -272,15 +273,17 @@ class WyckoffAgent:
             return schema.PromptResponse(stop_reason="end_turn")
         command = not isinstance(request, rq.Turn | rq.PromptCommand)
         done: ev.TurnDone | None = None
+        used = TurnUsage(prompt_chars=len(text), context_tokens=state.controller.status.context_tokens)
         async for event in state.controller.handle(request):
             await self._forward(session_id, state, event, command=command)
+            used.observe(event, state.controller.status.context_tokens)
             if isinstance(event, ev.TurnDone):
                 done = event
         if command:
             return schema.PromptResponse(stop_reason="end_turn")
         return schema.PromptResponse(
             stop_reason=stop_reason(done.reason if done else "aborted", done.stop_reason if done else None),
-            usage=_usage(done),
+            usage=used.response(done),
         )
 
     async def _forward(
@@ -467,19 +470,4 @@ def available_commands() -> schema.AvailableCommandsUpdate:
     ]
     return schema.AvailableCommandsUpdate(
         session_update="available_commands_update", available_commands=commands
-    )
-
-
-def _usage(done: ev.TurnDone | None) -> schema.Usage | None:
-    if done is None or not done.usage:
-        return None
-    usage = done.usage
-    total = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
-    return schema.Usage(
-        total_tokens=total,
-        input_tokens=int(usage.get("input_tokens", 0)),
-        output_tokens=int(usage.get("output_tokens", 0)),
-        thought_tokens=int(usage.get("reasoning_tokens", 0)) or None,
-        cached_read_tokens=int(usage.get("cache_read_tokens", 0)) or None,
-        cached_write_tokens=int(usage.get("cache_write_tokens", 0)) or None,
     )
