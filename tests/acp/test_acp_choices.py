@@ -68,3 +68,23 @@ async def test_modes_set_by_the_client_survive_a_load_too(workspace: Path) -> No
             assert "nonsense" in refused and not loader.of(schema.CurrentModeUpdate)
     assert loaded.modes is not None and loaded.modes.current_mode_id == "auto-edit"
     assert (loaded.config_options or [])[0].current_value == OTHER
+
+
+@pytest.mark.slow
+async def test_session_new_offers_every_configured_model(workspace: Path) -> None:
+    from wyckoff_cli.storage import paths
+
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'fallbacks = ["{OTHER}"]\n\n[models.quick]\nprovider = "anthropic"\nmodel = "claude-haiku-4-5"\n',
+        encoding="utf-8",
+    )
+    with FakeServer() as server:
+        editor = Editor()
+        async with wyckoff_acp(editor, server, workspace) as conn:
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    (option,) = new.config_options or []
+    assert option.current_value == MODEL
+    assert [o.value for o in option.options] == [MODEL, OTHER, "quick"]  # type: ignore[union-attr]
