@@ -1,0 +1,63 @@
+"""The session's language servers (tools/lsp): built from `[lsp]` with the trust of
+the project's server commands, and the runtime hook that plans an `lsp_rename` before
+its approval (so the dialog shows the whole multi-file diff)."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from wyckoff_cli.core.errors import ToolError
+from wyckoff_cli.core.messages import ToolCallPart
+from wyckoff_cli.runtime.hooks import RuntimeHooks
+from wyckoff_cli.storage.config import Config, read_toml
+from wyckoff_cli.storage.paths import project_config_file
+from wyckoff_cli.tools.lsp.family import LspTools
+from wyckoff_cli.tools.lsp.manager import LspManager
+from wyckoff_cli.tools.lsp.servers import ServerSpec, resolve_servers, trust_state
+
+
+def project_lsp_servers(root: Path) -> dict[str, Any]:
+    """The `[lsp.servers]` table of the project's own `.wyckoff/config.toml`."""
+    try:
+        data = read_toml(project_config_file(root)) or {}
+    except Exception:
+        return {}
+    lsp = data.get("lsp")
+    servers = lsp.get("servers") if isinstance(lsp, dict) else None
+    return servers if isinstance(servers, dict) else {}
+
+
+def workspace_servers(root: Path, config: Config) -> list[ServerSpec]:
+    """Every server this workspace could run; project-set commands blocked until trusted."""
+    project = project_lsp_servers(root)
+    untrusted: frozenset[str] = frozenset()
+    if trust_state(project_config_file(root), project) != "trusted":
+        untrusted = frozenset(
+            name
+            for name, table in project.items()
+            if isinstance(table, dict) and any(k in table for k in ("command", "args", "env"))
+        )
+    return resolve_servers(root, config.lsp.servers, untrusted=untrusted)
+
+
+def open_lsp(root: Path, config: Config) -> LspTools | None:
+    """The language-server family of a session (None when `[lsp] enabled = false`)."""
+    if not config.lsp.enabled:
+        return None
+    return LspTools(LspManager(root, config.lsp, workspace_servers(root, config)))
+
+
+class RenamePlanning(RuntimeHooks):
+    """Computes an lsp_rename's workspace edit before the call is approved."""
+
+    def __init__(self, lsp: LspTools, workspace: Path) -> None:
+        self.lsp = lsp
+        self.workspace = workspace
+
+    async def before_tool(self, call: ToolCallPart) -> ToolCallPart | None:
+        if call.name == "lsp_rename" and isinstance(call.arguments, dict) and call.raw_arguments is None:
+            with contextlib.suppress(ToolError, KeyError, TypeError, ValueError):
+                await self.lsp.plans.plan(call.id, call.arguments, self.workspace)
+        return None
