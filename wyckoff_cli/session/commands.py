@@ -40,6 +40,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "MCP servers and their tools; restart one, trust the project's",
         "[restart NAME | trust [NAME]]",
     ),
+    SlashCommand("lsp", "language servers: languages, state, files open, last error"),
     SlashCommand("init", "ask the model to write AGENTS.md for this project"),
     SlashCommand("export", "export this session as Markdown", "[FILE]"),
     SlashCommand("skills", "list the skills and what each costs when loaded"),

@@ -30,6 +30,7 @@ from wyckoff_cli.session.custom_commands import (
 )
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
+from wyckoff_cli.session.lsp import lsp_output
 from wyckoff_cli.session.models import check_model, model_id
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows, totals_row
@@ -492,6 +493,8 @@ class ChatController:
             yield self._export(argument)
         elif name == "mcp" and self.builder.mcp is not None:
             yield await self.builder.mcp.command(argument)
+        elif name == "lsp":
+            yield lsp_output(self.builder.lsp)
         elif name == "skills":
             yield extensions.skills_output(self.builder.skills)
         elif name == "hooks":

@@ -8,6 +8,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.hooks import RuntimeHooks
@@ -15,6 +16,7 @@ from wyckoff_cli.storage.config import Config, read_toml
 from wyckoff_cli.storage.paths import project_config_file
 from wyckoff_cli.tools.lsp.family import LspTools
 from wyckoff_cli.tools.lsp.manager import LspManager
+from wyckoff_cli.tools.lsp.report import status_lines, status_segment
 from wyckoff_cli.tools.lsp.servers import ServerSpec, resolve_servers, trust_state
 
 
@@ -61,3 +63,17 @@ class RenamePlanning(RuntimeHooks):
             with contextlib.suppress(ToolError, KeyError, TypeError, ValueError):
                 await self.lsp.plans.plan(call.id, call.arguments, self.workspace)
         return None
+
+
+def lsp_output(lsp: LspTools | None) -> ev.RuntimeEvent:
+    """`/lsp`: each server found or configured, its languages, state, files open, last error."""
+    if lsp is None:
+        return ev.Notice("info", "Language servers are off (`[lsp] enabled = false`).")
+    return ev.CommandOutput(
+        "lsp", title="Language servers", text="\n".join(status_lines(lsp.manager.status()))
+    )
+
+
+def lsp_segment(lsp: LspTools | None) -> str:
+    """The status bar's `LSP` segment ("" when no server runs or failed)."""
+    return status_segment(lsp.manager if lsp is not None else None)

@@ -17,6 +17,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.lsp.family import LspTools
+from wyckoff_cli.tools.lsp.report import status_segment
 from wyckoff_cli.tools.registry import ToolRegistry
 
 from .servers_for_tests import basedpyright, context, pyright_manager, run, tool, until
@@ -210,6 +211,7 @@ async def test_a_killed_server_is_restarted_once_then_disabled_with_one_notice(w
     with pytest.raises(ToolError):
         await run(tool(ws.tools, "lsp_symbols"), {"path": "caller.py"}, ws.ctx())
     assert slot.state == "disabled"
+    assert status_segment(manager) == "LSP !"
     read = ws.registry.get("read_file")
     assert read is not None
     await run(read, {"path": "caller.py"}, ws.ctx())

@@ -33,4 +33,4 @@ def status_segment(manager: LspManager | None) -> str:
     failed = [s for s in statuses if s.state in ("failed", "disabled")]
     if not running and not failed:
         return ""
-    return "LSP " + " ".join(running) + (f" {ERROR_MARK}" if failed else "")
+    return " ".join(["LSP", *running, *([ERROR_MARK] if failed else [])])

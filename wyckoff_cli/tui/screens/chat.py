@@ -30,6 +30,7 @@ from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.commands import parse_command
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
+from wyckoff_cli.session.lsp import lsp_segment
 from wyckoff_cli.session.user_shell import ShellRun
 from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
@@ -280,6 +281,7 @@ class ChatScreen(Screen[None]):
 
     def status_changed(self) -> None:
         self.status.background_running = self.controller.background_running()
+        self.status.lsp = lsp_segment(self.controller.builder.lsp)
         self.query_one(StatusBar).refresh_status()
 
     def resume(self, session_id: str) -> None:
