@@ -194,6 +194,32 @@ async def test_rename_across_two_files_is_one_planned_edit(ws: Workspace) -> Non
     assert definition.startswith("greeting.py:1:5:")
 
 
+async def test_rename_through_the_runtime_is_one_approval_with_the_whole_diff(ws: Workspace) -> None:
+    from tests.runtime.support import collect, make_runtime, of_type
+    from tests.runtime.test_approval_and_guards import ScriptedApprover
+    from wyckoff_cli.core.approval import ApprovalDecision
+    from wyckoff_cli.session.lsp import RenamePlanning
+
+    approver = ScriptedApprover(ApprovalDecision.allow())
+    call = {"name": "lsp_rename", "args": {"path": "caller.py", "line": 5, "symbol": "salute", "new_name": "hail"}}
+    runtime, _ = make_runtime(
+        [{"tool_calls": [call]}, {"text": "renamed"}],
+        list(ws.registry),
+        ws.root,
+        approver=approver,
+        hooks=[RenamePlanning(ws.tools, ws.root)],
+    )
+    events, _ = await collect(runtime)
+    (request,) = approver.requests
+    assert request.preview["path"] == "caller.py, greeting.py"
+    assert '+    return hail("world")' in request.preview["diff"]
+    assert "+def hail(name: str) -> str:" in request.preview["diff"]
+    (done,) = of_type(events, ev.ToolSucceeded)
+    assert done.name == "lsp_rename"
+    assert "def hail(" in (ws.root / "greeting.py").read_text()
+    assert "import hail" in (ws.root / "caller.py").read_text()
+
+
 async def test_a_killed_server_is_restarted_once_then_disabled_with_one_notice(ws: Workspace) -> None:
     manager = ws.tools.manager
     (slot,) = manager.running()
