@@ -28,8 +28,18 @@ from wyckoff_cli.tools.lsp.servers import ServerSpec
 log = logging.getLogger(__name__)
 
 STDERR_CAP = 64 * 1024  # bytes of a server's stderr written to the log, per process
+PUSH_SETTLE = 0.3  # seconds a pushed diagnostics set must stand before it counts as the result
 SHUTDOWN_GRACE = 2.0  # seconds between the exit notification and SIGTERM, then SIGKILL
 T = TypeVar("T")
+# notifications servers send that we have no use for (not logged as unknown)
+QUIET_NOTIFICATIONS = (
+    "$/progress",
+    "telemetry/event",
+    "experimental/serverStatus",
+    "pyright/beginProgress",
+    "pyright/reportProgress",
+    "pyright/endProgress",
+)
 
 
 class LspError(Exception):
@@ -71,6 +81,7 @@ class LspClient:
         self.documents: dict[str, OpenDocument] = {}
         self.published: dict[str, Published] = {}
         self.capabilities: lsp.ServerCapabilities | None = None
+        self.registered: set[str] = set()  # methods the server registered dynamically
         self._changed = asyncio.Condition()
         self._stderr_task: asyncio.Task[None] | None = None
         self._exited = asyncio.Event()
@@ -96,7 +107,15 @@ class LspClient:
         feature(lsp.WINDOW_LOG_MESSAGE)(log_message)
         feature(lsp.WINDOW_SHOW_MESSAGE)(log_message)
         feature(lsp.WORKSPACE_CONFIGURATION)(configuration)
-        for method in (lsp.CLIENT_REGISTER_CAPABILITY, lsp.WINDOW_WORK_DONE_PROGRESS_CREATE):
+
+        def register(params: lsp.RegistrationParams) -> None:
+            self.registered.update(r.method for r in params.registrations)
+
+        feature(lsp.CLIENT_REGISTER_CAPABILITY)(register)
+        for method in (
+            lsp.WINDOW_WORK_DONE_PROGRESS_CREATE,
+            *QUIET_NOTIFICATIONS,
+        ):
 
             def acknowledge(params: Any) -> None:
                 return None
@@ -218,18 +237,73 @@ class LspClient:
             )
         return document
 
+    @property
+    def pulls_diagnostics(self) -> bool:
+        """Whether the server answers `textDocument/diagnostic` (LSP 3.17 pull): the
+        diagnostics of the current text, rather than guessing when pushes settle."""
+        static = self.capabilities is not None and self.capabilities.diagnostic_provider is not None
+        return static or lsp.TEXT_DOCUMENT_DIAGNOSTIC in self.registered
+
+    async def pull_diagnostics(self, uri: str, timeout: float) -> list[lsp.Diagnostic] | None:
+        """The diagnostics of `uri` now (None: the server gave no full report in time)."""
+        params = lsp.DocumentDiagnosticParams(lsp.TextDocumentIdentifier(uri))
+        try:
+            report = await self.call(
+                self.client.text_document_diagnostic_async(params), timeout, "diagnostic"
+            )
+        except LspError as exc:
+            log.info("%s", exc)
+            return None
+        items = getattr(report, "items", None)
+        if items is None:
+            return None
+        got = self.published.setdefault(uri, Published())
+        got.diagnostics, got.version = (
+            list(items),
+            self.documents[uri].version if uri in self.documents else None,
+        )
+        return list(items)
+
+    async def current_diagnostics(self, uri: str, seen: int, timeout: float) -> list[lsp.Diagnostic] | None:
+        """The diagnostics of the open document's current version: pulled when the
+        server can, else the first push for that version (None: none in time)."""
+        if self.pulls_diagnostics:
+            return await self.pull_diagnostics(uri, timeout)
+        document = self.documents[uri]
+        if not await self.wait_published(uri, seen, document.version, timeout):
+            return None
+        # some servers push twice for one version (pyright: an empty set while it checks,
+        # then the result): take the last push once none follows within PUSH_SETTLE
+        while await self._another_publication(uri, self.published[uri].count, PUSH_SETTLE):
+            pass
+        if self.pulls_diagnostics:  # it registered pull diagnostics meanwhile: ask for the truth
+            return await self.pull_diagnostics(uri, timeout)
+        return list(self.published[uri].diagnostics)
+
+    async def _another_publication(self, uri: str, count: int, timeout: float) -> bool:
+        async with self._changed:
+            try:
+                await asyncio.wait_for(
+                    self._changed.wait_for(lambda: self.published[uri].count > count), timeout
+                )
+            except TimeoutError:
+                return False
+        return True
+
     def publications(self, uri: str) -> int:
         return self.published.get(uri, Published()).count
 
     async def wait_published(self, uri: str, after: int, version: int, timeout: float) -> bool:
-        """Wait for a publication of `uri` past count `after` for `version` or later;
-        False when `timeout` passes first."""
+        """Wait for a publication of `uri` for `version` or later (a server that sends
+        no versions: any publication past count `after`); False when `timeout` passes."""
 
         def arrived() -> bool:
             got = self.published.get(uri)
-            if got is None or got.count <= after:
+            if got is None:
                 return False
-            return got.version is None or got.version >= version
+            if got.version is not None:  # versions only grow: this one came after our change
+                return got.version >= version
+            return got.count > after
 
         async with self._changed:
             try:
@@ -260,6 +334,9 @@ def _client_capabilities() -> lsp.ClientCapabilities:
         text_document=lsp.TextDocumentClientCapabilities(
             synchronization=lsp.TextDocumentSyncClientCapabilities(did_save=True),
             publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(version_support=True),
+            diagnostic=lsp.DiagnosticClientCapabilities(
+                dynamic_registration=False, related_document_support=False
+            ),
             definition=lsp.DefinitionClientCapabilities(link_support=False),
             references=lsp.ReferenceClientCapabilities(),
             hover=lsp.HoverClientCapabilities(

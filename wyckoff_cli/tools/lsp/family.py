@@ -61,7 +61,7 @@ class LspTools:
             result = await tool.run(args, ctx)
             path = _path_of(args, ctx)
             if path is not None:
-                self.manager.meet(path)  # starts its server early: an edit rarely waits for it
+                self.manager.open_soon(path)  # starts its server early: an edit rarely waits for it
                 self._emit_notices(ctx)
             return result
 

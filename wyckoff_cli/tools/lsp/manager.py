@@ -87,6 +87,7 @@ class LspManager:
         self.notices: list[str] = []  # for the person, taken by the tools (one per cause)
         self._noticed: set[str] = set()
         self.on_running: list[Callable[[], None]] = []  # called when a server first runs
+        self._opening: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ settings
 
@@ -152,6 +153,22 @@ class LspManager:
         if slot.client is None and slot.starting is None and not slot.failed:
             slot.starting = asyncio.create_task(self._start(slot))
         return slot
+
+    def open_soon(self, path: Path) -> None:
+        """The agent read `path`: start its server (in the background) and open the
+        file there once it runs, so the server knows it before any edit or query."""
+        if self.meet(path) is None:
+            return
+        task = asyncio.create_task(self._open(path))
+        self._opening.add(task)
+        task.add_done_callback(self._opening.discard)
+
+    async def _open(self, path: Path) -> None:
+        client = await self.client_for(path)
+        if client is None:
+            return
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            client.sync(path, path.read_text(encoding="utf-8"))
 
     async def _start(self, slot: ServerSlot) -> LspClient:
         client = LspClient(slot.spec, self.root)
@@ -262,10 +279,10 @@ class LspManager:
         seen = client.publications(uri)
         document = client.sync(path, text)
         got = client.published.get(uri)
-        if got is None or (got.version is not None and got.version < document.version):
-            await client.wait_published(uri, seen, document.version, self.diagnostics_wait)
-        got = client.published.get(uri)
-        return Snapshot(text, list(got.diagnostics) if got is not None else [])
+        if client.pulls_diagnostics or got is None or (got.version or 0) < document.version:
+            found = await client.current_diagnostics(uri, seen, self.diagnostics_wait)
+            return Snapshot(text, found or [])
+        return Snapshot(text, list(got.diagnostics))
 
     async def after_edit(self, path: Path, before: Snapshot | None, shown: str) -> str:
         """What the edit's result gets: the diagnostics the change introduced ("" when
@@ -281,14 +298,14 @@ class LspManager:
             return ""
         uri = path_uri(path)
         seen = client.publications(uri)
-        document = client.sync(path, text, save=True)
-        if not await client.wait_published(uri, seen, document.version, self.diagnostics_wait):
+        client.sync(path, text, save=True)
+        found = await client.current_diagnostics(uri, seen, self.diagnostics_wait)
+        if found is None:
             return (
                 f"\n\n({client.spec.name} published no diagnostics for this change within "
                 f"{self.diagnostics_wait * 1000:.0f} ms)"
             )
-        got = client.published[uri]
-        fresh = relevant(introduced(relevant(before.diagnostics), before.text, got.diagnostics, text))
+        fresh = relevant(introduced(relevant(before.diagnostics), before.text, found, text))
         if not fresh:
             return ""
         return f"\n\nDiagnostics this change introduced ({client.spec.name}):\n" + format_diagnostics(
@@ -298,6 +315,8 @@ class LspManager:
     # ------------------------------------------------------------------ end
 
     async def close(self) -> None:
+        for task in list(self._opening):
+            task.cancel()
         for slot in self.slots:
             if slot.starting is not None and not slot.starting.done():
                 slot.starting.cancel()

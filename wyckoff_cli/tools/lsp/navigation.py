@@ -129,17 +129,21 @@ def _make(manager: LspManager) -> dict[str, Run]:
             client, uri, text, shown = await _opened(manager, args, ctx)
             document = client.documents[uri]
             got = client.published.get(uri)
-            if got is None or (got.version is not None and got.version < document.version):
-                await client.wait_published(
-                    uri, client.publications(uri), document.version, manager.diagnostics_wait
+            if client.pulls_diagnostics or got is None or (got.version or 0) < document.version:
+                current = await client.current_diagnostics(
+                    uri, client.publications(uri), manager.diagnostics_wait
                 )
-            got = client.published.get(uri)
-            found = relevant(got.diagnostics) if got is not None else []
+            else:
+                current = list(got.diagnostics)
+            found = relevant(current or [])
             return format_diagnostics(shown, found) if found else f"No errors or warnings in {shown}."
         parts: list[str] = []
         for slot in manager.running():
             assert slot.client is not None
             await manager.resync(slot.client)
+            if slot.client.pulls_diagnostics:
+                for open_uri in list(slot.client.documents):
+                    await slot.client.pull_diagnostics(open_uri, manager.diagnostics_wait)
             for uri, got in sorted(slot.client.published.items()):
                 found = relevant(got.diagnostics)
                 if found:
