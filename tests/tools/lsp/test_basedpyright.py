@@ -201,7 +201,10 @@ async def test_rename_through_the_runtime_is_one_approval_with_the_whole_diff(ws
     from wyckoff_cli.session.lsp import RenamePlanning
 
     approver = ScriptedApprover(ApprovalDecision.allow())
-    call = {"name": "lsp_rename", "args": {"path": "caller.py", "line": 5, "symbol": "salute", "new_name": "hail"}}
+    call = {
+        "name": "lsp_rename",
+        "args": {"path": "caller.py", "line": 5, "symbol": "salute", "new_name": "hail"},
+    }
     runtime, _ = make_runtime(
         [{"tool_calls": [call]}, {"text": "renamed"}],
         list(ws.registry),

@@ -36,6 +36,7 @@ QUIET_NOTIFICATIONS = (
     "$/progress",
     "telemetry/event",
     "experimental/serverStatus",
+    "$/typescriptVersion",
     "pyright/beginProgress",
     "pyright/reportProgress",
     "pyright/endProgress",
