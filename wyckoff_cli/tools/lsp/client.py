@@ -238,7 +238,6 @@ class LspClient:
             )
         return document
 
-    @property
     def pulls_diagnostics(self) -> bool:
         """Whether the server answers `textDocument/diagnostic` (LSP 3.17 pull): the
         diagnostics of the current text, rather than guessing when pushes settle."""
@@ -268,7 +267,7 @@ class LspClient:
     async def current_diagnostics(self, uri: str, seen: int, timeout: float) -> list[lsp.Diagnostic] | None:
         """The diagnostics of the open document's current version: pulled when the
         server can, else the first push for that version (None: none in time)."""
-        if self.pulls_diagnostics:
+        if self.pulls_diagnostics():
             return await self.pull_diagnostics(uri, timeout)
         document = self.documents[uri]
         if not await self.wait_published(uri, seen, document.version, timeout):
@@ -277,7 +276,7 @@ class LspClient:
         # then the result): take the last push once none follows within PUSH_SETTLE
         while await self._another_publication(uri, self.published[uri].count, PUSH_SETTLE):
             pass
-        if self.pulls_diagnostics:  # it registered pull diagnostics meanwhile: ask for the truth
+        if self.pulls_diagnostics():  # it registered pull diagnostics meanwhile: ask for the truth
             return await self.pull_diagnostics(uri, timeout)
         return list(self.published[uri].diagnostics)
 

@@ -279,7 +279,7 @@ class LspManager:
         seen = client.publications(uri)
         document = client.sync(path, text)
         got = client.published.get(uri)
-        if client.pulls_diagnostics or got is None or (got.version or 0) < document.version:
+        if client.pulls_diagnostics() or got is None or (got.version or 0) < document.version:
             found = await client.current_diagnostics(uri, seen, self.diagnostics_wait)
             return Snapshot(text, found or [])
         return Snapshot(text, list(got.diagnostics))

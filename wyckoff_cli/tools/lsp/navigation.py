@@ -129,7 +129,7 @@ def _make(manager: LspManager) -> dict[str, Run]:
             client, uri, text, shown = await _opened(manager, args, ctx)
             document = client.documents[uri]
             got = client.published.get(uri)
-            if client.pulls_diagnostics or got is None or (got.version or 0) < document.version:
+            if client.pulls_diagnostics() or got is None or (got.version or 0) < document.version:
                 current = await client.current_diagnostics(
                     uri, client.publications(uri), manager.diagnostics_wait
                 )
@@ -141,7 +141,7 @@ def _make(manager: LspManager) -> dict[str, Run]:
         for slot in manager.running():
             assert slot.client is not None
             await manager.resync(slot.client)
-            if slot.client.pulls_diagnostics:
+            if slot.client.pulls_diagnostics():
                 for open_uri in list(slot.client.documents):
                     await slot.client.pull_diagnostics(open_uri, manager.diagnostics_wait)
             for uri, got in sorted(slot.client.published.items()):
