@@ -25,11 +25,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from wyckoff_cli.session.builder import open_workspace
-    from wyckoff_cli.session.lsp import project_lsp_servers, workspace_servers
+    from wyckoff_cli.session.lsp import (
+        project_lsp_servers,
+        project_runs_programs,
+        trust_project_servers,
+        trust_state,
+        workspace_servers,
+    )
     from wyckoff_cli.storage.paths import project_config_file
     from wyckoff_cli.tools.lsp.manager import LspManager
     from wyckoff_cli.tools.lsp.report import status_lines
-    from wyckoff_cli.tools.lsp.servers import project_runs_programs, trust_project_servers, trust_state
 
     workspace = open_workspace((args.cwd or Path.cwd()).expanduser().resolve())
     root, config = workspace.root, workspace.config

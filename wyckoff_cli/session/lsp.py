@@ -5,6 +5,7 @@ its approval (so the dialog shows the whole multi-file diff)."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,46 @@ from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.storage.config import Config, read_toml
 from wyckoff_cli.storage.paths import project_config_file
+from wyckoff_cli.storage.trust import TrustStore, canonical_hash
 from wyckoff_cli.tools.lsp.family import LspTools
 from wyckoff_cli.tools.lsp.manager import LspManager
 from wyckoff_cli.tools.lsp.report import status_lines, status_segment
-from wyckoff_cli.tools.lsp.servers import ServerSpec, resolve_servers, trust_state
+from wyckoff_cli.tools.lsp.servers import ServerSpec, resolve_servers
+
+TRUST_KIND = "lsp"  # trust records of a project's `[lsp.servers]` commands (storage/trust.py)
+
+
+def project_servers_digest(project_servers: Mapping[str, Any]) -> str:
+    """What trust of a project's `[lsp.servers]` is about: its commands, args and env."""
+    return canonical_hash(
+        {
+            name: {k: v for k, v in table.items() if k in ("command", "args", "env")}
+            for name, table in project_servers.items()
+            if isinstance(table, dict)
+        }
+    )
+
+
+def project_runs_programs(project_servers: Mapping[str, Any]) -> bool:
+    return any(
+        isinstance(t, dict) and any(k in t for k in ("command", "args", "env"))
+        for t in project_servers.values()
+    )
+
+
+def trust_state(
+    project_file: Path, project_servers: Mapping[str, Any], store: TrustStore | None = None
+) -> str:
+    """`trusted` when the project names no commands or the user trusted them."""
+    if not project_runs_programs(project_servers):
+        return "trusted"
+    return (store or TrustStore()).state(project_file, TRUST_KIND, project_servers_digest(project_servers))
+
+
+def trust_project_servers(
+    project_file: Path, project_servers: Mapping[str, Any], store: TrustStore | None = None
+) -> None:
+    (store or TrustStore()).trust(project_file, TRUST_KIND, project_servers_digest(project_servers))
 
 
 def project_lsp_servers(root: Path) -> dict[str, Any]:

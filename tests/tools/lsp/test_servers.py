@@ -11,17 +11,11 @@ from typing import Any
 
 import pytest
 
+from wyckoff_cli.session.lsp import trust_project_servers, trust_state
 from wyckoff_cli.storage.config import load_config
 from wyckoff_cli.storage.lsp_config import LspServerConfig
 from wyckoff_cli.storage.paths import project_config_file
-from wyckoff_cli.tools.lsp.servers import (
-    find_executable,
-    install_hint,
-    resolve_servers,
-    server_for,
-    trust_project_servers,
-    trust_state,
-)
+from wyckoff_cli.tools.lsp.servers import find_executable, install_hint, resolve_servers, server_for
 
 
 def _executable(folder: Path, name: str) -> Path:

@@ -11,16 +11,29 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from lsprotocol import types as lsp
 
-from wyckoff_cli.storage.lsp_config import LspConfig
 from wyckoff_cli.tools.lsp.client import LspClient, LspError, path_uri, uri_path
 from wyckoff_cli.tools.lsp.diagnostics import format_diagnostics, introduced, relevant
 from wyckoff_cli.tools.lsp.servers import ServerSpec, install_hint, server_for
 
 log = logging.getLogger(__name__)
+
+
+class LspSettings(Protocol):
+    """What `[lsp]` says (storage/lsp_config.py)."""
+
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def diagnostics_wait_ms(self) -> int: ...
+    @property
+    def startup_wait_ms(self) -> int: ...
+    @property
+    def request_timeout_ms(self) -> int: ...
+
 
 START_MARGIN = 5.0  # seconds past `startup_wait` for the process itself to start
 State = Literal["available", "starting", "running", "failed", "disabled", "not installed", "blocked"]
@@ -80,7 +93,7 @@ class Snapshot:
 
 
 class LspManager:
-    def __init__(self, root: Path, config: LspConfig, specs: list[ServerSpec]) -> None:
+    def __init__(self, root: Path, config: LspSettings, specs: list[ServerSpec]) -> None:
         self.root = root
         self.config = config
         self.slots = [ServerSlot(spec) for spec in specs]

@@ -1,7 +1,7 @@
 """Which language servers a workspace can use: the known ones found on PATH or in the
 workspace's own virtualenv (`.venv/`, `venv/` — never the environment Wyckoff runs
 from), adjusted or added by `[lsp.servers.NAME]`. Project-level server commands run
-only once the project's `[lsp]` table is trusted (storage/trust.py, kind `lsp`).
+only once the project's `[lsp]` table is trusted (session/lsp.py).
 """
 
 from __future__ import annotations
@@ -12,12 +12,34 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from wyckoff_cli.storage.lsp_config import LspServerConfig
-from wyckoff_cli.storage.trust import TrustStore, canonical_hash
 
-TRUST_KIND = "lsp"
+class ServerSettings(Protocol):
+    """What `[lsp.servers.NAME]` says of a server (storage/lsp_config.py)."""
+
+    @property
+    def command(self) -> str | None: ...
+    @property
+    def args(self) -> list[str] | None: ...
+    @property
+    def languages(self) -> list[str] | None: ...
+    @property
+    def initialization_options(self) -> Mapping[str, Any]: ...
+    @property
+    def env(self) -> Mapping[str, str]: ...
+    @property
+    def enabled(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Unconfigured:
+    command: str | None = None
+    args: list[str] | None = None
+    languages: list[str] | None = None
+    initialization_options: Mapping[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    enabled: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,42 +154,9 @@ def find_executable(name: str, workspace: Path, path_env: str | None = None) -> 
     return None
 
 
-def project_servers_digest(project_servers: Mapping[str, Any]) -> str:
-    """What trust of a project's `[lsp.servers]` is about: its commands, args and env."""
-    return canonical_hash(
-        {
-            name: {k: v for k, v in table.items() if k in ("command", "args", "env")}
-            for name, table in project_servers.items()
-            if isinstance(table, dict)
-        }
-    )
-
-
-def project_runs_programs(project_servers: Mapping[str, Any]) -> bool:
-    return any(
-        isinstance(t, dict) and any(k in t for k in ("command", "args", "env"))
-        for t in project_servers.values()
-    )
-
-
-def trust_state(
-    project_file: Path, project_servers: Mapping[str, Any], store: TrustStore | None = None
-) -> str:
-    """`trusted` when the project names no commands or the user trusted them."""
-    if not project_runs_programs(project_servers):
-        return "trusted"
-    return (store or TrustStore()).state(project_file, TRUST_KIND, project_servers_digest(project_servers))
-
-
-def trust_project_servers(
-    project_file: Path, project_servers: Mapping[str, Any], store: TrustStore | None = None
-) -> None:
-    (store or TrustStore()).trust(project_file, TRUST_KIND, project_servers_digest(project_servers))
-
-
 def resolve_servers(
     workspace: Path,
-    configured: Mapping[str, LspServerConfig],
+    configured: Mapping[str, ServerSettings],
     *,
     untrusted: frozenset[str] = frozenset(),
     path_env: str | None = None,
@@ -200,7 +189,7 @@ def resolve_servers(
             )
         )
     for known in KNOWN_SERVERS:
-        conf = configured.get(known.name, LspServerConfig())
+        conf = configured.get(known.name) or _Unconfigured()
         if conf.command is not None:
             command = find_executable(conf.command, workspace, path_env) or (
                 conf.command if Path(conf.command).is_absolute() else None
@@ -217,7 +206,7 @@ def resolve_servers(
 
 def _spec(
     name: str,
-    conf: LspServerConfig,
+    conf: ServerSettings,
     command: str | None,
     args: tuple[str, ...],
     languages: tuple[str, ...],
