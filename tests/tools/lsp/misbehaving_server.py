@@ -1,10 +1,13 @@
 """A language server that answers `initialize`, then misbehaves as its argument says:
 `silent` never answers a request, `garbage` answers with bytes that are not JSON-RPC,
-`die` exits in the middle of a request, `no-init` never answers `initialize`."""
+`die` exits in the middle of a request, `no-init` never answers `initialize`,
+`stubborn` ignores shutdown, exit and SIGTERM and starts a child that lives on."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
 
 
@@ -29,6 +32,11 @@ def send(payload: dict[str, object]) -> None:
 
 
 def main(mode: str) -> None:
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        child = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(1)"])
+        sys.stderr.write(f"child {child.pid}\n")
+        sys.stderr.flush()
     while (message := read_message()) is not None:
         method, ident = message.get("method"), message.get("id")
         if method == "initialize":
@@ -41,9 +49,9 @@ def main(mode: str) -> None:
             elif mode == "die":
                 sys.stderr.write("dying on purpose\n")
                 sys.exit(3)
-        elif method == "shutdown":
+        elif method == "shutdown" and mode != "stubborn":
             send({"jsonrpc": "2.0", "id": ident, "result": None})
-        elif method == "exit":
+        elif method == "exit" and mode != "stubborn":
             return
 
 

@@ -84,3 +84,35 @@ async def test_an_edit_without_a_server_is_unchanged_with_one_notice_naming_what
         "(npm install -g pyright) for diagnostics after edits and the lsp_* tools."
     ]
     assert not any(name.startswith("lsp_") for name in registry.names())
+
+
+async def test_a_server_that_will_not_stop_is_killed_with_its_process_group(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+    import os
+
+    from .servers_for_tests import until
+
+    caplog.set_level(logging.INFO, logger="wyckoff_cli.tools.lsp.client")
+    tools = _tools(root, "stubborn", request_timeout_ms=500)
+    client = await tools.manager.client_for(root / "code.fake")
+    assert client is not None and client.process is not None
+    await until(
+        lambda: any("child " in r.getMessage() for r in caplog.records), "the server's stderr in the log"
+    )
+    line = next(r.getMessage() for r in caplog.records if "child " in r.getMessage())
+    assert line.startswith("misbehaving stderr: child ")
+    child = int(line.rsplit(" ", 1)[1])
+    await tools.manager.close()  # shutdown and exit are ignored, SIGTERM too: SIGKILL to the group
+    assert client.process.returncode is not None
+
+    def gone() -> bool:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return True
+        with open(f"/proc/{child}/stat") as stat:  # a zombie waiting for init counts as gone
+            return stat.read().split(") ")[1].startswith("Z")
+
+    await until(gone, "the server's child to be killed with its group")
