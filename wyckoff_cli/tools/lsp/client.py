@@ -23,7 +23,10 @@ from typing import Any, TypeVar
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+from wyckoff_cli.tools.lsp.documents import LspError, path_uri, uri_path
 from wyckoff_cli.tools.lsp.servers import ServerSpec
+
+__all__ = ["LspClient", "LspError", "OpenDocument", "Published", "path_uri", "uri_path"]
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +46,6 @@ QUIET_NOTIFICATIONS = (
 )
 
 
-class LspError(Exception):
-    """A server that failed: would not start, died, timed out, answered nonsense."""
-
-
 @dataclass(slots=True)
 class OpenDocument:
     uri: str
@@ -59,17 +58,6 @@ class Published:
     diagnostics: list[lsp.Diagnostic] = field(default_factory=list)
     version: int | None = None
     count: int = 0  # how many publications arrived for this document
-
-
-def path_uri(path: Path) -> str:
-    return path.resolve().as_uri()
-
-
-def uri_path(uri: str) -> Path:
-    from urllib.parse import unquote, urlparse
-
-    parsed = urlparse(uri)
-    return Path(unquote(parsed.path))
 
 
 class LspClient:

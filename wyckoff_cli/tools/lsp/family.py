@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.lsp.manager import LspManager
-from wyckoff_cli.tools.lsp.navigation import navigation_tools
-from wyckoff_cli.tools.lsp.rename import RenamePlans, rename_tool
 from wyckoff_cli.tools.permissions.workspace import display_path, resolve_path
 from wyckoff_cli.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from wyckoff_cli.tools.lsp.rename import RenamePlans
 
 EDITING_TOOLS = ("edit_file", "write_file")
 READING_TOOLS = ("read_file",)
@@ -26,10 +27,29 @@ class LspTools:
 
     def __init__(self, manager: LspManager) -> None:
         self.manager = manager
-        self.plans = RenamePlans(manager)
-        self.tools = [*navigation_tools(manager), rename_tool(self.plans)]
+        self._plans: RenamePlans | None = None
+        self._tools: list[Tool] | None = None
         self._registries: list[ToolRegistry] = []
         manager.on_running.append(self._offer)
+
+    @property
+    def plans(self) -> RenamePlans:
+        """lsp_rename's plans (made on first use: pygls and lsprotocol load then)."""
+        if self._plans is None:
+            from wyckoff_cli.tools.lsp.rename import RenamePlans
+
+            self._plans = RenamePlans(self.manager)
+        return self._plans
+
+    @property
+    def tools(self) -> list[Tool]:
+        """The lsp_* tools (made on first use)."""
+        if self._tools is None:
+            from wyckoff_cli.tools.lsp.navigation import navigation_tools
+            from wyckoff_cli.tools.lsp.rename import rename_tool
+
+            self._tools = [*navigation_tools(self.manager), rename_tool(self.plans)]
+        return self._tools
 
     def wrap(self, registry: ToolRegistry) -> ToolRegistry:
         """A registry like `registry` (same order) with its file tools wrapped."""

@@ -11,13 +11,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from lsprotocol import types as lsp
-
-from wyckoff_cli.tools.lsp.client import LspClient, LspError, path_uri, uri_path
-from wyckoff_cli.tools.lsp.diagnostics import format_diagnostics, introduced, relevant
+from wyckoff_cli.tools.lsp.documents import LspError, path_uri, uri_path
 from wyckoff_cli.tools.lsp.servers import ServerSpec, install_hint, server_for
+
+if TYPE_CHECKING:  # pygls and lsprotocol load with the first server, not with the session
+    from lsprotocol import types as lsp
+
+    from wyckoff_cli.tools.lsp.client import LspClient
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +186,8 @@ class LspManager:
             client.sync(path, path.read_text(encoding="utf-8"))
 
     async def _start(self, slot: ServerSlot) -> LspClient:
+        from wyckoff_cli.tools.lsp.client import LspClient
+
         client = LspClient(slot.spec, self.root)
         try:
             await client.start(self.startup_wait)
@@ -318,6 +322,8 @@ class LspManager:
                 f"\n\n({client.spec.name} published no diagnostics for this change within "
                 f"{self.diagnostics_wait * 1000:.0f} ms)"
             )
+        from wyckoff_cli.tools.lsp.diagnostics import format_diagnostics, introduced, relevant
+
         fresh = relevant(introduced(relevant(before.diagnostics), before.text, found, text))
         if not fresh:
             return ""
