@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "sub-agents for the task tool: list them and where they come from",
     ),
     "mcp": ("wyckoff_cli.cli.mcp_cmd", "MCP servers: list, get, add, remove, trust, login"),
+    "lsp": (
+        "wyckoff_cli.cli.lsp_cmd",
+        "language servers: status (found, running, failed), trust a project's",
+    ),
     "hooks": ("wyckoff_cli.cli.hooks_cmd", "user hooks: list them with source and trust, trust a project's"),
     "checkpoints": (
         "wyckoff_cli.cli.checkpoints_cmd",

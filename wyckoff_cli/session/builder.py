@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.storage.config_watch import ConfigWatch
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
+    from wyckoff_cli.tools.lsp.family import LspTools
     from wyckoff_cli.tools.mcp.host import McpHost
     from wyckoff_cli.tools.web import WebOptions
 
@@ -123,6 +124,7 @@ class SessionBuilder:
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
     mcp: McpHost | None = None  # the MCP servers; their tools join every session built here
+    lsp: LspTools | None = None  # the language servers (tools/lsp); they see every file tool's file
     hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
     load_user_hooks: bool = True  # the hooks of config.toml and the project's files
     trust_project_hooks: bool = False  # run untrusted project hooks this time (headless --trust-hooks)
@@ -260,6 +262,8 @@ class SessionBuilder:
         if self.tools_factory is None:  # the web tools of `[web]` (tools/web)
             for tool in session_web_tools(config, provider, lambda: self.config_watch.current().web):
                 registry.add(tool)
+        if self.lsp is not None:  # file tools wrapped; lsp_* tools join once a server runs
+            registry = self.lsp.wrap(registry)
         skills = self.skills
         if skills.skills and registry.get("skill") is None:
             from wyckoff_cli.context.skills import skill_tool
@@ -304,6 +308,10 @@ class SessionBuilder:
             hooks.append(SkillMentions(skills))
         budget = self.budget(recorder.id if recorder is not None else None)
         hooks += _budget_hooks(budget)
+        if self.lsp is not None:
+            from wyckoff_cli.session.lsp import RenamePlanning
+
+            hooks.append(RenamePlanning(self.lsp, self.workspace.root))
         if self.mcp is not None:
             self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
         runtime = AgentRuntime(

@@ -47,6 +47,7 @@ from wyckoff_cli.session.info_requests import (
     save_rule_quietly,
     untrusted_allow_notice,
 )
+from wyckoff_cli.session.lsp import lsp_output
 from wyckoff_cli.session.models import call_price, check_model, context_window_of, skip_to_fallback
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
@@ -519,6 +520,8 @@ class ChatController:
                 events = events_of([answer])
             case rq.Mcp(argument=argument):
                 events = events_of([await self._mcp(argument)])
+            case rq.Lsp():
+                events = events_of([lsp_output(self.builder.lsp)])
             case rq.Skills():
                 events = events_of([extensions.skills_output(self.builder.skills)])
             case rq.Hooks(argument=argument):

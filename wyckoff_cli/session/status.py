@@ -46,6 +46,7 @@ class StatusModel:
     per_agent: dict[str, ModelTotals] = field(default_factory=dict)  # sub-agents' calls, by agent
     price: PriceFn | None = None
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
+    lsp: str = ""  # "LSP basedpyright": the running language servers, "!" when one failed
 
     def observe(self, event: ev.RuntimeEvent) -> None:
         """Take what the bar shows from one event."""
@@ -209,6 +210,8 @@ class StatusModel:
             parts.append(("agents", [" · ".join(shares)]))
         if self.mcp:
             parts.insert(3, ("mcp", [self.mcp]))
+        if self.lsp:
+            parts.insert(3, ("lsp", [self.lsp]))
         if self.background_running:
             count = self.background_running
             parts.append(("background", [f"{count} bg task{'s' * (count > 1)}", f"{count} bg"]))
@@ -256,6 +259,7 @@ SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (
     ("tokens", None),
     ("background", 1),  # "2 bg"
     ("mcp", None),
+    ("lsp", None),
     ("context", None),
     ("model", None),
     ("background", None),

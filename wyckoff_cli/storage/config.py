@@ -1,11 +1,9 @@
 """The configuration: one typed model, read with tomllib, written atomically.
 
-Sources, later ones winning key by key: built-in defaults, the user's
-`config.toml` (see `paths.config_file()`), the project's `.wyckoff/config.toml`.
-Permission rule lists (`permissions.allow`, `permissions.deny`) are combined across
-files rather than replaced. Every key is documented in docs/CONFIG.md; each field's
-docstring-like `doc` metadata is the source of that page.
-
+Sources, later ones winning key by key: built-in defaults, the user's `config.toml`
+(`paths.config_file()`), the project's `.wyckoff/config.toml`. Permission rule lists
+(`permissions.allow`, `permissions.deny`) are combined across files rather than
+replaced. Every key is documented in docs/CONFIG.md (each field's `doc` metadata).
 A syntax error or a wrong type raises `ConfigError` naming the file, the line (when
 it can be found) and the key, with the expected type.
 """
@@ -30,6 +28,7 @@ from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
 from wyckoff_cli.storage.config_fields import NON_NEGATIVE, POSITIVE, Range
 from wyckoff_cli.storage.config_fields import doc_field as _doc
 from wyckoff_cli.storage.config_mcp import McpServer
+from wyckoff_cli.storage.lsp_config import LspConfig
 from wyckoff_cli.storage.ui_config import UIConfig
 from wyckoff_cli.storage.web_config import WebConfig
 
@@ -226,6 +225,7 @@ class Config:
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
     ui: UIConfig = _doc("The terminal app: how it draws, how it notifies.", default_factory=UIConfig)
+    lsp: LspConfig = _doc("Language servers (docs/LSP.md).", default_factory=LspConfig)
 
 
 # --------------------------------------------------------------------------- loading
