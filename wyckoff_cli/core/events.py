@@ -25,6 +25,7 @@ DoneReason = Literal[
     "stopped",  # a hook stopped the run
     "error",  # the turn failed (see the preceding `error` event)
     "budget",  # the session's cost budget (`--max-budget-usd`) was reached
+    "loop",  # the same call kept getting the same result (the runaway guard)
 ]
 
 
@@ -231,10 +232,12 @@ class UsageReported(_Event):
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     web_searches: int = 0  # server-side web searches the vendor bills for this call
+    # What the call was for: `turn` (the agent's own rounds), `compaction`, ...
+    purpose: str = "turn"
 
     @classmethod
-    def from_usage(cls, model: str, usage: Usage) -> UsageReported:
-        return cls(model, **usage.to_dict())
+    def from_usage(cls, model: str, usage: Usage, purpose: str = "turn") -> UsageReported:
+        return cls(model, **usage.to_dict(), purpose=purpose)
 
     @property
     def usage(self) -> Usage:
@@ -336,6 +339,8 @@ class TurnDone(_Event):
     # Why the last model call stopped (`end_turn`, `tool_use`, `max_tokens`,
     # `content_filter`, `other`), when the model call got that far.
     stop_reason: str | None = None
+    # USD of the turn's model calls, sub-agents' included (None: no call was priced).
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

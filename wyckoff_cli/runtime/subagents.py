@@ -225,6 +225,7 @@ class TaskStats:
     reason: str = ""
     answer: str = ""
     failure: str = ""
+    warning: str = ""  # the child's last warning notice (why it stopped, for a loop)
 
     def footer(self, agent_id: str, seconds: float, transcript: str | None) -> str:
         tokens = self.usage.input_tokens + self.usage.output_tokens
@@ -275,7 +276,9 @@ async def run_task(
     if stats.failure:
         raise ToolError(f"The {agent.name} agent failed: {stats.failure}\n{footer}")
     answer = stats.answer.strip() or "(The agent ended without a final answer.)"
-    if stats.reason not in ("completed", "completed_by_tool"):
+    if stats.reason == "loop":
+        answer += f"\n(The agent ended in a loop. {stats.warning})"
+    elif stats.reason not in ("completed", "completed_by_tool"):
         answer += f"\n(The agent stopped early: {stats.reason}.)"
     return ToolOutcome(f"{answer}\n\n{footer}", display)
 
@@ -290,6 +293,8 @@ def _count(stats: TaskStats, event: ev.RuntimeEvent, factory: ChildFactory) -> N
             stats.priced = False
         else:
             stats.cost += cost
+    elif isinstance(event, ev.Notice) and event.level == "warning":
+        stats.warning = event.message
     elif isinstance(event, ev.TurnFailed):
         stats.failure = f"{event.kind}: {event.message}"
     elif isinstance(event, ev.TurnDone):

@@ -219,6 +219,12 @@ class SessionBuilder:
             self._agents = workspace_agents(self.workspace.root)
         return self._agents
 
+    def call_cost(self) -> Callable[[str, Usage], float | None]:
+        """(model, usage) -> USD: `cost`, or the catalogue and `[model_overrides]`."""
+        from wyckoff_cli.session.subagents import catalogue_cost
+
+        return self.cost or catalogue_cost(self.config)
+
     def budget(self, session_id: str | None) -> SessionBudget | None:
         """The session's cost budget (one per session, shared by its sub-agents)."""
         limit = self.max_budget_usd or self.config.session.max_budget_usd
@@ -318,6 +324,7 @@ class SessionBuilder:
             redact=offload_redactor(config),
             hooks=[*hooks, ModeTools(policy, registry)],  # only the tools the mode offers
             host_files=self.host_files,
+            price=self.call_cost(),
             host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()

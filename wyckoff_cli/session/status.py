@@ -43,6 +43,7 @@ class StatusModel:
     background_running: int = 0
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
     per_agent: dict[str, ModelTotals] = field(default_factory=dict)  # sub-agents' calls, by agent
+    per_purpose: dict[str, ModelTotals] = field(default_factory=dict)  # this run's calls, by purpose
     price: PriceFn | None = None
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
 
@@ -64,6 +65,7 @@ class StatusModel:
         """A new or resumed session: no calls counted yet."""
         self.per_model.clear()
         self.per_agent.clear()
+        self.per_purpose.clear()
         self.context_tokens = 0
         self.fallback_model = None
 
@@ -88,6 +90,8 @@ class StatusModel:
         """Count one call: in its model's totals (the session's), and in its agent's
         when a sub-agent made it (whose context is not the session's)."""
         self._count(self.per_model, event.model, event, calls)
+        if calls:  # a resumed session's saved totals carry no purposes
+            self._count(self.per_purpose, event.purpose, event, calls)
         if agent is None:
             self.context_tokens = event.input_tokens + event.output_tokens
         else:
@@ -231,6 +235,14 @@ def totals_row(label: str, totals: ModelTotals) -> list[str]:
 def agent_rows(status: StatusModel) -> list[list[str]]:
     """`/cost` rows for the sub-agents, by agent (their calls are in the models' rows)."""
     return [totals_row(f"agent {name}", totals) for name, totals in status.per_agent.items()]
+
+
+def purpose_rows(status: StatusModel) -> list[list[str]]:
+    """`/cost` rows by what the calls were for (`turn`, `compaction`, ...), once more
+    than the agents' own turns made calls (every call is in the models' rows too)."""
+    if set(status.per_purpose) <= {"turn"}:
+        return []
+    return [totals_row(f"for {name}", totals) for name, totals in status.per_purpose.items()]
 
 
 SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (

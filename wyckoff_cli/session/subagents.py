@@ -95,6 +95,7 @@ class SessionChildFactory:
             redact=parent.runtime.redact,
             host_files=parent.runtime.host_files,
             host_terminal=parent.runtime.host_terminal,
+            price=self.price,
         )
         return ChildRun(runtime, self.system_prompt(agent, registry.names()), model)
 
