@@ -146,7 +146,7 @@ def test_usage_since_and_by_on_the_command_line(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--by", "colour"], "--by takes one of model, agent, purpose, day"),
+        (["--by", "colour"], "--by takes one of model, agent, purpose, tool, day"),
         (["--since", "yesterday"], "--since takes a date as YYYY-MM-DD"),
         (["--since", "2026-13-01"], "--since takes a date as YYYY-MM-DD"),
         (["--days", "0"], "--days must be a positive number"),

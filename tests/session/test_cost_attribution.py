@@ -104,3 +104,49 @@ def test_cost_shows_rows_by_purpose_once_not_only_turns_made_calls() -> None:
     assert rows["for turn"][1:3] == ["2", "3,000"] and rows["for turn"][7] == "$3.0000"
     assert rows["for compaction"][1:3] == ["1", "500"] and rows["for compaction"][7] == "$0.5000"
     assert rows["agent explore"][2] == "2,000"
+
+
+async def test_each_call_says_which_earlier_tool_results_it_resent(workspace: Path) -> None:
+    big_text = "".join(f"line {n}: the quick brown fox {n * 7919 % 1000}\n" for n in range(400))
+    (workspace / "big.txt").write_text(big_text, encoding="utf-8")
+    (workspace / "small.txt").write_text("tiny\n", encoding="utf-8")
+    with FakeServer() as server:
+        server.script(
+            {"tool_calls": [{"name": "read_file", "args": {"path": "big.txt"}, "id": "r_big"}]},
+            {"tool_calls": [{"name": "read_file", "args": {"path": "small.txt"}, "id": "r_small"}]},
+            {"text": "done"},
+        )
+        provider = build_provider(
+            ModelSpec("anthropic", "claude-sonnet-4-5", base_url=server.url, api_key=KEY)
+        )
+        session = build(make_builder(workspace, lambda _model: provider), "anthropic:claude-sonnet-4-5")
+        events = await run(session, "read them")
+        directory = session.recorder.directory if session.recorder is not None else None
+        await session.aclose()
+    usages = [e for e in events if isinstance(e, ev.UsageReported)]
+    assert [len(u.resent) for u in usages] == [0, 1, 2]
+    big = {s["call_id"]: s for s in usages[2].resent}["r_big"]
+    small = {s["call_id"]: s for s in usages[2].resent}["r_small"]
+    assert big["tool"] == "read_file" and big["tokens"] > 1000 > small["tokens"] > 0
+    assert usages[1].resent[0]["tokens"] == big["tokens"]  # the same result, counted alike
+
+    from wyckoff_cli.session.info_requests import cost_output
+    from wyckoff_cli.session.status import StatusModel
+
+    status = StatusModel("m", price=lambda model, usage: (usage.input_tokens / 1_000_000, 0.0))
+    for event in events:
+        status.observe(event)
+    output = cost_output(status)
+    assert isinstance(output, ev.CommandOutput)
+    resent = [row for row in output.rows if row[0].startswith("resent: ")]
+    assert resent[0][0].startswith("resent: read_file at ") and "over 2 calls" in resent[0][0]
+    assert resent[0][2] == f"{2 * big['tokens']:,}"
+
+    from datetime import UTC, datetime, timedelta
+
+    from wyckoff_cli.cli.usage_cmd import collect_usage
+
+    assert directory is not None
+    by_tool = collect_usage([directory], datetime.now(UTC) - timedelta(days=1), lambda m, u: 1.0, by="tool")
+    assert by_tool["read_file"].calls == 2
+    assert by_tool["read_file"].input_tokens == 2 * big["tokens"] + small["tokens"]

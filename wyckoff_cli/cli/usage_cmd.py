@@ -1,9 +1,11 @@
-"""`wyckoff usage [--by model|agent|purpose|day] [--since DATE | --days N] [--all-projects] [--json]`.
+"""`wyckoff usage [--by model|agent|purpose|tool|day] [--since DATE | --days N] [--all-projects] [--json]`.
 
 Tokens and cost over the saved sessions' run traces (`scratchpad.jsonl`), grouped by
 the model that actually served each call (after a fallback, the fallback), the agent
 that made it (`main`, or a sub-agent's name: its calls are recorded wrapped in the
-parent's trace), what it was for (`turn`, `compaction`, ...) or the UTC day. A call
+parent's trace), what it was for (`turn`, `compaction`, ...), the UTC day, or the tool
+whose earlier results each call's prompt sent again (`resent`: the tokens, and that
+share of the call's cost). A call
 recorded with its cost keeps it; one recorded without (prices unknown then) is priced
 now from the catalogue and your overrides, and counted as unpriced when that is still
 impossible. Each call is priced on its own, so long-prompt price tiers stay right.
@@ -20,11 +22,13 @@ from typing import Any
 
 from wyckoff_cli.core.errors import UsageError
 
-GROUPINGS = ("model", "agent", "purpose", "day")
+GROUPINGS = ("model", "agent", "purpose", "tool", "day")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--by", default="model", help="group by model, agent, purpose or day (default model)")
+    parser.add_argument(
+        "--by", default="model", help="group by model, agent, purpose, tool or day (default model)"
+    )
     parser.add_argument("--since", help="count calls from this UTC date on (YYYY-MM-DD), instead of --days")
     parser.add_argument("--days", type=int, default=30, help="look back this many days (default 30)")
     parser.add_argument("--all-projects", action="store_true", help="every project, not only this one")
@@ -119,17 +123,20 @@ def collect_usage(
             if call is None or not _after(record.get("ts"), since):
                 continue
             model = str(call.get("model") or "unknown")
+            usage = Usage.from_dict(call)
+            cost = record.get("cost_usd")  # the recorder's price, on the outer record
+            if not isinstance(cost, int | float):
+                cost = price(model, usage)
+            if by == "tool":
+                _add_resent(totals, call, usage, cost)
+                continue
             key = _group_key(by, model, agent, call, record)
             row = totals.setdefault(key, ModelUsage())
-            usage = Usage.from_dict(call)
             row.calls += 1
             row.input_tokens += usage.input_tokens
             row.output_tokens += usage.output_tokens
             row.cache_read_tokens += usage.cache_read_tokens
             row.cache_write_tokens += usage.cache_write_tokens
-            cost = record.get("cost_usd")  # the recorder's price, on the outer record
-            if not isinstance(cost, int | float):
-                cost = price(model, usage)
             if cost is None:
                 row.unpriced_calls += 1
             else:
@@ -137,6 +144,25 @@ def collect_usage(
     if by == "day":
         return dict(sorted(totals.items()))
     return dict(sorted(totals.items(), key=lambda item: -item[1].cost_usd))
+
+
+def _add_resent(totals: dict[str, ModelUsage], call: dict[str, Any], usage: Any, cost: Any) -> None:
+    """`--by tool`: the prompt tokens each call sent again because of earlier results of
+    each tool (`input_tokens`), and that share of the call's cost (its cost in proportion
+    to its prompt). `calls` counts the model calls that resent the tool's results."""
+    by_tool: dict[str, int] = {}
+    for share in call.get("resent") or ():
+        if isinstance(share, dict) and isinstance(share.get("tokens"), int):
+            tool = str(share.get("tool") or "unknown")
+            by_tool[tool] = by_tool.get(tool, 0) + share["tokens"]
+    for tool, tokens in by_tool.items():
+        row = totals.setdefault(tool, ModelUsage())
+        row.calls += 1
+        row.input_tokens += tokens
+        if cost is None:
+            row.unpriced_calls += 1
+        elif usage.input_tokens:
+            row.cost_usd += float(cost) * min(1.0, tokens / usage.input_tokens)
 
 
 def _call_of(record: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
@@ -170,7 +196,15 @@ def _after(stamp: Any, since: datetime) -> bool:
 
 
 def format_table(totals: dict[str, ModelUsage], by: str = "model") -> str:
-    headers = (by, "calls", "input", "output", "cache read", "cache write", "cost")
+    headers = (
+        by,
+        "calls",
+        "resent" if by == "tool" else "input",
+        "output",
+        "cache read",
+        "cache write",
+        "cost",
+    )
     rows = [
         (
             model,

@@ -234,10 +234,22 @@ class UsageReported(_Event):
     web_searches: int = 0  # server-side web searches the vendor bills for this call
     # What the call was for: `turn` (the agent's own rounds), `compaction`, ...
     purpose: str = "turn"
+    # The earlier tool results this call's prompt sent again: {call_id, tool, tokens} each.
+    resent: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_usage(cls, model: str, usage: Usage, purpose: str = "turn") -> UsageReported:
-        return cls(model, **usage.to_dict(), purpose=purpose)
+        u = usage
+        return cls(
+            model,
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_read_tokens,
+            u.cache_write_tokens,
+            u.reasoning_tokens,
+            u.web_searches,
+            purpose,
+        )
 
     @property
     def usage(self) -> Usage:

@@ -16,6 +16,7 @@ aborted and ends with `done(reason="aborted")`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import tempfile
 import time
@@ -56,7 +57,7 @@ from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks, event_listener
 from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD
 from wyckoff_cli.runtime.repeats import RepeatGuard
 from wyckoff_cli.runtime.stop_reasons import StopReasonReview
-from wyckoff_cli.runtime.tally import CallPricer, TurnTally
+from wyckoff_cli.runtime.tally import CallPricer, ResentShares, TurnTally
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
@@ -128,6 +129,7 @@ class AgentRuntime:
         self.host_files = host_files  # an editor's files and terminal, when the host offers them
         self.host_terminal = host_terminal
         self.price = price  # (model, usage) -> USD: `done.cost_usd`
+        self._resent = ResentShares()  # each usage event's `resent`
 
     @property
     def results_dir(self) -> Path:
@@ -473,7 +475,9 @@ class AgentRuntime:
                     assembler.add(chunk)
                 elif isinstance(chunk, UsageChunk):
                     self.context.record_usage(chunk.usage)
-                    await self._emit(turn, ev.UsageReported.from_usage(chunk.model or model, chunk.usage))
+                    usage = ev.UsageReported.from_usage(chunk.model or model, chunk.usage)
+                    resent = self._resent.of(request.messages)
+                    await self._emit(turn, dataclasses.replace(usage, resent=resent))
                 elif isinstance(chunk, ServerToolChunk | StopChunk):
                     assembler.add(chunk)
                     if isinstance(chunk, ServerToolChunk):

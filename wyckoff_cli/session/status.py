@@ -14,6 +14,7 @@ from typing import Any
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.events import UsageReported
+from wyckoff_cli.session.resent import ResentLedger
 
 # (model id, usage event) -> (cost in USD, saved by the cache in USD), or None if unpriced
 PriceFn = Callable[[str, UsageReported], tuple[float, float] | None]
@@ -44,6 +45,7 @@ class StatusModel:
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
     per_agent: dict[str, ModelTotals] = field(default_factory=dict)  # sub-agents' calls, by agent
     per_purpose: dict[str, ModelTotals] = field(default_factory=dict)  # this run's calls, by purpose
+    resent: ResentLedger = field(default_factory=ResentLedger)  # tool results sent again
     price: PriceFn | None = None
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
 
@@ -53,6 +55,8 @@ class StatusModel:
             self.add_usage(event)
         elif isinstance(event, ev.SubagentEvent) and isinstance(event.inner, ev.UsageReported):
             self.add_usage(event.inner, agent=event.agent)
+        elif isinstance(event, ev.ToolSucceeded | ev.ToolFailed | ev.SubagentEvent):
+            self.resent.observe(event, None)
         elif isinstance(event, ev.FallbackSwitched):
             self.fallback_model = event.to_model
         elif isinstance(event, ev.ModelChanged):
@@ -66,6 +70,7 @@ class StatusModel:
         self.per_model.clear()
         self.per_agent.clear()
         self.per_purpose.clear()
+        self.resent.clear()
         self.context_tokens = 0
         self.fallback_model = None
 
@@ -92,6 +97,9 @@ class StatusModel:
         self._count(self.per_model, event.model, event, calls)
         if calls:  # a resumed session's saved totals carry no purposes
             self._count(self.per_purpose, event.purpose, event, calls)
+            if event.resent:
+                priced = self.price(event.model, event) if self.price else None
+                self.resent.observe(event, priced[0] if priced is not None else None)
         if agent is None:
             self.context_tokens = event.input_tokens + event.output_tokens
         else:
@@ -243,6 +251,16 @@ def purpose_rows(status: StatusModel) -> list[list[str]]:
     if set(status.per_purpose) <= {"turn"}:
         return []
     return [totals_row(f"for {name}", totals) for name, totals in status.per_purpose.items()]
+
+
+def resent_rows(status: StatusModel, count: int = 5) -> list[list[str]]:
+    """`/cost` rows for the tool results that cost most in resent context: the tokens
+    they added to later prompts (input), over how many calls, and that share of the cost."""
+    return [
+        [f"resent: {r.describe()}", str(r.calls), f"{r.tokens:,}", "", "", "", "", f"${r.cost:.4f}", ""]
+        for r in status.resent.costliest(count)
+        if r.tokens
+    ]
 
 
 SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (
