@@ -31,6 +31,7 @@ from wyckoff_cli.core.errors import StopRun, ToolError
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.runtime.agent_files import AgentCatalog, AgentDefinition
+from wyckoff_cli.runtime.child_watch import ChildWatch
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
@@ -97,6 +98,8 @@ class ChildRun:
     runtime: AgentRuntime
     system_prompt: str
     model: str
+    max_seconds: float | None = None  # `[agents] max_seconds`: wall time
+    idle_seconds: float | None = None  # `[agents] idle_seconds`: no new tool call or text
 
 
 class ChildFactory(Protocol):
@@ -251,8 +254,23 @@ async def run_task(
     stats = TaskStats()
     started = time.monotonic()
     stream = child.runtime.run_stream(conversation, prompt, system_prompt=child.system_prompt)
+    watch = ChildWatch(child.max_seconds, child.idle_seconds)
     try:
-        async for event in stream:
+        while True:
+            try:
+                event = await asyncio.wait_for(anext(stream), watch.next_timeout())
+            except StopAsyncIteration:
+                break
+            except TimeoutError:  # the child is cancelled with its stream; say why, as its end
+                limit = watch.reached()
+                stats.reason, stats.warning = limit, watch.message(limit)
+                for end in (
+                    ev.Notice("warning", stats.warning),
+                    ev.TurnDone(stats.answer, "stopped", stats.rounds),
+                ):
+                    ctx.emit_event(ev.SubagentEvent(agent_id, agent.name, ctx.call_id, end))
+                break
+            watch.saw(event)
             ctx.emit_event(ev.SubagentEvent(agent_id, agent.name, ctx.call_id, event))
             _count(stats, event, factory)
     finally:
@@ -278,6 +296,8 @@ async def run_task(
     answer = stats.answer.strip() or "(The agent ended without a final answer.)"
     if stats.reason == "loop":
         answer += f"\n(The agent ended in a loop. {stats.warning})"
+    elif stats.reason in ("max_seconds", "idle_seconds"):
+        answer += f"\n({stats.warning})"
     elif stats.reason not in ("completed", "completed_by_tool"):
         answer += f"\n(The agent stopped early: {stats.reason}.)"
     return ToolOutcome(f"{answer}\n\n{footer}", display)

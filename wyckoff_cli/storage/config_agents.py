@@ -39,6 +39,17 @@ class AgentsConfig:
         _Bounds(1, 10_000),
         default=20,
     )
+    max_seconds: float | None = _doc(
+        "Wall time a sub-agent may run per task, in seconds; then it is stopped and its task result says so.",
+        _Bounds(0, 86_400, low_open=True),
+        default=1800.0,
+    )
+    idle_seconds: float | None = _doc(
+        "Stop a sub-agent that makes no progress (no new tool call, answer text or tool output) "
+        "for this many seconds; its task result says so.",
+        _Bounds(0, 86_400, low_open=True),
+        default=600.0,
+    )
 
 
 @dataclass
