@@ -110,37 +110,30 @@ def collect_usage(
     a sub-agent's (recorded wrapped, as `subagent`) included. The costliest first
     (days: in date order)."""
     from wyckoff_cli.core.usage import Usage
-    from wyckoff_cli.storage.chatlog import read_jsonl
+    from wyckoff_cli.storage.spend import call_cost, call_of, recorded_at_or_after, trace_records
 
     totals: dict[str, ModelUsage] = {}
-    for directory in directories:
-        try:
-            records = read_jsonl(directory / "scratchpad.jsonl").records
-        except OSError:
+    for record in trace_records(directories):
+        call, agent = call_of(record)
+        if call is None or not recorded_at_or_after(record.get("ts"), since):
             continue
-        for record in records:
-            call, agent = _call_of(record)
-            if call is None or not _after(record.get("ts"), since):
-                continue
-            model = str(call.get("model") or "unknown")
-            usage = Usage.from_dict(call)
-            cost = record.get("cost_usd")  # the recorder's price, on the outer record
-            if not isinstance(cost, int | float):
-                cost = price(model, usage)
-            if by == "tool":
-                _add_resent(totals, call, usage, cost)
-                continue
-            key = _group_key(by, model, agent, call, record)
-            row = totals.setdefault(key, ModelUsage())
-            row.calls += 1
-            row.input_tokens += usage.input_tokens
-            row.output_tokens += usage.output_tokens
-            row.cache_read_tokens += usage.cache_read_tokens
-            row.cache_write_tokens += usage.cache_write_tokens
-            if cost is None:
-                row.unpriced_calls += 1
-            else:
-                row.cost_usd += float(cost)
+        model = str(call.get("model") or "unknown")
+        usage = Usage.from_dict(call)
+        cost = call_cost(record, call, price)  # the recorder's price, on the outer record
+        if by == "tool":
+            _add_resent(totals, call, usage, cost)
+            continue
+        key = _group_key(by, model, agent, call, record)
+        row = totals.setdefault(key, ModelUsage())
+        row.calls += 1
+        row.input_tokens += usage.input_tokens
+        row.output_tokens += usage.output_tokens
+        row.cache_read_tokens += usage.cache_read_tokens
+        row.cache_write_tokens += usage.cache_write_tokens
+        if cost is None:
+            row.unpriced_calls += 1
+        else:
+            row.cost_usd += float(cost)
     if by == "day":
         return dict(sorted(totals.items()))
     return dict(sorted(totals.items(), key=lambda item: -item[1].cost_usd))
@@ -165,16 +158,6 @@ def _add_resent(totals: dict[str, ModelUsage], call: dict[str, Any], usage: Any,
             row.cost_usd += float(cost) * min(1.0, tokens / usage.input_tokens)
 
 
-def _call_of(record: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
-    """A model call's usage fields and the agent that made it, or None."""
-    if record.get("type") == "usage":
-        return record, "main"
-    inner = record.get("event")
-    if record.get("type") == "subagent" and isinstance(inner, dict) and inner.get("type") == "usage":
-        return inner, str(record.get("agent") or "sub-agent")
-    return None, ""
-
-
 def _group_key(by: str, model: str, agent: str, call: dict[str, Any], record: dict[str, Any]) -> str:
     if by == "agent":
         return agent
@@ -183,16 +166,6 @@ def _group_key(by: str, model: str, agent: str, call: dict[str, Any], record: di
     if by == "day":
         return str(record.get("ts") or "")[:10] or "unknown"
     return model
-
-
-def _after(stamp: Any, since: datetime) -> bool:
-    if not isinstance(stamp, str):
-        return False
-    try:
-        when = datetime.fromisoformat(stamp)
-    except ValueError:
-        return False
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)) >= since
 
 
 def format_table(totals: dict[str, ModelUsage], by: str = "model") -> str:

@@ -263,6 +263,28 @@ class UsageReported(_Event):
         )
 
 
+BudgetScope = Literal["session", "day"]
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetWarning(_Event):
+    """A cost limit is `percent` (50, 80 or 100) spent: the session's (`max_budget_usd`)
+    or the day's over every session (`max_day_usd`). A `notice` says the same to people;
+    at 100 the run ends with `done.reason == "budget"` before its next model call."""
+
+    type: ClassVar[str] = "budget_warning"
+    scope: BudgetScope
+    percent: int
+    limit_usd: float
+    spent_usd: float
+
+    @property
+    def notice(self) -> str:
+        what = "the session's budget" if self.scope == "session" else "today's budget"
+        line = f"{self.percent}% of {what} of ${self.limit_usd:.2f} spent (${self.spent_usd:.4f})"
+        return line + ("; the run stops before its next model call" if self.percent >= 100 else "")
+
+
 @dataclass(frozen=True, slots=True)
 class FallbackSwitched(_Event):
     """A model failed with a retryable error and the next one takes over. The UI
@@ -492,6 +514,7 @@ RuntimeEvent = (
     | Compacted
     | RetryInjected
     | UsageReported
+    | BudgetWarning
     | FallbackSwitched
     | Retrying
     | ServerToolUsed

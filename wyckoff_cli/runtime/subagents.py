@@ -11,8 +11,8 @@ answer its approvals as they do the parent's. Cancelling the parent's call cance
 child. The result is the child's final answer plus a one-line footer; the child's
 transcript is saved in the session folder and named in the footer.
 
-`SessionBudget` and `BudgetHook` stop every runtime of a session (parent and
-children share one budget) once its calls cost `max_budget_usd`.
+`SessionBudget` and `BudgetHook` (runtime/budget.py) stop every runtime of a session
+(parent and children share one budget) once its calls cost `max_budget_usd`.
 """
 
 from __future__ import annotations
@@ -20,19 +20,20 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
-from wyckoff_cli.core.errors import StopRun, ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.runtime.agent_files import AgentCatalog, AgentDefinition
+from wyckoff_cli.runtime.budget import BudgetHook as BudgetHook  # re-exported: the builder's import
+from wyckoff_cli.runtime.budget import SessionBudget as SessionBudget
 from wyckoff_cli.runtime.child_watch import ChildWatch
-from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, Verdict
@@ -40,52 +41,6 @@ from wyckoff_cli.tools.permissions.rules import Rule, RuleError, allowing_rule, 
 from wyckoff_cli.tools.registry import ToolRegistry
 
 TASK_TOOL = "task"
-CostFn = Callable[[str, Usage], "float | None"]  # (model, usage) -> USD, None when unpriced
-
-
-# --------------------------------------------------------------------------- budget
-
-
-class SessionBudget:
-    """What a session's model calls cost so far, against an optional limit."""
-
-    def __init__(self, limit_usd: float | None, cost: CostFn) -> None:
-        self.limit_usd = limit_usd
-        self.cost = cost
-        self.spent = 0.0
-
-    def add(self, model: str, usage: Usage) -> None:
-        try:
-            priced = self.cost(model, usage)
-        except Exception:  # an unpriced model never breaks a turn
-            priced = None
-        self.spent += priced or 0.0
-
-    @property
-    def exceeded(self) -> bool:
-        return self.limit_usd is not None and self.spent >= self.limit_usd
-
-    def message(self) -> str:
-        return f"the session's budget of ${self.limit_usd:.2f} was reached (${self.spent:.4f} spent)"
-
-
-class BudgetHook(RuntimeHooks):
-    """Counts one runtime's own calls into the shared budget and stops the run before
-    the next model call once it is spent (`done.reason == "budget"`)."""
-
-    receives_deltas = False  # only usage counts (the stream's hot path)
-
-    def __init__(self, budget: SessionBudget) -> None:
-        self.budget = budget
-
-    async def on_event(self, event: ev.RuntimeEvent) -> None:
-        if isinstance(event, ev.UsageReported):  # a child's are wrapped: its own hook counts them
-            self.budget.add(event.model, event.usage)
-
-    async def before_model_call(self, request: ModelRequest) -> ModelRequest | None:
-        if self.budget.exceeded:
-            raise StopRun(self.budget.message(), "budget")
-        return None
 
 
 # --------------------------------------------------------------------------- the child's parts

@@ -228,13 +228,17 @@ class SessionBuilder:
     def budget(self, session_id: str | None) -> SessionBudget | None:
         """The session's cost budget (one per session, shared by its sub-agents)."""
         limit = self.max_budget_usd or self.config.session.max_budget_usd
-        if limit is None:
+        day_limit = self.config.session.max_day_usd
+        if limit is None and day_limit is None:
             return None
         if session_id not in self._budgets:
-            from wyckoff_cli.runtime.subagents import SessionBudget
-            from wyckoff_cli.session.subagents import catalogue_cost
+            from wyckoff_cli.runtime.budget import SessionBudget
+            from wyckoff_cli.session.spend import spent_today
 
-            self._budgets[session_id] = SessionBudget(limit, self.cost or catalogue_cost(self.config))
+            before = spent_today(self.sessions(), self.call_cost()) if day_limit is not None else 0.0
+            self._budgets[session_id] = SessionBudget(
+                limit, self.call_cost(), day_limit_usd=day_limit, day_spent_before=before
+            )
         return self._budgets[session_id]
 
     def provider(self, model: str) -> LLMProvider:

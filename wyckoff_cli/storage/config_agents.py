@@ -62,3 +62,9 @@ class SessionConfig:
         _Bounds(0, 1_000_000, low_open=True),
         default=None,
     )
+    max_day_usd: float | None = _doc(
+        "Stop once the day's model calls (UTC), over every session and their sub-agents, "
+        "cost this much (USD). Unset: no limit.",
+        _Bounds(0, 1_000_000, low_open=True),
+        default=None,
+    )
