@@ -150,3 +150,23 @@ async def test_each_call_says_which_earlier_tool_results_it_resent(workspace: Pa
     by_tool = collect_usage([directory], datetime.now(UTC) - timedelta(days=1), lambda m, u: 1.0, by="tool")
     assert by_tool["read_file"].calls == 2
     assert by_tool["read_file"].input_tokens == 2 * big["tokens"] + small["tokens"]
+
+
+def test_the_spend_rate_is_per_hour_over_the_last_ten_minutes() -> None:
+    from wyckoff_cli.session.status import StatusModel
+
+    now = [1000.0]
+    status = StatusModel(
+        "m", price=lambda model, usage: (usage.input_tokens / 1000, 0.0), clock=lambda: now[0]
+    )
+    assert status.rate_text() == ""
+    status.observe(ev.UsageReported("m", 100, 0))  # $0.10
+    now[0] += 300
+    status.observe(ev.SubagentEvent("e-1", "explore", "t", ev.UsageReported("m", 50, 0)))  # $0.05
+    assert status.spend_rate() == pytest.approx(0.15 * 6)
+    cost_forms = dict(status.segment_forms())["cost"]
+    assert cost_forms[0].endswith(" · $0.90/h") and "/h" not in cost_forms[1] and cost_forms[-1] == "$0.1500"
+    now[0] += 301  # the first call is now older than ten minutes
+    assert status.spend_rate() == pytest.approx(0.05 * 6)
+    now[0] += 600
+    assert status.rate_text() == ""
