@@ -167,12 +167,22 @@ class AgentRuntime:
             await hook.on_event(event)
 
     def side_usage(self) -> ev.UsageReported | None:
-        """A `usage` event for the context manager's own model calls (compaction
-        summary, memory flush) since the last time, or None."""
+        """One `usage` event for all of the context manager's own calls since the last
+        time (their total, on the session's model), or None; `side_events` tells them apart."""
         usage = self.context.take_side_usage()
         if usage is None:
             return None
         return ev.UsageReported.from_usage(self.provider.name, usage, purpose="compaction")
+
+    def side_events(self) -> list[ev.RuntimeEvent]:
+        """The context manager's own model calls (compaction summary, memory flush)
+        since the last time: a notice for a small model that failed, then one `usage`
+        event per purpose, naming the model that served it."""
+        events: list[ev.RuntimeEvent] = [ev.Notice("warning", text) for text in self.context.take_notices()]
+        for call in self.context.take_side_calls():
+            model = call.model or self.provider.name
+            events.append(ev.UsageReported.from_usage(model, call.usage, purpose=call.purpose))
+        return events
 
     async def run_stream(
         self,
@@ -344,8 +354,7 @@ class AgentRuntime:
                 turn.conversation.replace_all(compaction.messages, archive_path=compaction.event.archive_path)
                 system_prompt = self.context.refresh_system_prompt(system_prompt)
                 await self._emit(turn, compaction.event)
-                side = self.side_usage()
-                if side is not None:
+                for side in self.side_events():
                     await self._emit(turn, side)
             request = ModelRequest(system_prompt, tuple(turn.conversation), tuple(specs), turn.rounds)
             for hook in self.hooks:

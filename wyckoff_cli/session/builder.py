@@ -7,7 +7,8 @@ here. The system prompt lists the tools of the registry the runtime really uses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
     from wyckoff_cli.context.skills import SkillCatalog
+    from wyckoff_cli.providers.routed import SmallModelRoute
     from wyckoff_cli.runtime.agent_files import AgentCatalog
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.subagents import SessionBudget
@@ -241,6 +243,17 @@ class SessionBuilder:
             )
         return self._budgets[session_id]
 
+    def small_routes(self) -> dict[str, SmallModelRoute]:
+        """`[routing]`: the small model of each small job that has one (built on use)."""
+        from wyckoff_cli.providers.routed import SmallModelRoute
+
+        routes = {}
+        for purpose in ("compaction", "memory_flush"):
+            model = self.config.routing.model_for(purpose)
+            if model:
+                routes[purpose] = SmallModelRoute(model, functools.partial(self.provider, model), purpose)
+        return routes
+
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
             return self.provider_factory(model)
@@ -283,6 +296,7 @@ class SessionBuilder:
                 cwd=self.cwd,
                 archive=recorder.archive_replaced if recorder is not None else None,
                 session_id=recorder.id if recorder is not None else None,
+                routes=self.small_routes(),
             )
             for tool in context.tools():
                 registry.add(tool)
@@ -418,6 +432,7 @@ def build_context(
     cwd: Path | None = None,
     archive: ArchiveFn | None = None,
     session_id: SessionId = None,
+    routes: Mapping[str, SmallModelRoute] | None = None,
 ) -> ContextManager:
     """The session's context manager: the model's window and max output from the
     model facts, `[context]` settings, AGENTS.md / WYCKOFF.md from the project root
@@ -445,6 +460,7 @@ def build_context(
         project_root=root,
         archive=archive,
         session_id=session_id,
+        routes=routes,
     )
 
 

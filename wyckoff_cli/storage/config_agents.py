@@ -1,4 +1,4 @@
-"""The typed `[agents]` and `[session]` tables of the configuration (docs/CONFIG.md,
+"""The typed `[agents]`, `[session]` and `[routing]` tables of the configuration (docs/CONFIG.md,
 docs/SUBAGENTS.md); `storage/config.py` validates them with the rest."""
 
 from __future__ import annotations
@@ -68,3 +68,22 @@ class SessionConfig:
         _Bounds(0, 1_000_000, low_open=True),
         default=None,
     )
+
+
+@dataclass
+class RoutingConfig:
+    """`[routing]`: a small model for the small jobs (docs/COST.md). Each value is a model
+    id or an alias of `[models.NAME]`; a job without one uses `small`, and without that
+    the session's model. On any error the session's model takes over, with one notice."""
+
+    small: str | None = field(
+        default=None, metadata={"doc": "The model for compaction summaries and the memory flush."}
+    )
+    compaction: str | None = field(default=None, metadata={"doc": "The model for compaction summaries."})
+    memory_flush: str | None = field(
+        default=None, metadata={"doc": "The model that saves memories when a compaction runs."}
+    )
+
+    def model_for(self, purpose: str) -> str | None:
+        """The model configured for `purpose` (`compaction`, `memory_flush`)."""
+        return getattr(self, purpose, None) or self.small
