@@ -25,7 +25,7 @@ def _session(workspace: Path, providers: Any, small: str | None = SMALL) -> Sess
     builder = make_builder(workspace, providers)
     builder.manage_context = True
     builder.config.context.memory = False
-    builder.config.routing.small = small
+    builder.config.routing.compaction = small  # (`small` would title the session too)
     return build(builder, SESSION)
 
 
@@ -123,3 +123,61 @@ def test_per_purpose_models_override_small() -> None:
     routing = RoutingConfig(small="s", compaction="c")
     assert (routing.model_for("compaction"), routing.model_for("memory_flush")) == ("c", "s")
     assert RoutingConfig().model_for("compaction") is None
+
+
+async def test_a_title_appears_after_the_first_turn(workspace: Path) -> None:
+    with FakeServer() as server:
+        server.script(
+            {"text": "The redirect now goes to /home.", "usage": {"input_tokens": 100, "output_tokens": 9}},
+            {"text": '"Fix the login redirect."', "usage": {"input_tokens": 60, "output_tokens": 5}},
+            {"text": "Done again."},
+        )
+
+        def providers(model: str) -> Any:
+            vendor, name = model.split(":", 1)
+            return build_provider(ModelSpec(vendor, name, base_url=server.url, api_key=KEY))
+
+        builder = make_builder(workspace, providers)
+        builder.config.routing.title = SMALL
+        session = build(builder, SESSION)
+        await run(session, "the login page redirects to /404, please fix it")
+        assert session.recorder is not None
+        assert session.recorder.info.title == "Fix the login redirect"
+        await run(session, "and the logout one")  # no second title
+        bodies = server.bodies
+        directory = session.recorder.directory
+        await session.aclose()
+        listed = builder.sessions().list(workspace)
+    assert [body["model"] for body in bodies] == [
+        "claude-sonnet-4-5",
+        "claude-haiku-4-5",
+        "claude-sonnet-4-5",
+    ]
+    assert "the login page redirects to /404" in json_text(bodies[1])
+    assert [info.title for info in listed] == ["Fix the login redirect"]
+
+    from wyckoff_cli.cli.usage_cmd import collect_usage
+    from wyckoff_cli.storage.sessions import summarize
+
+    assert summarize(directory).title == "Fix the login redirect"  # rebuilt from the logs too
+    by_purpose = collect_usage(
+        [directory], datetime.now(UTC) - timedelta(days=1), lambda m, u: None, by="purpose"
+    )
+    assert by_purpose["title"].calls == 1 and by_purpose["title"].input_tokens == 60
+
+
+def test_titles_are_cleaned() -> None:
+    from wyckoff_cli.session.titles import clean_title
+
+    assert clean_title('"Fix the login redirect."\n') == "Fix the login redirect"
+    assert clean_title("Title: **Speed up the tests**") == "Speed up the tests"
+    assert clean_title("# Port   the CLI\nmore") == "Port the CLI"
+    long = clean_title("word " * 30)
+    assert len(long) <= 61 and long.endswith("…")
+    assert clean_title("   ") == ""
+
+
+def json_text(body: Any) -> str:
+    import json
+
+    return json.dumps(body)

@@ -248,7 +248,7 @@ class SessionBuilder:
         from wyckoff_cli.providers.routed import SmallModelRoute
 
         routes = {}
-        for purpose in ("compaction", "memory_flush"):
+        for purpose in ("compaction", "memory_flush", "title"):
             model = self.config.routing.model_for(purpose)
             if model:
                 routes[purpose] = SmallModelRoute(model, functools.partial(self.provider, model), purpose)
@@ -289,6 +289,7 @@ class SessionBuilder:
 
             registry.add(skill_tool(skills))
         context = None
+        routes = self.small_routes()
         if self.manage_context:
             context = build_context(
                 self.workspace,
@@ -296,7 +297,7 @@ class SessionBuilder:
                 cwd=self.cwd,
                 archive=recorder.archive_replaced if recorder is not None else None,
                 session_id=recorder.id if recorder is not None else None,
-                routes=self.small_routes(),
+                routes=routes,
             )
             for tool in context.tools():
                 registry.add(tool)
@@ -328,6 +329,10 @@ class SessionBuilder:
             hooks.append(SkillMentions(skills))
         budget = self.budget(recorder.id if recorder is not None else None)
         hooks += _budget_hooks(budget)
+        if recorder is not None and "title" in routes:
+            from wyckoff_cli.session.titles import SessionTitler
+
+            hooks.append(SessionTitler(routes["title"], recorder, lambda: runtime.provider))
         if self.mcp is not None:
             self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
         runtime = AgentRuntime(

@@ -77,13 +77,14 @@ class RoutingConfig:
     the session's model. On any error the session's model takes over, with one notice."""
 
     small: str | None = field(
-        default=None, metadata={"doc": "The model for compaction summaries and the memory flush."}
+        default=None, metadata={"doc": "The model for compaction summaries, the memory flush and titles."}
     )
     compaction: str | None = field(default=None, metadata={"doc": "The model for compaction summaries."})
+    title: str | None = field(default=None, metadata={"doc": "The model that titles sessions."})
     memory_flush: str | None = field(
         default=None, metadata={"doc": "The model that saves memories when a compaction runs."}
     )
 
     def model_for(self, purpose: str) -> str | None:
-        """The model configured for `purpose` (`compaction`, `memory_flush`)."""
+        """The model configured for `purpose` (`compaction`, `title`, `memory_flush`)."""
         return getattr(self, purpose, None) or self.small
