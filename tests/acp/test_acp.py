@@ -27,6 +27,8 @@ from wyckoff_cli.testing.fake_server import FakeServer
 KEY = "fake-key-for-the-fake-server"
 MODEL = "anthropic:claude-sonnet-4-5"
 
+MODES_IN_ORDER = ("default", "plan", "auto-edit", "auto", "yolo")
+
 
 class Editor:
     """A test ACP client: records updates, answers permissions from a script, and can
@@ -158,7 +160,7 @@ async def test_initialize_prompt_with_permissions_cancel_and_load(workspace: Pat
             assert {m.id for m in init.auth_methods or []} >= {"anthropic", "openai", "gemini"}
             new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
             assert new.modes is not None and new.modes.current_mode_id == "default"
-            assert [m.id for m in new.modes.available_modes] == ["default", "plan", "auto-edit", "yolo"]
+            assert [m.id for m in new.modes.available_modes] == list(MODES_IN_ORDER)
             (model_option,) = new.config_options or []
             assert model_option.current_value == MODEL and model_option.category == "model"
             await until(lambda: bool(editor.of(schema.AvailableCommandsUpdate)))

@@ -39,6 +39,7 @@ MODE_DESCRIPTIONS = {
     "default": "Ask before edits and commands",
     "plan": "Read and plan only; nothing is changed",
     "auto-edit": "Edit files without asking; ask before commands",
+    "auto": "Edit files and run sandboxed commands without asking; ask before network, unsandboxed or outside",
     "yolo": "Run everything without asking (destructive commands still ask)",
 }
 PERMISSION_OPTIONS = [

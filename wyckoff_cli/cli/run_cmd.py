@@ -68,7 +68,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tool-rounds", type=_positive_int, help="tool rounds before the turn stops")
     parser.add_argument(
         "--permission-mode",
-        choices=("default", "plan", "auto-edit", "yolo"),
+        choices=("default", "plan", "auto-edit", "auto", "yolo"),
         help="what runs without asking (nothing can be asked here: the rest is denied)",
     )
     parser.add_argument(

@@ -228,6 +228,11 @@ class ToolCallRunner:
         preview = _safe_preview(tool, args, ctx)
         if verdict.reason:
             preview.setdefault("reason", verdict.reason)
+        if "rule" in preview and preview["rule"] != verdict.rule:  # what "always" saves: the policy's word
+            if verdict.rule is None:
+                del preview["rule"]
+            else:
+                preview["rule"] = verdict.rule
         outside = frozenset(verdict.outside_paths)
         if outside:
             preview["outside_paths"] = sorted(str(p) for p in outside)
