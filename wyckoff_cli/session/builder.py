@@ -7,7 +7,8 @@ here. The system prompt lists the tools of the registry the runtime really uses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
     from wyckoff_cli.context.skills import SkillCatalog
+    from wyckoff_cli.providers.routed import SmallModelRoute
     from wyckoff_cli.runtime.agent_files import AgentCatalog
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.subagents import SessionBudget
@@ -221,17 +223,38 @@ class SessionBuilder:
             self._agents = workspace_agents(self.workspace.root)
         return self._agents
 
+    def call_cost(self) -> Callable[[str, Usage], float | None]:
+        """(model, usage) -> USD: `cost`, or the catalogue and `[model_overrides]`."""
+        from wyckoff_cli.session.subagents import catalogue_cost
+
+        return self.cost or catalogue_cost(self.config)
+
     def budget(self, session_id: str | None) -> SessionBudget | None:
         """The session's cost budget (one per session, shared by its sub-agents)."""
         limit = self.max_budget_usd or self.config.session.max_budget_usd
-        if limit is None:
+        day_limit = self.config.session.max_day_usd
+        if limit is None and day_limit is None:
             return None
         if session_id not in self._budgets:
-            from wyckoff_cli.runtime.subagents import SessionBudget
-            from wyckoff_cli.session.subagents import catalogue_cost
+            from wyckoff_cli.runtime.budget import SessionBudget
+            from wyckoff_cli.session.spend import spent_today
 
-            self._budgets[session_id] = SessionBudget(limit, self.cost or catalogue_cost(self.config))
+            before = spent_today(self.sessions(), self.call_cost()) if day_limit is not None else 0.0
+            self._budgets[session_id] = SessionBudget(
+                limit, self.call_cost(), day_limit_usd=day_limit, day_spent_before=before
+            )
         return self._budgets[session_id]
+
+    def small_routes(self) -> dict[str, SmallModelRoute]:
+        """`[routing]`: the small model of each small job that has one (built on use)."""
+        from wyckoff_cli.providers.routed import SmallModelRoute
+
+        routes = {}
+        for purpose in ("compaction", "memory_flush", "title"):
+            model = self.config.routing.model_for(purpose)
+            if model:
+                routes[purpose] = SmallModelRoute(model, functools.partial(self.provider, model), purpose)
+        return routes
 
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
@@ -270,6 +293,7 @@ class SessionBuilder:
 
             registry.add(skill_tool(skills))
         context = None
+        routes = self.small_routes()
         if self.manage_context:
             context = build_context(
                 self.workspace,
@@ -277,6 +301,7 @@ class SessionBuilder:
                 cwd=self.cwd,
                 archive=recorder.archive_replaced if recorder is not None else None,
                 session_id=recorder.id if recorder is not None else None,
+                routes=routes,
             )
             for tool in context.tools():
                 registry.add(tool)
@@ -312,6 +337,10 @@ class SessionBuilder:
             from wyckoff_cli.session.lsp import RenamePlanning
 
             hooks.append(RenamePlanning(self.lsp, self.workspace.root))
+        if recorder is not None and "title" in routes:
+            from wyckoff_cli.session.titles import SessionTitler
+
+            hooks.append(SessionTitler(routes["title"], recorder, lambda: runtime.provider))
         if self.mcp is not None:
             self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
         runtime = AgentRuntime(
@@ -326,6 +355,7 @@ class SessionBuilder:
             redact=offload_redactor(config),
             hooks=[*hooks, ModeTools(policy, registry)],  # only the tools the mode offers
             host_files=self.host_files,
+            price=self.call_cost(),
             host_terminal=self.host_terminal,
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
@@ -415,6 +445,7 @@ def build_context(
     cwd: Path | None = None,
     archive: ArchiveFn | None = None,
     session_id: SessionId = None,
+    routes: Mapping[str, SmallModelRoute] | None = None,
 ) -> ContextManager:
     """The session's context manager: the model's window and max output from the
     model facts, `[context]` settings, AGENTS.md / WYCKOFF.md from the project root
@@ -442,6 +473,7 @@ def build_context(
         project_root=root,
         archive=archive,
         session_id=session_id,
+        routes=routes,
     )
 
 
