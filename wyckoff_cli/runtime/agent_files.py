@@ -25,25 +25,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wyckoff_cli.core.claude_names import CLAUDE_MODES as _CLAUDE_MODES  # Claude Code's modes, as ours
+from wyckoff_cli.core.claude_names import CLAUDE_TOOLS  # Claude Code's tool names, as ours
+
 PERMISSION_ORDER = ("plan", "default", "auto-edit", "yolo")  # narrowest first
-# Claude Code's permission modes, as ours
-_CLAUDE_MODES = {"acceptEdits": "auto-edit", "bypassPermissions": "yolo", "dontAsk": "default"}
-# Claude Code's tool names, as ours
-CLAUDE_TOOLS = {
-    "Read": "read_file",
-    "Write": "write_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Grep": "grep",
-    "Glob": "glob",
-    "LS": "list_dir",
-    "Bash": "run_shell",
-    "BashOutput": "task_output",
-    "KillShell": "task_stop",
-    "WebFetch": "fetch_url",
-    "TodoWrite": "todo_write",
-    "Task": "task",
-}
 _CLAUDE_MODELS = {"sonnet", "opus", "haiku"}  # Claude Code's short names: we keep the parent's model
 _KNOWN_KEYS = {"name", "description", "tools", "model", "max_rounds", "permission_mode", "permissionMode"}
 _IGNORED_KEYS = {"color", "disallowedTools", "skills", "hooks", "mcpServers"}  # Claude Code's, unused here

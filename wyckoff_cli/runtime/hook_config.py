@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core.claude_names import CLAUDE_TOOLS, WYCKOFF_TO_CLAUDE
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.config import build, read_toml
 from wyckoff_cli.storage.config_extensions import HookMatcher, HooksConfig
@@ -42,26 +43,10 @@ HOOK_EVENTS = (
 TRUST_KIND = "hooks"
 DEFAULT_TIMEOUT = 60.0
 
-# Claude Code's tool names → Wyckoff's, so a matcher written for Claude Code selects
-# the same tools here (`Bash` matches run_shell, `Edit|Write` edit_file and write_file).
-CLAUDE_TOOL_NAMES: dict[str, str] = {
-    "Bash": "run_shell",
-    "Read": "read_file",
-    "Write": "write_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Glob": "glob",
-    "Grep": "grep",
-    "LS": "list_dir",
-    "TodoWrite": "todo_write",
-    "BashOutput": "task_output",
-    "KillShell": "task_stop",
-    "KillBash": "task_stop",
-    "Skill": "skill",
-    "WebFetch": "web_fetch",
-    "WebSearch": "web_search",
-}
-CLAUDE_NAME_OF = {ours: theirs for theirs, ours in reversed(CLAUDE_TOOL_NAMES.items())}
+# Claude Code's tool names → Wyckoff's (one table: core/claude_names.py), so a matcher
+# written for Claude Code selects the same tools here (`Bash` matches run_shell).
+CLAUDE_TOOL_NAMES = CLAUDE_TOOLS
+CLAUDE_NAME_OF = WYCKOFF_TO_CLAUDE
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +58,7 @@ class HookSpec:
     file: Path
     source: str  # "user config", "project config", ".claude/settings.json", …
     project: bool  # from the project's files: needs trust
+    claude: bool = False  # from a Claude Code file: gets Claude Code's names (runtime/claude_payload.py)
 
     def matches(self, value: str | None) -> bool:
         """Whether this hook runs for `value` (a tool name, a SessionStart source, a
@@ -247,7 +233,7 @@ def _claude_hook(
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         found.problems.append(f"{where}: `timeout` must be a positive number of seconds; using 60")
         timeout = DEFAULT_TIMEOUT
-    return HookSpec(event, matcher, command, float(timeout), path, source, True)
+    return HookSpec(event, matcher, command, float(timeout), path, source, True, claude=True)
 
 
 def _add_file(

@@ -4,7 +4,9 @@ Each hook is a shell command run with the event as JSON on standard input (sessi
 id, transcript path, cwd, permission mode, the event's name and its own fields: tool
 name and input, the tool's response, the prompt, …), in the project folder, with the
 scrubbed environment plus `WYCKOFF_PROJECT_DIR` (and `CLAUDE_PROJECT_DIR`, so Claude
-Code's hook files work unchanged). The hooks that match one event run concurrently,
+Code's hook files work unchanged). A hook from a Claude Code file gets the event in
+Claude Code's names (runtime/claude_payload.py) and its `updatedInput` is mapped back
+to Wyckoff's keys. The hooks that match one event run concurrently,
 as child processes awaited off the event loop (streaming never stalls), each killed
 with its process group after its `timeout`.
 
@@ -40,8 +42,10 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.claude_names import wyckoff_tool_input
 from wyckoff_cli.core.errors import StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
+from wyckoff_cli.runtime.claude_payload import claude_payload
 from wyckoff_cli.runtime.hook_config import HookSet, HookSpec
 from wyckoff_cli.runtime.hooks import Emit, RuntimeHooks, ToolDecision, merge_decisions
 from wyckoff_cli.runtime.loop import child_environment
@@ -250,8 +254,11 @@ class UserHooks(RuntimeHooks):
             "hook_event_name": event,
             **fields,
         }
+        claude = claude_payload(payload) if any(s.claude for s in specs) else payload
         env = hook_environment(self.project_dir)
-        results = await asyncio.gather(*(run_hook(s, payload, cwd=self.project_dir, env=env) for s in specs))
+        results = await asyncio.gather(
+            *(run_hook(s, claude if s.claude else payload, cwd=self.project_dir, env=env) for s in specs)
+        )
         for result in results:
             await self._announce(result.event(call_id))
         return list(results)
@@ -302,7 +309,7 @@ class UserHooks(RuntimeHooks):
             if result.exit_code == 2:
                 decisions.append(ToolDecision("deny", result.reason or "a PreToolUse hook blocked it"))
                 continue
-            decision = _pre_tool_decision(result)
+            decision = _pre_tool_decision(result, call.name)
             if decision is not None:
                 decisions.append(decision)
         return merge_decisions(decisions)
@@ -406,7 +413,7 @@ def _raise_stop(results: Sequence[HookResult]) -> None:
             raise StopRun(stop)
 
 
-def _pre_tool_decision(result: HookResult) -> ToolDecision | None:
+def _pre_tool_decision(result: HookResult, tool: str) -> ToolDecision | None:
     specific = result.specific
     permission = specific.get("permissionDecision")
     reason = str(specific.get("permissionDecisionReason") or "")
@@ -416,6 +423,8 @@ def _pre_tool_decision(result: HookResult) -> ToolDecision | None:
         reason = reason or str((result.output or {}).get("reason") or "")
     updated = specific.get("updatedInput")
     args = updated if isinstance(updated, dict) else None
+    if args is not None and result.spec.claude:  # Claude Code's keys → ours, then checked as any call
+        args = wyckoff_tool_input(tool, args)
     if permission is None and args is None:
         return None
     return ToolDecision(permission, reason, args)  # type: ignore[arg-type]
