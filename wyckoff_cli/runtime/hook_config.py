@@ -8,8 +8,9 @@ Sources, all in Claude Code's shape (event → matcher groups → commands):
   kind `hooks`, the hash of the file's `hooks` section: other edits do not ask again,
   a changed hook configuration does).
 
-A `.claude/settings.json` may name events or hook types Wyckoff does not have (e.g.
-`PermissionRequest`, `"type": "prompt"`); those are skipped and listed as problems
+A `.claude/settings.json` hook is a `command` or an `http` hook (the URL must match the
+user's own `[hooks] allowed_urls`). Events or hook types Wyckoff does not have (e.g.
+`PostToolUseFailure`, `"type": "prompt"`) are skipped and listed as problems
 (`wyckoff hooks list` shows them), never an error that stops the session. The TOML
 files are typed configuration: a wrong key there is an error naming file and line
 (storage/config.py), raised when the workspace is opened.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ HOOK_EVENTS = (
     "SessionEnd",
     "PreCompact",
     "Notification",
+    "PermissionRequest",
 )
 TRUST_KIND = "hooks"
 DEFAULT_TIMEOUT = 60.0
@@ -59,6 +62,9 @@ class HookSpec:
     source: str  # "user config", "project config", ".claude/settings.json", …
     project: bool  # from the project's files: needs trust
     claude: bool = False  # from a Claude Code file: gets Claude Code's names (runtime/claude_payload.py)
+    kind: str = "command"  # or "http" (`command` is then the URL: runtime/http_hooks.py)
+    headers: tuple[tuple[str, str], ...] = ()  # http: header name and value ($VAR from env_vars)
+    env_vars: tuple[str, ...] = ()  # http: the variables header values may name
 
     def matches(self, value: str | None) -> bool:
         """Whether this hook runs for `value` (a tool name, a SessionStart source, a
@@ -99,6 +105,7 @@ class HookSet:
     files: list[HookFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     trusted_for_run: set[Path] = field(default_factory=set)  # trusted without a record
+    allowed_urls: list[str] = field(default_factory=list)  # http hooks' URLs: the user's config only
 
     @property
     def specs(self) -> list[HookSpec]:
@@ -159,6 +166,8 @@ def _add_toml(found: HookSet, path: Path, source: str, *, project: bool, store: 
     except Exception as exc:
         found.problems.append(str(getattr(exc, "message", exc)))
         return
+    if not project:
+        found.allowed_urls = list(config.allowed_urls)
     specs = [
         HookSpec(event, group.matcher, command.command, command.timeout, path, source, project)
         for event in HOOK_EVENTS
@@ -222,17 +231,19 @@ def _claude_hook(
         found.problems.append(f"{where} must be an object")
         return None
     kind = hook.get("type", "command")
-    if kind != "command":
+    if kind not in ("command", "http"):
         found.problems.append(f"{where}: hooks of type {kind!r} are not supported here; skipped")
-        return None
-    command = hook.get("command")
-    if not isinstance(command, str) or not command.strip():
-        found.problems.append(f"{where}: `command` must be a non-empty string")
         return None
     timeout = hook.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         found.problems.append(f"{where}: `timeout` must be a positive number of seconds; using 60")
         timeout = DEFAULT_TIMEOUT
+    if kind == "http":
+        return _http_hook(hook, where, event, matcher, float(timeout), path, source, found)
+    command = hook.get("command")
+    if not isinstance(command, str) or not command.strip():
+        found.problems.append(f"{where}: `command` must be a non-empty string")
+        return None
     return HookSpec(event, matcher, command, float(timeout), path, source, True, claude=True)
 
 
@@ -250,3 +261,45 @@ def _add_file(
     digest = canonical_hash(raw)
     state = store.state(path, TRUST_KIND, digest) if project else None
     found.files.append(HookFile(path, source, project, specs, digest, state))
+
+
+def _http_hook(
+    hook: dict[str, Any],
+    where: str,
+    event: str,
+    matcher: str,
+    timeout: float,
+    path: Path,
+    source: str,
+    found: HookSet,
+) -> HookSpec | None:
+    url = hook.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        found.problems.append(f"{where}: an http hook needs a `url` starting with http:// or https://")
+        return None
+    if not any(fnmatchcase(url, pattern) for pattern in found.allowed_urls):
+        found.problems.append(
+            f"{where}: the hook URL {url} is not in `[hooks] allowed_urls` of your config.toml; skipped"
+        )
+        return None
+    headers = hook.get("headers", {})
+    names = hook.get("allowedEnvVars", [])
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        found.problems.append(f"{where}: `headers` must be an object of strings")
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        found.problems.append(f"{where}: `allowedEnvVars` must be a list of variable names")
+        return None
+    return HookSpec(
+        event,
+        matcher,
+        url,
+        timeout,
+        path,
+        source,
+        True,
+        claude=True,
+        kind="http",
+        headers=tuple((str(k), v) for k, v in headers.items()),
+        env_vars=tuple(names),
+    )

@@ -42,12 +42,14 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.claude_names import wyckoff_tool_input
 from wyckoff_cli.core.errors import StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
 from wyckoff_cli.runtime.claude_payload import claude_payload
 from wyckoff_cli.runtime.hook_config import HookSet, HookSpec
 from wyckoff_cli.runtime.hooks import Emit, RuntimeHooks, ToolDecision, merge_decisions
+from wyckoff_cli.runtime.http_hooks import run_http_hook
 from wyckoff_cli.runtime.loop import child_environment
 
 log = logging.getLogger(__name__)
@@ -154,6 +156,11 @@ def hook_environment(project_dir: Path) -> dict[str, str]:
 async def run_hook(spec: HookSpec, payload: dict[str, Any], *, cwd: Path, env: dict[str, str]) -> HookResult:
     """Run one hook to its end or its timeout (then its process group is killed)."""
     started = time.monotonic()
+    if spec.kind == "http":
+        answer = await run_http_hook(spec, payload)
+        return HookResult(
+            spec, answer.exit_code, answer.stdout, answer.stderr, _ms(started), timed_out=answer.timed_out
+        )
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     try:
         process = await asyncio.create_subprocess_shell(
@@ -314,6 +321,15 @@ class UserHooks(RuntimeHooks):
                 decisions.append(decision)
         return merge_decisions(decisions)
 
+    async def permission_request(self, call: ToolCallPart, args: dict[str, Any]) -> ApprovalDecision | None:
+        """`PermissionRequest` hooks may answer the question about to be asked: exit 2
+        or `decision.behavior: "deny"` (+ `message`) refuses, `"allow"` approves, with
+        `updatedInput` the changed call (checked again). Deny wins across hooks."""
+        fields = {"tool_name": call.name, "tool_input": args, "tool_use_id": call.id}
+        results = await self.dispatch("PermissionRequest", fields, value=call.name, call_id=call.id)
+        answers = [a for r in results if (a := _permission_answer(r, call.name)) is not None]
+        return next((a for a in answers if a.kind == "deny"), answers[0] if answers else None)
+
     async def after_tool(self, call: ToolCallPart, result: str, is_error: bool) -> str | None:
         if is_error:
             return None
@@ -364,7 +380,7 @@ class UserHooks(RuntimeHooks):
     async def on_event(self, event: ev.RuntimeEvent) -> None:
         if isinstance(event, ev.ApprovalRequested) and self.active("Notification"):
             message = f"Wyckoff needs your permission to use {event.name}"
-            task = asyncio.create_task(self.notification(message))
+            task = asyncio.create_task(self.notification(message, "permission_prompt"))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
@@ -387,9 +403,11 @@ class UserHooks(RuntimeHooks):
             "PreCompact", {"trigger": trigger, "custom_instructions": focus or ""}, value=trigger
         )
 
-    async def notification(self, message: str) -> list[HookResult]:
+    async def notification(self, message: str, kind: str = "") -> list[HookResult]:
+        """`kind` is Claude Code's `notification_type` (`permission_prompt`, `idle_prompt`)."""
+        fields = {"message": message, **({"notification_type": kind} if kind else {})}
         try:
-            return await self.dispatch("Notification", {"message": message})
+            return await self.dispatch("Notification", fields, value=kind or None)
         except Exception:  # a notification must never break the turn
             log.exception("notification hook failed")
             return []
@@ -428,6 +446,24 @@ def _pre_tool_decision(result: HookResult, tool: str) -> ToolDecision | None:
     if permission is None and args is None:
         return None
     return ToolDecision(permission, reason, args)  # type: ignore[arg-type]
+
+
+def _permission_answer(result: HookResult, tool: str) -> ApprovalDecision | None:
+    if result.exit_code == 2:
+        return ApprovalDecision.deny(result.reason or "a PermissionRequest hook refused it")
+    decision = result.specific.get("decision")
+    if not isinstance(decision, dict):
+        return None
+    behavior = decision.get("behavior")
+    if behavior == "deny":
+        return ApprovalDecision.deny(str(decision.get("message") or "a PermissionRequest hook refused it"))
+    if behavior != "allow":
+        return None
+    updated = decision.get("updatedInput")
+    if isinstance(updated, dict):
+        args = wyckoff_tool_input(tool, updated) if result.spec.claude else updated
+        return ApprovalDecision.edit(args)
+    return ApprovalDecision.allow()
 
 
 def _with_part(message: Message, text: str) -> Message:
