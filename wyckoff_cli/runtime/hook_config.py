@@ -8,8 +8,8 @@ Sources, all in Claude Code's shape (event → matcher groups → commands):
   kind `hooks`, the hash of the file's `hooks` section: other edits do not ask again,
   a changed hook configuration does).
 
-A `.claude/settings.json` hook is a `command` or an `http` hook (the URL must match the
-user's own `[hooks] allowed_urls`). Events or hook types Wyckoff does not have (e.g.
+A `.claude/settings.json` hook is a `command`, an `http` hook (the URL must match the
+user's own `[hooks] allowed_urls`) or a `prompt` hook (the session's model decides). Events or hook types Wyckoff does not have (e.g.
 `PostToolUseFailure`, `"type": "prompt"`) are skipped and listed as problems
 (`wyckoff hooks list` shows them), never an error that stops the session. The TOML
 files are typed configuration: a wrong key there is an error naming file and line
@@ -62,7 +62,7 @@ class HookSpec:
     source: str  # "user config", "project config", ".claude/settings.json", …
     project: bool  # from the project's files: needs trust
     claude: bool = False  # from a Claude Code file: gets Claude Code's names (runtime/claude_payload.py)
-    kind: str = "command"  # or "http" (`command` is then the URL: runtime/http_hooks.py)
+    kind: str = "command"  # "http" (`command` is the URL), "prompt" (`command` is the prompt)
     headers: tuple[tuple[str, str], ...] = ()  # http: header name and value ($VAR from env_vars)
     env_vars: tuple[str, ...] = ()  # http: the variables header values may name
 
@@ -231,7 +231,7 @@ def _claude_hook(
         found.problems.append(f"{where} must be an object")
         return None
     kind = hook.get("type", "command")
-    if kind not in ("command", "http"):
+    if kind not in ("command", "http", "prompt"):
         found.problems.append(f"{where}: hooks of type {kind!r} are not supported here; skipped")
         return None
     timeout = hook.get("timeout", DEFAULT_TIMEOUT)
@@ -240,6 +240,14 @@ def _claude_hook(
         timeout = DEFAULT_TIMEOUT
     if kind == "http":
         return _http_hook(hook, where, event, matcher, float(timeout), path, source, found)
+    if kind == "prompt":
+        prompt = hook.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            found.problems.append(f"{where}: a prompt hook needs a non-empty `prompt`")
+            return None
+        return HookSpec(
+            event, matcher, prompt, float(timeout), path, source, True, claude=True, kind="prompt"
+        )
     command = hook.get("command")
     if not isinstance(command, str) or not command.strip():
         found.problems.append(f"{where}: `command` must be a non-empty string")

@@ -39,8 +39,8 @@ def expand_header(value: str, allowed: tuple[str, ...]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class HttpAnswer:
-    """What a POST came to, in a command's terms (exit code None: no answer)."""
+class HookAnswer:
+    """What an http or prompt hook came to, in a command's terms (exit code None: no answer)."""
 
     exit_code: int | None
     stdout: str
@@ -48,7 +48,7 @@ class HttpAnswer:
     timed_out: bool = False
 
 
-async def run_http_hook(spec: HookSpec, payload: dict[str, Any]) -> HttpAnswer:
+async def run_http_hook(spec: HookSpec, payload: dict[str, Any]) -> HookAnswer:
     import httpx2
 
     headers = {"Content-Type": "application/json"}
@@ -60,11 +60,11 @@ async def run_http_hook(spec: HookSpec, payload: dict[str, Any]) -> HttpAnswer:
         ) as client:
             response = await client.post(spec.command, content=body, headers=headers)
     except httpx2.TimeoutException:
-        return HttpAnswer(None, "", "", timed_out=True)
+        return HookAnswer(None, "", "", timed_out=True)
     except httpx2.HTTPError as exc:
-        return HttpAnswer(None, "", f"cannot reach {spec.command}: {exc or type(exc).__name__}")
+        return HookAnswer(None, "", f"cannot reach {spec.command}: {exc or type(exc).__name__}")
     text = response.text[:BODY_LIMIT]
     if not 200 <= response.status_code < 300:
         detail = " ".join(text.split())[:200]
-        return HttpAnswer(1, "", f"HTTP {response.status_code} from {spec.command}: {detail}")
-    return HttpAnswer(0, text, "")
+        return HookAnswer(1, "", f"HTTP {response.status_code} from {spec.command}: {detail}")
+    return HookAnswer(0, text, "")

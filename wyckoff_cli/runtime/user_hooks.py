@@ -51,6 +51,7 @@ from wyckoff_cli.runtime.hook_config import HookSet, HookSpec
 from wyckoff_cli.runtime.hooks import Emit, RuntimeHooks, ToolDecision, merge_decisions
 from wyckoff_cli.runtime.http_hooks import run_http_hook
 from wyckoff_cli.runtime.loop import child_environment
+from wyckoff_cli.runtime.prompt_hooks import Judge, run_prompt_hook
 
 log = logging.getLogger(__name__)
 
@@ -153,11 +154,15 @@ def hook_environment(project_dir: Path) -> dict[str, str]:
     return env
 
 
-async def run_hook(spec: HookSpec, payload: dict[str, Any], *, cwd: Path, env: dict[str, str]) -> HookResult:
+async def run_hook(
+    spec: HookSpec, payload: dict[str, Any], *, cwd: Path, env: dict[str, str], judge: Judge | None = None
+) -> HookResult:
     """Run one hook to its end or its timeout (then its process group is killed)."""
     started = time.monotonic()
-    if spec.kind == "http":
-        answer = await run_http_hook(spec, payload)
+    if spec.kind in ("http", "prompt"):
+        answer = await (
+            run_http_hook(spec, payload) if spec.kind == "http" else run_prompt_hook(spec, payload, judge)
+        )
         return HookResult(
             spec, answer.exit_code, answer.stdout, answer.stderr, _ms(started), timed_out=answer.timed_out
         )
@@ -230,6 +235,7 @@ class UserHooks(RuntimeHooks):
         self.session_id: str | None = None
         self.transcript_path: str | None = None
         self.permission_mode: Callable[[], str] = lambda: "default"
+        self.judge: Judge | None = None  # the model `prompt` hooks ask (runtime/prompt_hooks.py)
         self._emit: Emit | None = None
         self._pending: list[ev.RuntimeEvent] = []
         self._context: list[str] = []  # SessionStart context for the next user message
@@ -264,7 +270,10 @@ class UserHooks(RuntimeHooks):
         claude = claude_payload(payload) if any(s.claude for s in specs) else payload
         env = hook_environment(self.project_dir)
         results = await asyncio.gather(
-            *(run_hook(s, claude if s.claude else payload, cwd=self.project_dir, env=env) for s in specs)
+            *(
+                run_hook(s, claude if s.claude else payload, cwd=self.project_dir, env=env, judge=self.judge)
+                for s in specs
+            )
         )
         for result in results:
             await self._announce(result.event(call_id))

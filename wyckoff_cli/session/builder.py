@@ -19,6 +19,7 @@ from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks, ran_a_command
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
+from wyckoff_cli.runtime.prompt_hooks import provider_judge
 from wyckoff_cli.session.models import build_model
 from wyckoff_cli.session.modes import ModeTools
 from wyckoff_cli.session.shell import (
@@ -295,6 +296,7 @@ class SessionBuilder:
         user_hooks.session_id = recorder.id if recorder is not None else None
         user_hooks.transcript_path = str(recorder.directory / "chat.jsonl") if recorder is not None else None
         user_hooks.permission_mode = lambda: policy.mode
+        user_hooks.judge = provider_judge(provider)  # `prompt` hooks ask the session's model
         if context is not None:
             context.before_compact = user_hooks.pre_compact
         hooks: list[RuntimeHooks] = [*self.hooks, *checkpoints, user_hooks]
