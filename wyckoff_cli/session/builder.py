@@ -420,18 +420,19 @@ def build_context(
     from wyckoff_cli.context.manager import ContextManager
     from wyckoff_cli.context.memory import MemoryStore
     from wyckoff_cli.models.facts import resolve_model_facts
-    from wyckoff_cli.storage.paths import config_dir, memory_db_path
+    from wyckoff_cli.storage.paths import claude_home, config_dir, memory_db_path
 
     config = workspace.config
     root = workspace.root
     here = (cwd or root).resolve()
     facts = resolve_model_facts(provider.name, config.model_overrides)
     user_dir = config_dir()
+    claude = claude_home() if config.compat.claude_home else None  # ~/.claude/CLAUDE.md
     return ContextManager(
         context_window=facts.context_window,
         max_output=facts.max_output,
         reserve_tokens=config.context.reserve_tokens,
-        reload_instructions=lambda: load_project_instructions(root, here, user_dir),
+        reload_instructions=lambda: load_project_instructions(root, here, user_dir, claude_home=claude),
         memory=MemoryStore(memory_db_path()) if config.context.memory else None,
         project_root=root,
         archive=archive,

@@ -27,7 +27,7 @@ from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.config_agents import AgentsConfig, SessionConfig
-from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
+from wyckoff_cli.storage.config_extensions import CommandsConfig, CompatConfig, HooksConfig
 from wyckoff_cli.storage.config_mcp import McpServer
 from wyckoff_cli.storage.ui_config import UIConfig
 from wyckoff_cli.storage.web_config import WebConfig
@@ -262,9 +262,7 @@ class Config:
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
     ui: UIConfig = _doc("The terminal app: how it draws, how it notifies.", default_factory=UIConfig)
-
-
-# --------------------------------------------------------------------------- loading
+    compat: CompatConfig = _doc("Reading a Claude Code setup.", default_factory=CompatConfig)
 
 
 @dataclass(frozen=True)

@@ -76,4 +76,14 @@ class CommandsConfig:
     )
 
 
-__all__ = ["CommandsConfig", "HookCommand", "HookMatcher", "HooksConfig"]
+@dataclass
+class CompatConfig:
+    """`[compat]`: reading a Claude Code setup (docs/EXTENDING.md, "Coming from Claude Code")."""
+
+    claude_home: bool = _doc(
+        "Read `~/.claude/` as the user level: `~/.claude/CLAUDE.md` beside your AGENTS.md.",
+        default=True,
+    )
+
+
+__all__ = ["CommandsConfig", "CompatConfig", "HookCommand", "HookMatcher", "HooksConfig"]
