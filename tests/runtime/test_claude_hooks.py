@@ -189,3 +189,36 @@ async def test_an_untrusted_claude_file_never_runs(workspace: Path, tmp_path: Pa
     )
     await collect(runtime)
     assert ran == ["ls"] and inputs(log) == []
+
+
+def _user_claude_settings(hooks: dict[str, list[dict[str, Any]]]) -> None:
+    from wyckoff_cli.storage import paths
+
+    home = paths.claude_home()  # the suite points CLAUDE_CONFIG_DIR at a temporary folder
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "settings.json").write_text(json.dumps({"hooks": hooks}))
+
+
+async def test_the_users_claude_settings_hooks_run_without_trust_in_claude_names(
+    workspace: Path, tmp_path: Path
+) -> None:
+    command, log = hook_command(tmp_path / "h", "user", code=2, stderr="not grep")
+    _user_claude_settings({"PreToolUse": [group(command, "Bash")]})
+    found = load_hooks(workspace)
+    assert found.needing_trust() == [] and [f.source for f in found.files] == ["~/.claude/settings.json"]
+    hooks = UserHooks(found, project_dir=workspace)
+    ran: list[str] = []
+    runtime, _ = make_runtime([call("grep x"), {"text": "ok"}], [shell(ran)], workspace, hooks=[hooks])
+    await collect(runtime)
+    assert ran == [] and inputs(log)[0]["input"]["tool_name"] == "Bash"
+
+
+def test_claude_home_off_skips_the_users_claude_settings(workspace: Path, tmp_path: Path) -> None:
+    from tests.runtime.hook_support import write_user_hooks
+    from wyckoff_cli.storage import paths
+
+    command, _ = hook_command(tmp_path / "h", "user")
+    _user_claude_settings({"PreToolUse": [group(command, "Bash")]})
+    write_user_hooks({})
+    paths.config_file().write_text("[compat]\nclaude_home = false\n")
+    assert load_hooks(workspace).files == []

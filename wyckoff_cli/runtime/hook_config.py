@@ -1,7 +1,9 @@
 """Where user hooks come from, and whether they may run.
 
 Sources, all in Claude Code's shape (event → matcher groups → commands):
-- the user's `config.toml` (`[[hooks.PreToolUse]]` …): the user's own, always runs;
+- the user's `config.toml` (`[[hooks.PreToolUse]]` …) and Claude Code's user settings
+  (`~/.claude/settings.json`, unless `[compat] claude_home = false`): the user's own,
+  always run;
 - the project's `.wyckoff/config.toml`, `.claude/settings.json` and
   `.claude/settings.local.json` (the `hooks` key): a cloned repository's files, so
   they run only once the user trusted that file's hook configuration (storage/trust.py,
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -138,10 +140,24 @@ def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
     found = HookSet(root)
     user = paths.config_file()
     _add_toml(found, user, "user config", project=False, store=store)
+    if _claude_home_on(user):  # Claude Code's user settings: the user's own, no trust needed
+        _add_claude(
+            found, paths.claude_home() / "settings.json", "~/.claude/settings.json", store, project=False
+        )
     _add_toml(found, paths.project_config_file(root), "project config", project=True, store=store)
     for name in ("settings.json", "settings.local.json"):
         _add_claude(found, root / ".claude" / name, f".claude/{name}", store)
     return found
+
+
+def _claude_home_on(user_config: Path) -> bool:
+    """`[compat] claude_home` of the user's config.toml (default on)."""
+    try:
+        data = read_toml(user_config) or {}
+    except Exception:  # reported by load_config with file and line already
+        return True
+    compat = data.get("compat")
+    return not (isinstance(compat, dict) and compat.get("claude_home") is False)
 
 
 def trust_files(files: list[HookFile], store: TrustStore | None = None) -> None:
@@ -181,7 +197,7 @@ def _commands(group: HookMatcher) -> list[Any]:
     return [c for c in group.hooks if c.command.strip()]
 
 
-def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore) -> None:
+def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, project: bool = True) -> None:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -221,7 +237,9 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore) -> N
                 spec = _claude_hook(hook, f"{where}.hooks[{index}]", event, matcher, path, source, found)
                 if spec is not None:
                     specs.append(spec)
-    _add_file(found, path, source, True, specs, hooks, store)
+    if not project:
+        specs = [replace(spec, project=False) for spec in specs]
+    _add_file(found, path, source, project, specs, hooks, store)
 
 
 def _claude_hook(

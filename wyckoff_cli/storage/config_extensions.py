@@ -81,7 +81,8 @@ class CompatConfig:
     """`[compat]`: reading a Claude Code setup (docs/EXTENDING.md, "Coming from Claude Code")."""
 
     claude_home: bool = _doc(
-        "Read `~/.claude/` as the user level: `~/.claude/CLAUDE.md` beside your AGENTS.md.",
+        "Read `~/.claude/` as the user level: `~/.claude/CLAUDE.md` beside your AGENTS.md and "
+        "the hooks of `~/.claude/settings.json`.",
         default=True,
     )
 
