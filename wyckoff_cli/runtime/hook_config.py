@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS, WYCKOFF_TO_CLAUDE
+from wyckoff_cli.runtime.claude_permissions import ClaudePermissions, read_permissions
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.config import build, read_toml
 from wyckoff_cli.storage.config_extensions import HookMatcher, HooksConfig
@@ -95,6 +96,11 @@ class HookFile:
     specs: list[HookSpec]
     digest: str
     state: TrustState | None = None  # None: the user's own file (no trust needed)
+    permissions: ClaudePermissions | None = None  # what a Claude Code settings file widens
+
+    @property
+    def grants(self) -> tuple[str, ...]:
+        return self.permissions.grants() if self.permissions is not None else ()
 
     @property
     def runnable(self) -> bool:
@@ -108,6 +114,8 @@ class HookSet:
     problems: list[str] = field(default_factory=list)
     trusted_for_run: set[Path] = field(default_factory=set)  # trusted without a record
     allowed_urls: list[str] = field(default_factory=list)  # http hooks' URLs: the user's config only
+    claude_deny: list[str] = field(default_factory=list)  # Claude Code settings' deny rules: always
+    claude_ask: list[str] = field(default_factory=list)  # and ask rules: always (they only narrow)
 
     @property
     def specs(self) -> list[HookSpec]:
@@ -121,6 +129,15 @@ class HookSet:
             for spec in f.specs
             if spec.event == event
         ]
+
+    def claude_permissions(self) -> ClaudePermissions:
+        """The Claude Code settings' rules that apply now: deny and ask from every file,
+        allow from the files trusted (or the user's own)."""
+        merged = ClaudePermissions(deny=list(self.claude_deny), ask=list(self.claude_ask))
+        for file in self.files:
+            if file.permissions is not None and (file.runnable or file.path in self.trusted_for_run):
+                merged.allow += file.permissions.allow
+        return merged
 
     def needing_trust(self) -> list[HookFile]:
         """The project files whose hook configuration is not trusted (new or changed)."""
@@ -210,12 +227,17 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, p
     except ValueError as exc:
         found.problems.append(f"{path}: invalid JSON: {exc}")
         return
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    if not hooks:
+    if not isinstance(data, dict):
+        found.problems.append(f"{path}: a settings file must be a JSON object")
         return
+    permissions = read_permissions(data, str(path), found.problems)
+    if permissions is not None:  # what narrows applies untrusted; what widens waits for trust
+        found.claude_deny += permissions.deny
+        found.claude_ask += permissions.ask
+    hooks = data.get("hooks") or {}
     if not isinstance(hooks, dict):
         found.problems.append(f"{path}: `hooks` must be an object of events")
-        return
+        hooks = {}
     specs: list[HookSpec] = []
     for event, groups in hooks.items():
         if event not in HOOK_EVENTS:
@@ -239,7 +261,9 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, p
                     specs.append(spec)
     if not project:
         specs = [replace(spec, project=False) for spec in specs]
-    _add_file(found, path, source, project, specs, hooks, store)
+    widening = permissions.widening if permissions is not None else {}
+    raw = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
+    _add_file(found, path, source, project, specs, raw, store, permissions if widening else None)
 
 
 def _claude_hook(
@@ -281,12 +305,13 @@ def _add_file(
     specs: list[HookSpec],
     raw: Any,
     store: TrustStore,
+    permissions: ClaudePermissions | None = None,
 ) -> None:
-    if not specs:
+    if not specs and permissions is None:
         return
     digest = canonical_hash(raw)
     state = store.state(path, TRUST_KIND, digest) if project else None
-    found.files.append(HookFile(path, source, project, specs, digest, state))
+    found.files.append(HookFile(path, source, project, specs, digest, state, permissions))
 
 
 def _http_hook(

@@ -256,6 +256,10 @@ class SessionBuilder:
             [*self.extra_allow, *allow],
             self.workspace.ignored_allow(),
         )
+        claude = self.user_hooks.hooks.claude_permissions()  # .claude/settings*.json rules, trust applied
+        policy.deny += claude.deny
+        policy.ask += claude.ask
+        policy.allow += claude.allow
         provider = provider or self.provider(model)
         registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
         if self.tools_factory is None:  # the web tools of `[web]` (tools/web)

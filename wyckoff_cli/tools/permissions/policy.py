@@ -162,6 +162,7 @@ class ApprovalPolicy:
     mode: PermissionMode = "default"
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)  # Claude Code's `permissions.ask`: asked in every mode
     session_allow: list[str] = field(default_factory=list)
     protected_roots: Callable[[], tuple[Path, ...]] = _no_roots
     worktree_dirty: Callable[[Path], bool] = git_worktree_dirty
@@ -225,6 +226,9 @@ class ApprovalPolicy:
             if dynamic is not None:
                 why = dynamic.opaque or f"the program `{dynamic.name}` is only known when it runs"
                 return Verdict("ask", f"{why}, so no rule can vouch for it: always asked about")
+        asked = denying_rule(_parsed(self.ask), tool, subject) if self.ask else None
+        if asked is not None:  # no rule, mode or "always" answers it
+            return Verdict("ask", f"the ask rule {asked.text} asks before this call, in every mode")
         if not tool.requires_approval:
             return Verdict("allow")
         allowed = allowing_rule(_parsed([*self.allow, *self.session_allow]), tool, subject)
