@@ -27,6 +27,7 @@ from pathlib import Path
 
 from wyckoff_cli.core.claude_names import CLAUDE_MODES as _CLAUDE_MODES  # Claude Code's modes, as ours
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS  # Claude Code's tool names, as ours
+from wyckoff_cli.storage.claude_home import claude_user_dir
 
 PERMISSION_ORDER = ("plan", "default", "auto-edit", "yolo")  # narrowest first
 _CLAUDE_MODELS = {"sonnet", "opus", "haiku"}  # Claude Code's short names: we keep the parent's model
@@ -108,7 +109,13 @@ class FrontMatterError(ValueError):
 
 def agent_dirs(root: Path, user_config_dir: Path) -> list[Path]:
     """Where agent files are looked up, first wins."""
-    return [root / ".wyckoff" / "agents", user_config_dir / "agents", root / ".claude" / "agents"]
+    claude = claude_user_dir()  # ~/.claude/agents after the project's .claude/agents
+    return [
+        root / ".wyckoff" / "agents",
+        user_config_dir / "agents",
+        root / ".claude" / "agents",
+        *([claude / "agents"] if claude is not None else []),
+    ]
 
 
 def load_agents(root: Path, user_config_dir: Path) -> AgentCatalog:

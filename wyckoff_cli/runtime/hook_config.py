@@ -30,6 +30,7 @@ from typing import Any
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS, WYCKOFF_TO_CLAUDE
 from wyckoff_cli.runtime.claude_permissions import ClaudePermissions, read_permissions
 from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.claude_home import claude_user_dir
 from wyckoff_cli.storage.config import build, read_toml
 from wyckoff_cli.storage.config_extensions import HookMatcher, HooksConfig
 from wyckoff_cli.storage.trust import TrustState, TrustStore, canonical_hash
@@ -157,24 +158,13 @@ def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
     found = HookSet(root)
     user = paths.config_file()
     _add_toml(found, user, "user config", project=False, store=store)
-    if _claude_home_on(user):  # Claude Code's user settings: the user's own, no trust needed
-        _add_claude(
-            found, paths.claude_home() / "settings.json", "~/.claude/settings.json", store, project=False
-        )
+    claude = claude_user_dir()
+    if claude is not None:  # Claude Code's user settings: the user's own, no trust needed
+        _add_claude(found, claude / "settings.json", "~/.claude/settings.json", store, project=False)
     _add_toml(found, paths.project_config_file(root), "project config", project=True, store=store)
     for name in ("settings.json", "settings.local.json"):
         _add_claude(found, root / ".claude" / name, f".claude/{name}", store)
     return found
-
-
-def _claude_home_on(user_config: Path) -> bool:
-    """`[compat] claude_home` of the user's config.toml (default on)."""
-    try:
-        data = read_toml(user_config) or {}
-    except Exception:  # reported by load_config with file and line already
-        return True
-    compat = data.get("compat")
-    return not (isinstance(compat, dict) and compat.get("claude_home") is False)
 
 
 def trust_files(files: list[HookFile], store: TrustStore | None = None) -> None:

@@ -81,8 +81,8 @@ class CompatConfig:
     """`[compat]`: reading a Claude Code setup (docs/EXTENDING.md, "Coming from Claude Code")."""
 
     claude_home: bool = _doc(
-        "Read `~/.claude/` as the user level: `~/.claude/CLAUDE.md` beside your AGENTS.md and "
-        "the hooks of `~/.claude/settings.json`.",
+        "Read `~/.claude/` as the user level: `CLAUDE.md` beside your AGENTS.md, the hooks of "
+        "`settings.json`, and `commands/`, `agents/`, `skills/` after Wyckoff's own.",
         default=True,
     )
 
