@@ -11,7 +11,8 @@ Sources, all in Claude Code's shape (event → matcher groups → commands):
   a changed hook configuration does).
 
 A `.claude/settings.json` hook is a `command`, an `http` hook (the URL must match the
-user's own `[hooks] allowed_urls`) or a `prompt` hook (the session's model decides). Events or hook types Wyckoff does not have (e.g.
+user's own `[hooks] allowed_urls`), a `prompt` hook (the session's model decides) or an
+`agent` hook (a read-only sub-agent decides). Events or hook types Wyckoff does not have (e.g.
 `PostToolUseFailure`, `"type": "prompt"`) are skipped and listed as problems
 (`wyckoff hooks list` shows them), never an error that stops the session. The TOML
 files are typed configuration: a wrong key there is an error naming file and line
@@ -66,7 +67,7 @@ class HookSpec:
     source: str  # "user config", "project config", ".claude/settings.json", …
     project: bool  # from the project's files: needs trust
     claude: bool = False  # from a Claude Code file: gets Claude Code's names (runtime/claude_payload.py)
-    kind: str = "command"  # "http" (`command` is the URL), "prompt" (`command` is the prompt)
+    kind: str = "command"  # "http" (`command` is the URL), "prompt" / "agent" (`command`: the prompt)
     headers: tuple[tuple[str, str], ...] = ()  # http: header name and value ($VAR from env_vars)
     env_vars: tuple[str, ...] = ()  # http: the variables header values may name
 
@@ -263,7 +264,7 @@ def _claude_hook(
         found.problems.append(f"{where} must be an object")
         return None
     kind = hook.get("type", "command")
-    if kind not in ("command", "http", "prompt"):
+    if kind not in ("command", "http", "prompt", "agent"):
         found.problems.append(f"{where}: hooks of type {kind!r} are not supported here; skipped")
         return None
     timeout = hook.get("timeout", DEFAULT_TIMEOUT)
@@ -272,14 +273,12 @@ def _claude_hook(
         timeout = DEFAULT_TIMEOUT
     if kind == "http":
         return _http_hook(hook, where, event, matcher, float(timeout), path, source, found)
-    if kind == "prompt":
+    if kind in ("prompt", "agent"):
         prompt = hook.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
-            found.problems.append(f"{where}: a prompt hook needs a non-empty `prompt`")
+            found.problems.append(f"{where}: a {kind} hook needs a non-empty `prompt`")
             return None
-        return HookSpec(
-            event, matcher, prompt, float(timeout), path, source, True, claude=True, kind="prompt"
-        )
+        return HookSpec(event, matcher, prompt, float(timeout), path, source, True, claude=True, kind=kind)
     command = hook.get("command")
     if not isinstance(command, str) or not command.strip():
         found.problems.append(f"{where}: `command` must be a non-empty string")

@@ -63,7 +63,7 @@ def read_verdict(text: str) -> dict[str, Any] | str:
 
 async def run_prompt_hook(spec: HookSpec, payload: dict[str, Any], judge: Judge | None) -> HookAnswer:
     if judge is None:
-        return HookAnswer(None, "", "prompt hooks need a model; none is configured for this session")
+        return HookAnswer(None, "", f"{spec.kind} hooks need a model; none is configured for this session")
     try:
         text = await asyncio.wait_for(judge(JUDGE_SYSTEM, judge_text(spec.command, payload)), spec.timeout)
     except TimeoutError:

@@ -155,14 +155,21 @@ def hook_environment(project_dir: Path) -> dict[str, str]:
 
 
 async def run_hook(
-    spec: HookSpec, payload: dict[str, Any], *, cwd: Path, env: dict[str, str], judge: Judge | None = None
+    spec: HookSpec,
+    payload: dict[str, Any],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    judge: Judge | None = None,
+    agent_judge: Judge | None = None,
 ) -> HookResult:
     """Run one hook to its end or its timeout (then its process group is killed)."""
     started = time.monotonic()
-    if spec.kind in ("http", "prompt"):
-        answer = await (
-            run_http_hook(spec, payload) if spec.kind == "http" else run_prompt_hook(spec, payload, judge)
-        )
+    if spec.kind != "command":
+        if spec.kind == "http":
+            answer = await run_http_hook(spec, payload)
+        else:  # prompt or agent: the session's model, alone or as a read-only sub-agent
+            answer = await run_prompt_hook(spec, payload, judge if spec.kind == "prompt" else agent_judge)
         return HookResult(
             spec, answer.exit_code, answer.stdout, answer.stderr, _ms(started), timed_out=answer.timed_out
         )
@@ -236,6 +243,7 @@ class UserHooks(RuntimeHooks):
         self.transcript_path: str | None = None
         self.permission_mode: Callable[[], str] = lambda: "default"
         self.judge: Judge | None = None  # the model `prompt` hooks ask (runtime/prompt_hooks.py)
+        self.agent_judge: Judge | None = None  # the read-only sub-agent of `agent` hooks
         self._emit: Emit | None = None
         self._pending: list[ev.RuntimeEvent] = []
         self._context: list[str] = []  # SessionStart context for the next user message
@@ -271,7 +279,14 @@ class UserHooks(RuntimeHooks):
         env = hook_environment(self.project_dir)
         results = await asyncio.gather(
             *(
-                run_hook(s, claude if s.claude else payload, cwd=self.project_dir, env=env, judge=self.judge)
+                run_hook(
+                    s,
+                    claude if s.claude else payload,
+                    cwd=self.project_dir,
+                    env=env,
+                    judge=self.judge,
+                    agent_judge=self.agent_judge,
+                )
                 for s in specs
             )
         )

@@ -16,6 +16,7 @@ from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.runtime.agent_hooks import agent_judge
 from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks, ran_a_command
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
@@ -301,6 +302,7 @@ class SessionBuilder:
         user_hooks.transcript_path = str(recorder.directory / "chat.jsonl") if recorder is not None else None
         user_hooks.permission_mode = lambda: policy.mode
         user_hooks.judge = provider_judge(provider)  # `prompt` hooks ask the session's model
+        user_hooks.agent_judge = agent_judge(provider, lambda: registry, self.workspace.root)
         if context is not None:
             context.before_compact = user_hooks.pre_compact
         hooks: list[RuntimeHooks] = [*self.hooks, *checkpoints, user_hooks]
