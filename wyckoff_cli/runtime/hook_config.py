@@ -34,6 +34,7 @@ from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.claude_home import claude_user_dir
 from wyckoff_cli.storage.config import build, read_toml
 from wyckoff_cli.storage.config_extensions import HookMatcher, HooksConfig
+from wyckoff_cli.storage.managed import load_managed
 from wyckoff_cli.storage.trust import TrustState, TrustStore, canonical_hash
 
 HOOK_EVENTS = (
@@ -157,6 +158,12 @@ def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
     """Every hook the user and this project configure, with the project files' trust."""
     store = store or TrustStore()
     found = HookSet(root)
+    managed = load_managed()
+    if managed is not None and not managed.allow_hooks:
+        found.problems.append(
+            f"hooks are turned off by the managed policy {managed.path} (allow_hooks = false)"
+        )
+        return found
     user = paths.config_file()
     _add_toml(found, user, "user config", project=False, store=store)
     claude = claude_user_dir()

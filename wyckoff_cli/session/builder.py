@@ -257,6 +257,7 @@ class SessionBuilder:
             [*self.extra_allow, *allow],
             self.workspace.ignored_allow(),
         )
+        apply_managed(policy, model)  # the admin's policy file wins (storage/managed.py)
         claude = self.user_hooks.hooks.claude_permissions()  # .claude/settings*.json rules, trust applied
         policy.deny += claude.deny
         policy.ask += claude.ask
@@ -396,6 +397,25 @@ def build_policy(
         allow=[*(r for r in config.permissions.allow if r not in ignored_allow), *extra_allow],
         deny=list(config.permissions.deny),
     )
+
+
+def apply_managed(policy: ApprovalPolicy, model: str) -> None:
+    """The managed policy's deny rules and yolo switch on `policy`; a model it does not
+    allow is a `ConfigError` naming the policy file."""
+    from wyckoff_cli.storage.managed import load_managed
+    from wyckoff_cli.tools.permissions.policy import invalid_rules
+
+    managed = load_managed()
+    if managed is None:
+        return
+    problem = managed.model_problem(model)
+    if problem is None and (bad := invalid_rules(list(managed.deny))):
+        problem = f"{managed.path}: deny: " + "; ".join(bad)
+    if problem is not None:
+        raise ConfigError(problem)
+    policy.deny += managed.deny
+    if managed.disable_yolo:
+        policy.yolo_disabled = managed.yolo_note
 
 
 def offload_redactor(config: Config) -> Callable[[str], str]:

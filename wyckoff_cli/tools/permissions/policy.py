@@ -163,6 +163,7 @@ class ApprovalPolicy:
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
     ask: list[str] = field(default_factory=list)  # Claude Code's `permissions.ask`: asked in every mode
+    yolo_disabled: str | None = None  # why yolo decides as default does (a managed policy), or None
     session_allow: list[str] = field(default_factory=list)
     protected_roots: Callable[[], tuple[Path, ...]] = _no_roots
     worktree_dirty: Callable[[Path], bool] = git_worktree_dirty
@@ -234,11 +235,15 @@ class ApprovalPolicy:
         allowed = allowing_rule(_parsed([*self.allow, *self.session_allow]), tool, subject)
         if allowed is not None:
             return Verdict("allow", f"allowed by rule {allowed.text}")
-        if self.mode == "yolo":
+        if self.mode == "yolo" and not self.yolo_disabled:
             return Verdict("allow", "allowed by yolo mode")
         if self.mode == "auto-edit" and tool.kind == "edit":
             return Verdict("allow", "allowed by auto-edit mode")
         what = _KIND_WORDS.get(tool.kind, f"using {tool.name}")
+        if self.mode == "yolo":  # disabled by a managed policy: the default mode's answer, saying so
+            return Verdict(
+                "ask", f"{self.yolo_disabled}; default mode asks before {what}", suggest_rule(tool, subject)
+            )
         return Verdict("ask", f"{self.mode} mode asks before {what}", suggest_rule(tool, subject))
 
     def _deny_could_apply(self, tool: Tool, subject: Subject) -> str | None:
