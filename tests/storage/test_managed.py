@@ -108,7 +108,8 @@ def test_allow_hooks_false_turns_every_hook_off(workspace: Path) -> None:
         ('disable_yolo = "yes"\n', "'disable_yolo' must be true or false"),
         ("disabel_yolo = true\n", "unknown managed policy key 'disabel_yolo'"),
         ('sandbox = "required"\n', "'sandbox' is not supported by this version"),
-        ('mcp_allowlist = ["github"]\n', "'mcp_allowlist' is not supported by this version"),
+        ("allow_plugins = true\n", "'allow_plugins' is not supported by this version"),
+        ('mcp_allowlist = "github"\n', "'mcp_allowlist' must be a list of strings"),
         ('deny = ["run_shell("]\n', "deny: invalid rule"),
     ],
 )
@@ -137,3 +138,33 @@ def test_config_show_origin_names_each_source(
     assert f'permissions.allow = ["run_shell(ls)"]  # {user}' in lines
     assert f"max_tool_rounds = 7  # {project}" in lines
     assert any(line.startswith("permissions.deny = []  # default") for line in lines)
+
+
+def test_mcp_allowlist_keeps_only_the_servers_it_names(workspace: Path) -> None:
+    from types import SimpleNamespace
+
+    from wyckoff_cli.session.mcp import client_servers
+    from wyckoff_cli.storage.config import load_config
+    from wyckoff_cli.tools.mcp.config import load_mcp_config
+
+    path = write_policy('mcp_allowlist = ["github", "internal-*"]\n')
+    user = paths.config_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(
+        '[mcp_servers.github]\ncommand = "gh-mcp"\n[mcp_servers.scraper]\ncommand = "scrape"\n'
+        '[mcp_servers.internal-docs]\nurl = "http://127.0.0.1:9/mcp"\n'
+    )
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": {"command": "evil"}}}))
+    found = load_mcp_config(workspace, load_config(workspace).config)
+    assert sorted(s.name for s in found.servers) == ["github", "internal-docs"]
+    for name in ("scraper", "evil"):
+        assert (
+            f"[mcp] {name} is not started: it is not in mcp_allowlist of the managed policy {path}"
+            in found.problems
+        )
+    client = [
+        SimpleNamespace(name="github", type="http", url="http://127.0.0.1:9/mcp", headers=[]),
+        SimpleNamespace(name="other", type="http", url="http://127.0.0.1:9/mcp", headers=[]),
+    ]
+    specs, problems = client_servers(client)
+    assert [s.name for s in specs] == ["github"] and any("other is not started" in p for p in problems)

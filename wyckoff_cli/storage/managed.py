@@ -9,9 +9,11 @@ user or project setting, and the tests replace this module attribute). Keys:
 - `allowed_models = ["anthropic:*", "openai:gpt-5*"]`: shell-style patterns a session's
   model must match (`provider:model`); another model is refused, naming this file;
 - `disable_yolo = true`: yolo mode decides as the default mode does, and says so;
-- `allow_hooks = false`: no user hook runs (user, project or Claude Code files).
+- `allow_hooks = false`: no user hook runs (user, project or Claude Code files);
+- `mcp_allowlist = ["github", "internal-*"]`: the only MCP servers that start (config,
+  `.mcp.json` or an ACP client's); the others are listed as not started, naming this file.
 
-A key this version does not apply (`mcp_allowlist`, `allow_plugins`, `sandbox`, or a
+A key this version does not apply (`allow_plugins`, `sandbox`, or a
 misspelt one) is an error naming the file, so a policy is never half applied without a
 word: the session does not start until the admin's file is one Wyckoff can honour.
 """
@@ -20,10 +22,11 @@ from __future__ import annotations
 
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from wyckoff_cli.core.errors import ConfigError
 
@@ -32,9 +35,10 @@ if sys.platform == "darwin":
 else:
     MANAGED_PATH = Path("/etc/wyckoff/managed.toml")
 
-_LISTS = ("deny", "allowed_models")
+_LISTS = ("deny", "allowed_models", "mcp_allowlist")
 _FLAGS = ("disable_yolo", "allow_hooks")
-NOT_YET = ("mcp_allowlist", "allow_plugins", "sandbox")
+NOT_YET = ("allow_plugins", "sandbox")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class ManagedPolicy:
     allowed_models: tuple[str, ...] | None = None  # None: any model
     disable_yolo: bool = False
     allow_hooks: bool = True
+    mcp_allowlist: tuple[str, ...] | None = None  # None: any MCP server
     keys: dict[str, Any] = field(default_factory=dict)  # as written, for `config show --origin`
 
     def model_problem(self, model: str) -> str | None:
@@ -54,6 +59,12 @@ class ManagedPolicy:
         return (
             f"the model {model} is not allowed by the managed policy {self.path} (allowed_models: {allowed})"
         )
+
+    def mcp_problem(self, server: str) -> str | None:
+        """Why the MCP server `server` may not start, or None."""
+        if self.mcp_allowlist is None or any(fnmatchcase(server, p) for p in self.mcp_allowlist):
+            return None
+        return f"[mcp] {server} is not started: it is not in mcp_allowlist of the managed policy {self.path}"
 
     @property
     def yolo_note(self) -> str:
@@ -88,11 +99,29 @@ def load_managed() -> ManagedPolicy | None:
             known = ", ".join((*_LISTS, *_FLAGS))
             raise ConfigError(f"{path}: unknown managed policy key {key!r} (known: {known})")
     models = data.get("allowed_models")
+    servers = data.get("mcp_allowlist")
     return ManagedPolicy(
         path,
         deny=tuple(data.get("deny", [])),
         allowed_models=tuple(models) if models is not None else None,
         disable_yolo=data.get("disable_yolo", False),
         allow_hooks=data.get("allow_hooks", True),
+        mcp_allowlist=tuple(servers) if servers is not None else None,
         keys=dict(data),
     )
+
+
+def allowed_servers(specs: list[T], problems: list[str], name: Callable[[T], str]) -> list[T]:
+    """`specs` without the MCP servers the managed policy does not allow (each listed
+    in `problems`)."""
+    managed = load_managed()
+    if managed is None:
+        return specs
+    kept: list[T] = []
+    for spec in specs:
+        problem = managed.mcp_problem(name(spec))
+        if problem is None:
+            kept.append(spec)
+        else:
+            problems.append(problem)
+    return kept
