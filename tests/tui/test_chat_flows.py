@@ -293,10 +293,10 @@ async def test_shift_tab_cycles_permission_modes(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         seen = []
-        for _ in range(4):
+        for _ in range(5):
             await pilot.press("shift+tab")
             seen.append(screen.status.mode)
-        assert seen == ["plan", "auto-edit", "yolo", "default"]
+        assert seen == ["plan", "auto-edit", "auto", "yolo", "default"]
 
 
 async def test_slash_commands(tmp_path: Path) -> None:

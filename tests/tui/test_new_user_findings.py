@@ -8,16 +8,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from tests.tools.mcp.conftest import DEMO, stdio_spec
 from tests.tui.support import make_controller
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
+from tests.waiting import until
 from wyckoff_cli.runtime.hook_config import HookFile
 from wyckoff_cli.tools.mcp.config import McpConfig, read_project_file
 from wyckoff_cli.tools.mcp.host import McpHost
@@ -32,19 +31,6 @@ from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
 pytestmark = pytest.mark.timeout(120)
-
-
-async def until(
-    pilot: Pilot[None], condition: Callable[[], object], what: str, seconds: float = 30.0
-) -> None:
-    """Wait for `condition`, failing loudly after `seconds` (never a fixed sleep)."""
-    import time
-
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
 
 
 def app_for(root: Path, rounds: list[Any], host: McpHost | None = None) -> tuple[WyckoffApp, Any]:
@@ -76,7 +62,7 @@ async def test_typing_with_the_focus_in_the_transcript_goes_to_the_prompt(tmp_pa
         await settle(pilot, screen)
         prompt = screen.query_one(PromptInput)
         await pilot.press("tab")
-        await until(pilot, lambda: in_transcript(screen), "Tab to move the focus into the transcript")
+        await until(pilot, lambda: in_transcript(screen), what="Tab to move the focus into the transcript")
         await pilot.press("h", "i")
         assert screen.focused is prompt and prompt.text == "hi"  # nothing typed is lost
 
@@ -88,7 +74,7 @@ async def test_typing_with_the_focus_in_the_transcript_goes_to_the_prompt(tmp_pa
         await pilot.press("!")
         assert screen.focused is prompt and prompt.text == "hi!"
         await pilot.press("tab")
-        await until(pilot, lambda: in_transcript(screen), "Tab to leave the prompt")
+        await until(pilot, lambda: in_transcript(screen), what="Tab to leave the prompt")
         await pilot.press("escape")
         assert screen.focused is prompt and prompt.text == "hi!"
 
@@ -119,12 +105,12 @@ async def test_the_first_turn_says_it_waits_for_a_starting_mcp_server(tmp_path: 
         screen = chat(app)
         await send(pilot, "hi")
         await until(
-            pilot, lambda: screen.status.state == "starting MCP server slowpoke…", "the waiting state"
+            pilot, lambda: screen.status.state == "starting MCP server slowpoke…", what="the waiting state"
         )
         assert "starting MCP server slowpoke…" in str(screen.query_one("#status").render())
         assert not provider.requests  # the model waits with the turn
         flag.write_text("go")
-        await until(pilot, lambda: provider.requests and not screen.busy, "the turn")
+        await until(pilot, lambda: provider.requests and not screen.busy, what="the turn")
         assert "mcp__slowpoke__echo" in [t.name for t in provider.requests[0].tools]
         assert screen.status.state == "idle"
 
@@ -137,9 +123,11 @@ async def test_esc_stops_the_wait_for_a_starting_server(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "hi")
-        await until(pilot, lambda: screen.status.state.startswith("starting MCP server"), "the waiting state")
+        await until(
+            pilot, lambda: screen.status.state.startswith("starting MCP server"), what="the waiting state"
+        )
         await pilot.press("escape")
-        await until(pilot, lambda: not screen.busy, "the turn to end")
+        await until(pilot, lambda: not screen.busy, what="the turn to end")
         assert screen.router.last_done is not None and screen.router.last_done.reason == "aborted"
         assert not provider.requests and screen.status.state == "idle"
         flag.write_text("go")  # let the server start, so it closes cleanly
@@ -154,7 +142,7 @@ async def test_an_interrupted_thinking_block_stops_saying_thinking(tmp_path: Pat
         screen = chat(app)
         await send(pilot, "think")
         await until(
-            pilot, lambda: screen.query(ThinkingPane) and screen.query_one(ThinkingPane).text, "thinking"
+            pilot, lambda: screen.query(ThinkingPane) and screen.query_one(ThinkingPane).text, what="thinking"
         )
         await pilot.press("escape")
         await settle(pilot, screen)
@@ -184,7 +172,7 @@ async def test_trust_dialogs_come_one_after_the_other_and_the_mcp_notice_goes(tm
     host = host_for(tmp_path, McpConfig(tuple(read_project_file(path)), path))
     app, _ = app_for(tmp_path, [{"text": "hi"}], host)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, HookTrustScreen), "the hook trust dialog")
+        await until(pilot, lambda: isinstance(app.screen, HookTrustScreen), what="the hook trust dialog")
         screen = app.chat
         assert screen is not None
         assert not any(isinstance(s, McpTrustScreen) for s in app.screen_stack)  # not stacked beneath
@@ -193,7 +181,7 @@ async def test_trust_dialogs_come_one_after_the_other_and_the_mcp_notice_goes(tm
         assert files
         app.screen.guard.opened -= 60  # past its typing pause
         await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, McpTrustScreen), "the MCP trust dialog next")
+        await until(pilot, lambda: isinstance(app.screen, McpTrustScreen), what="the MCP trust dialog next")
         assert sum(isinstance(s, HookTrustScreen | McpTrustScreen) for s in app.screen_stack) == 1
 
         def trust_notices() -> list[NoticeLine]:
@@ -202,5 +190,5 @@ async def test_trust_dialogs_come_one_after_the_other_and_the_mcp_notice_goes(tm
         assert trust_notices()
         app.screen.opened -= 60  # past its grace period
         await pilot.press("y")
-        await until(pilot, lambda: not trust_notices(), "the stale trust notice to go")
+        await until(pilot, lambda: not trust_notices(), what="the stale trust notice to go")
         assert any("Trusted the project's .mcp.json" in n.message for n in screen.query(NoticeLine))

@@ -4,25 +4,17 @@ it says (a notice, an output, a picker, a turn) and none is refused as unknown."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from textual.widgets import Static
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
+from tests.waiting import until
 from wyckoff_cli.session.commands import APP, offered_by
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.rewind import RewindPickerScreen
 from wyckoff_cli.tui.screens.sessions import SessionPicker
 from wyckoff_cli.tui.widgets.entries import NoticeLine
-
-
-async def until(pilot: Any, condition: Any) -> None:
-    for _ in range(250):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("not reached")
 
 
 def notices_since(screen: ChatScreen, count: int) -> list[str]:

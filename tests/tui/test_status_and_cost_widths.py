@@ -19,6 +19,7 @@ from textual.pilot import Pilot
 
 from tests.tui.support import make_app
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.status import SHORTEN_ORDER, StatusModel
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.widgets.command_table import CommandTable
@@ -148,7 +149,7 @@ async def test_cost_re_lays_itself_out_when_the_terminal_narrows(tmp_path: Path)
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         screen.status.observe(ev.UsageReported(MODEL, 19_345_678, 123_456, 9_876_543, 1_234_567))
-        outputs = [e async for e in app.controller.command("cost", "")]
+        outputs = [e async for e in app.controller.handle(rq.Cost())]
         screen.show_output(outputs[0])  # type: ignore[arg-type]
         await pilot.pause()
         table = screen.query(".command-output").last()

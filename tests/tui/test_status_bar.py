@@ -70,3 +70,16 @@ def test_a_first_call_whose_cache_writes_cost_more_shows_the_write_cost_not_a_ne
     text = model.cost_text()
     assert text == "$0.0123 cache writes +$0.0040"
     assert "$-" not in render_status(model, 300).plain
+
+
+def test_cost_table_shows_the_cache_write_cost_not_a_negative_saving() -> None:
+    from wyckoff_cli.session.info_requests import cost_output
+
+    model = StatusModel(
+        model="anthropic:claude-sonnet-4-5", mode="default", price=lambda _m, u: (0.0123, -0.004)
+    )
+    model.observe(ev.UsageReported(model.model, 20_000, 100, 0, 19_000))
+    table = cost_output(model)
+    assert isinstance(table, ev.CommandOutput) and table.columns[-1] == "cache saved"
+    assert [row[-1] for row in table.rows] == ["writes +$0.0040", "writes +$0.0040"]  # the model, the total
+    assert not any("$-" in cell for row in table.rows for cell in row)

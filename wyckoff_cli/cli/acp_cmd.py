@@ -15,7 +15,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", help="model id (provider:model) or alias; default from config")
     parser.add_argument(
         "--permission-mode",
-        choices=("default", "plan", "auto-edit", "yolo"),
+        choices=("default", "plan", "auto-edit", "auto", "yolo"),
         help="the sessions' starting mode (the client can change it: session/set_mode)",
     )
 

@@ -68,7 +68,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tool-rounds", type=_positive_int, help="tool rounds before the turn stops")
     parser.add_argument(
         "--permission-mode",
-        choices=("default", "plan", "auto-edit", "yolo"),
+        choices=("default", "plan", "auto-edit", "auto", "yolo"),
         help="what runs without asking (nothing can be asked here: the rest is denied)",
     )
     parser.add_argument(
@@ -196,7 +196,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
     try:
         start = "resume" if args.continue_session or args.resume else "startup"
-        turn = _turn(builder, session, prompt, request, abort, start)
+        turn = _turn(builder, session, prompt, request, abort, start, mcp)
         async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
@@ -313,8 +313,11 @@ async def _turn(
     request: TurnRequest | None,
     abort: AbortSignal,
     start: str,
+    mcp: Any = None,
 ) -> AsyncIterator[RuntimeEvent]:
-    """SessionStart hooks, a custom command's snippets, then the turn."""
+    """SessionStart hooks, a custom command's snippets or an MCP server's prompt
+    (`/mcp__SERVER__PROMPT ARGS`), `@SERVER:URI` resources attached (as in the app), then
+    the turn."""
     from wyckoff_cli.core import events as ev
     from wyckoff_cli.session.custom_commands import ShellExpansion, shell_snippets
     from wyckoff_cli.session.extensions import request_notices
@@ -335,9 +338,22 @@ async def _turn(
                 return
             text = expansion.text
     from wyckoff_cli.core.shown import with_command
+    from wyckoff_cli.tools.mcp.extras import attach_resources, render_prompt
 
+    shown = request.shown if request is not None else None
+    results = session.recorder.results_dir if session.recorder is not None else None
+    if mcp is not None and request is None and text.startswith("/mcp__"):
+        name, _, line = text[1:].partition(" ")
+        try:
+            text, shown = await render_prompt(mcp, name, line, results), text
+        except Exception as exc:  # an unknown prompt or a server error: said, nothing sent
+            yield ev.TurnFailed("invalid_request", getattr(exc, "message", None) or str(exc))
+            yield ev.TurnDone("", "error", 0)
+            return
+    if mcp is not None and "@" in text:
+        text = await attach_resources(mcp, text, results)  # @SERVER:URI attaches a resource
     required = request.required_tools if request is not None else ()
-    message = with_command(text, request.shown) if request is not None else text  # as typed, when resumed
+    message = with_command(text, shown) if shown is not None else text  # as typed, when resumed
     async for event in session.runtime.run_stream(
         session.conversation,
         message,

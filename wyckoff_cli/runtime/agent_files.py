@@ -29,7 +29,7 @@ from wyckoff_cli.core.claude_names import CLAUDE_MODES as _CLAUDE_MODES  # Claud
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS  # Claude Code's tool names, as ours
 from wyckoff_cli.storage.claude_home import claude_user_dir
 
-PERMISSION_ORDER = ("plan", "default", "auto-edit", "yolo")  # narrowest first
+PERMISSION_ORDER = ("plan", "default", "auto-edit", "auto", "yolo")  # narrowest first
 _CLAUDE_MODELS = {"sonnet", "opus", "haiku"}  # Claude Code's short names: we keep the parent's model
 _KNOWN_KEYS = {"name", "description", "tools", "model", "max_rounds", "permission_mode", "permissionMode"}
 _IGNORED_KEYS = {"color", "disallowedTools", "skills", "hooks", "mcpServers"}  # Claude Code's, unused here

@@ -29,6 +29,7 @@ from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD, offload_result
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
+from wyckoff_cli.tools.mcp.names import always_rule
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, Verdict
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -228,6 +229,11 @@ class ToolCallRunner:
         preview = _safe_preview(tool, args, ctx)
         if verdict.reason:
             preview.setdefault("reason", verdict.reason)
+        if "rule" in preview and preview["rule"] != verdict.rule:  # what "always" saves: the policy's word
+            if verdict.rule is None:
+                del preview["rule"]
+            else:
+                preview["rule"] = verdict.rule
         outside = frozenset(verdict.outside_paths)
         if outside:
             preview["outside_paths"] = sorted(str(p) for p in outside)
@@ -251,8 +257,9 @@ class ToolCallRunner:
             await emit(ev.ApprovalDecided(call.id, call.name, "deny", feedback=decision.feedback))
             await self._answer(denied_result(call, decision), emit)
             return None
-        if decision.kind == "always" and verdict.rule:
-            self.policy.remember(verdict.rule)
+        saved = always_rule(decision.rule, verdict.rule, call.name) if decision.kind == "always" else None
+        if saved:
+            self.policy.remember(saved)
         proposed = None
         if decision.kind == "edit" and decision.args is not None and decision.args != args:
             proposed, args = args, decision.args
@@ -276,7 +283,7 @@ class ToolCallRunner:
                 return None
             outside = outside | frozenset(again.outside_paths)
             call = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
-        rule = verdict.rule if decision.kind == "always" else None
+        rule = saved
         ran = args if proposed is not None else None
         await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule, args=ran))
         return _Prepared(call, tool, args, outside, proposed)

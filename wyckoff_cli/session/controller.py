@@ -47,8 +47,9 @@ from wyckoff_cli.session.info_requests import (
     save_rule_quietly,
     untrusted_allow_notice,
 )
-from wyckoff_cli.session.models import call_price, check_model, context_window_of
+from wyckoff_cli.session.models import call_price, check_model, context_window_of, skip_to_fallback
 from wyckoff_cli.session.modes import ModeNotes
+from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.session.turn_start import preparing
 from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
@@ -101,7 +102,7 @@ class ChatController:
         self.interrupted = False  # the last turn or `!command` was stopped by an `Interrupt`
         if loaded is not None:
             self._recorder = builder.open_recorder(self.model, loaded)
-            self._restore_status(loaded)
+            self.status.restore_session(loaded.info)
 
     # ---------------------------------------------------------------- what there is
 
@@ -131,6 +132,7 @@ class ChatController:
                 model=self.model, mode=self.mode, recorder=self._recorder, allow=self.always_allowed
             )
             self._session.runtime.background.add_listener(self._background_changed)
+            self.status.auto_allow = sandbox_auto_allow(registry_shell(self._session.registry), self.mode)
         return self._session
 
     @property
@@ -293,6 +295,7 @@ class ChatController:
         self.mode = mode
         if self._session is not None:
             self._session.policy.mode = mode
+            self.status.auto_allow = sandbox_auto_allow(registry_shell(self._session.registry), mode)
         changed = ev.ModeChanged(mode)
         self.status.observe(changed)
         return changed
@@ -306,11 +309,8 @@ class ChatController:
         return changed
 
     def skip_to_fallback(self) -> str | None:
-        """Esc while a model's retries wait: the next fallback takes over now (its name
-        is returned); None when nothing waits so or no fallback follows (Esc interrupts)."""
-        provider = self._session.runtime.provider if self._session is not None else None
-        skip = getattr(provider, "skip_waiting", None)
-        return skip() if callable(skip) else None
+        """Esc while a model's retries wait: the next fallback's name, now (models.py)."""
+        return skip_to_fallback(self._session)
 
     async def _set_model(self, model: str) -> ev.RuntimeEvent:
         problem = self.check_model(model)
@@ -360,14 +360,8 @@ class ChatController:
         self._recorder = recorder
         self.mode_notes = ModeNotes()
         self.status.reset()
-        self._restore_status(loaded)
+        self.status.restore_session(loaded.info)
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))
-
-    def _restore_status(self, loaded: LoadedSession) -> None:
-        info = loaded.info
-        self.status.restore(
-            info.usage_by_model, context_tokens=info.context_tokens, agent_usage=info.agent_usage
-        )
 
     async def _close_session(self, *, recorder: bool = False, reason: str = "exit") -> None:
         if recorder and self._session is not None and self._hook_source is None:
@@ -520,9 +514,9 @@ class ChatController:
             case rq.Permissions(remove=remove):
                 policy = self._session.policy if self._session is not None else None
                 ignored = self.builder.workspace.ignored_allow()
-                events = events_of(
-                    [permissions_output(self.root, remove, self.always_allowed, policy, ignored)]
-                )
+                auto = auto_allow_line(shell_of(self._session, self.builder), self.mode)
+                answer = permissions_output(self.root, remove, self.always_allowed, policy, ignored, auto)
+                events = events_of([answer])
             case rq.Mcp(argument=argument):
                 events = events_of([await self._mcp(argument)])
             case rq.Skills():

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import ConfigError
-from wyckoff_cli.session.status import StatusModel, agent_rows, totals_row
+from wyckoff_cli.session.status import StatusModel, agent_rows, saved_cell, totals_row
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.permissions import RuleKind
@@ -59,7 +59,7 @@ def cost_output(status: StatusModel) -> ev.RuntimeEvent:
             (f"${status.cost:.4f}" if status.all_priced else f"${status.cost:.4f} + unpriced")
             if status.any_priced
             else "unpriced",
-            f"${status.saved:.4f}",
+            saved_cell(status.saved),
         ]
     )
     return ev.CommandOutput("cost", title="This session", columns=list(COST_COLUMNS), rows=rows)
@@ -84,10 +84,11 @@ def permissions_output(
     always_allowed: list[str],
     policy: ApprovalPolicy | None,
     ignored: Sequence[str] = (),
+    auto_allow: str = "",
 ) -> ev.RuntimeEvent:
     """The saved rules and this session's (`ignored`: the project's allow rules not
-    trusted, so marked); `remove`: take a saved rule out (and out of this run's
-    `always_allowed` and the session's allow-list)."""
+    trusted, so marked; `auto_allow`: a line on sandbox auto-allow); `remove`: take a
+    saved rule out (and out of this run's `always_allowed` and the session's allow-list)."""
     from wyckoff_cli.storage.permissions import list_rules, remove_rule
 
     if remove:
@@ -111,7 +112,8 @@ def permissions_output(
     return ev.CommandOutput(
         "permissions",
         text=f"{saved or 'No saved rules.'}\nAllowed for this session: {session or 'none'}\n"
-        "/permissions remove RULE removes a saved rule; /permissions trust trusts the project's "
+        + (f"{auto_allow}\n" if auto_allow else "")
+        + "/permissions remove RULE removes a saved rule; /permissions trust trusts the project's "
         "allow rules and command files.",
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from wyckoff_cli.core.errors import ConfigError, ProviderConfigError
 from wyckoff_cli.core.events import UsageReported
 from wyckoff_cli.providers.base import LLMProvider
@@ -9,6 +11,15 @@ from wyckoff_cli.providers.factory import build_fallback
 from wyckoff_cli.providers.retry import RetryPolicy
 from wyckoff_cli.providers.spec import ModelSpec, parse_model_id
 from wyckoff_cli.storage.config import Config
+
+
+def skip_to_fallback(session: Any) -> str | None:
+    """Esc while a model's retries wait: the next fallback takes over now (its name is
+    returned); None when nothing waits so, no fallback follows or no `session` (a built
+    `Session`) runs yet — then Esc interrupts."""
+    provider = session.runtime.provider if session is not None else None
+    skip = getattr(provider, "skip_waiting", None)
+    return skip() if callable(skip) else None
 
 
 def resolve_model_spec(name: str, config: Config) -> ModelSpec:

@@ -36,6 +36,7 @@ class ModelTotals:
 class StatusModel:
     model: str
     mode: str = "default"
+    auto_allow: str = ""  # how sandbox auto-allow stands ("" when off), beside the mode
     context_window: int = 64_000
     fallback_model: str | None = None
     state: str = "idle"
@@ -66,6 +67,10 @@ class StatusModel:
         self.per_agent.clear()
         self.context_tokens = 0
         self.fallback_model = None
+
+    def restore_session(self, info: Any) -> None:
+        """Seed the totals from a resumed session's summary (`storage.session_info`)."""
+        self.restore(info.usage_by_model, context_tokens=info.context_tokens, agent_usage=info.agent_usage)
 
     def restore(
         self,
@@ -157,9 +162,8 @@ class StatusModel:
     def cache_text(self) -> str:
         """`saved $0.0100`, or, while writing the cache has cost more than reading it
         saved (a first Anthropic call), what the writes cost: `cache writes +$0.0040`."""
-        if self.saved < 0:
-            return f"cache writes +${-self.saved:.4f}"
-        return f"saved ${self.saved:.4f}"
+        cell = saved_cell(self.saved)
+        return f"cache {cell}" if self.saved < 0 else f"saved {cell}"
 
     @property
     def cache_hit_rate(self) -> float:
@@ -182,7 +186,12 @@ class StatusModel:
         parts: list[tuple[str, list[str]]] = [
             ("state", [self.state]),
             ("model", [model, bare_model]),
-            ("mode", [self.mode]),
+            (
+                "mode",
+                [f"{self.mode} · {self.auto_allow}", f"{self.mode} · auto"]
+                if self.auto_allow
+                else [self.mode],
+            ),
             ("context", [f"ctx {self.context_percent:.0f}%"]),
             ("tokens", [f"↑{human(self.input_tokens)} ↓{human(self.output_tokens)}"]),
             (
@@ -224,8 +233,14 @@ def totals_row(label: str, totals: ModelTotals) -> list[str]:
         f"{totals.cache_write_tokens:,}",
         f"{totals.web_searches:,}",
         f"${totals.cost:.4f}" if totals.priced else "unpriced",
-        f"${totals.saved:.4f}",
+        saved_cell(totals.saved),
     ]
+
+
+def saved_cell(saved: float) -> str:
+    """`/cost`'s "cache saved": what reading the cache saved, or, while writing it has
+    cost more than reading it saved (a first Anthropic call), the writes' extra cost."""
+    return f"writes +${-saved:.4f}" if saved < 0 else f"${saved:.4f}"
 
 
 def agent_rows(status: StatusModel) -> list[list[str]]:

@@ -8,7 +8,10 @@ open `ClientSession`.
 
 - stdio children get the scrubbed environment the host passes plus the server's own
   `env`; their stderr goes to a private temporary file whose tail is quoted when the
-  server fails. The SDK starts them in a new process group and kills the group on close.
+  server fails. The SDK starts them in a new process group; on close, what is left of
+  that group is killed — the group of the process this connection started, checked
+  by pid, parent and start time (leader.py), its pid file kept in Wyckoff's cache
+  folder, where sandboxed commands cannot write.
 - `notifications/tools/list_changed` (and the resource and prompt variants) re-list and
   call `on_change`; log messages and progress go to the tool calls in flight (shown on the
   running tool's widget) or to the log file.
@@ -32,6 +35,7 @@ from typing import IO, Any, Literal
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.mcp.config import ServerSpec
+from wyckoff_cli.tools.mcp.leader import ServerLeader, pid_folder, read_leader
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +87,8 @@ class ServerConnection:
         self.reason = ""
         self.listing = ServerListing()
         self.instructions: str | None = None
+        self.transport: str = spec.transport  # the one that connected (`http` may fall back to `sse`)
+        self.fallback_reason = ""  # why streamable HTTP failed, when SSE was tried after it
         self._session: Any = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -90,7 +96,8 @@ class ServerConnection:
         self._stderr: IO[str] | None = None
         self._emitters: dict[int, Callable[[str], None]] = {}
         self._refreshing: set[asyncio.Task[None]] = set()
-        self._pidfile: Path | None = None
+        self._pidfile: Path | None = None  # in Wyckoff's cache folder, out of the sandbox's reach
+        self._leader: ServerLeader | None = None
         self._deadline: Any = None  # the start-up cancel scope, while starting
 
     # ----------------------------------------------------------------- lifecycle
@@ -123,46 +130,28 @@ class ServerConnection:
             self._stderr = None
 
     async def _run(self) -> None:
-        from mcp.client.session import ClientSession
-        from mcp.types import Implementation
-
-        from wyckoff_cli import __version__
-
+        """Connect and stay connected until closed. An `http` server is tried over
+        streamable HTTP first, then, if that fails before connecting, over the older
+        SSE transport (as the SDK recommends); `transport` says which one connected."""
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
-                session = await stack.enter_async_context(
-                    ClientSession(
-                        read,
-                        write,
-                        logging_callback=self._on_log,
-                        message_handler=self._on_message,
-                        client_info=Implementation(name="wyckoff", version=__version__),
-                    )
-                )
-                import anyio
-
-                with anyio.move_on_after(self.spec.startup_timeout) as deadline:
-                    self._deadline = deadline
-                    result = await session.initialize()
-                    self.instructions = getattr(result, "instructions", None)
-                    self.listing = await self._list_all(session)
-                self._deadline = None
-                if deadline.cancelled_caught:
-                    self._fail(f"did not start within {self.spec.startup_timeout:g} s")
-                    return  # leaving the stack stops the server
-                self._session = session
-                self.state = "connected"
-                self._ready.set()
-                self.on_change(self, "connected")
-                await self._stop.wait()
+            try:
+                await self._connect(self.spec.transport)
+            except Exception as first:
+                if self.spec.transport != "http" or self._stop.is_set() or self.state != "connecting":
+                    raise
+                log.info("MCP server %s: streamable HTTP failed (%s); trying SSE", self.spec.name, first)
+                self.fallback_reason = failure_reason(first)
+                await self._connect("sse")
         except BaseException as exc:  # reported, never raised into the host
             if isinstance(exc, asyncio.CancelledError) and self._stop.is_set():
                 return
             if self._stop.is_set() and self.state == "connected":
                 return
             if self.state != "failed":
-                self._fail(failure_reason(exc))
+                reason = failure_reason(exc)
+                if self.fallback_reason:
+                    reason = f"streamable HTTP: {self.fallback_reason}; SSE: {reason}"
+                self._fail(reason)
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -170,19 +159,61 @@ class ServerConnection:
             self._ready.set()
             await self._kill_group()
 
+    def _note_leader(self) -> None:
+        """Remember the server's process (pid and start time) once it answered, when it
+        is our own child: the group killed at the end is that one, nothing the pid
+        file says later."""
+        if self._pidfile is not None and self._leader is None:
+            self._leader = read_leader(self._pidfile)
+
+    async def _connect(self, transport: str) -> None:
+        from mcp.client.session import ClientSession
+        from mcp.types import Implementation
+
+        from wyckoff_cli import __version__
+
+        async with contextlib.AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(self._transport(transport))
+            session = await stack.enter_async_context(
+                ClientSession(
+                    read,
+                    write,
+                    logging_callback=self._on_log,
+                    list_roots_callback=self._list_roots,
+                    message_handler=self._on_message,
+                    client_info=Implementation(name="wyckoff", version=__version__),
+                )
+            )
+            import anyio
+
+            with anyio.move_on_after(self.spec.startup_timeout) as deadline:
+                self._deadline = deadline
+                result = await session.initialize()
+                self.instructions = getattr(result, "instructions", None)
+                self.listing = await self._list_all(session)
+            self._deadline = None
+            if deadline.cancelled_caught:
+                self._fail(f"did not start within {self.spec.startup_timeout:g} s")
+                return  # leaving the stack stops the server
+            self._session = session
+            self._note_leader()
+            self.transport = transport
+            self.state = "connected"
+            self._ready.set()
+            self.on_change(self, "connected")
+            await self._stop.wait()
+
     async def _kill_group(self) -> None:
-        """SIGTERM, then SIGKILL, whatever is left of the server's process group."""
+        """SIGTERM, then SIGKILL, whatever is left of the server's process group: only
+        the group of the process this connection started (see `ServerLeader`)."""
         pidfile, self._pidfile = self._pidfile, None
         if pidfile is None:
             return
-        try:
-            pgid = int(pidfile.read_text().strip())
-        except (OSError, ValueError):
-            pgid = 0
-        finally:
-            shutil.rmtree(pidfile.parent, ignore_errors=True)
-        if pgid <= 1:
+        leader, self._leader = self._leader or read_leader(pidfile), None
+        shutil.rmtree(pidfile.parent, ignore_errors=True)
+        if leader is None or not leader.still_ours():
             return
+        pgid = leader.pid
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(pgid, sig)
@@ -212,9 +243,9 @@ class ServerConnection:
         self._ready.set()
         self.on_change(self, "failed")
 
-    def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
+    def _transport(self, transport: str) -> contextlib.AbstractAsyncContextManager[Any]:
         spec = self.spec
-        if spec.transport == "stdio":
+        if transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             self._stderr = tempfile.TemporaryFile("a+", encoding="utf-8", errors="replace")  # noqa: SIM115
@@ -226,18 +257,19 @@ class ServerConnection:
             found = shutil.which(command, path=env.get("PATH") or os.defpath)
             if found is None:
                 raise FileNotFoundError(2, "command not found", command)
-            if os.name == "posix":
+            folder = pid_folder() if os.name == "posix" else None
+            if folder is not None:
                 # The server leads its own process group (the SDK starts it so) and
                 # `exec` keeps the pid: it is recorded so the whole group can be
                 # killed after the server exits, children included.
-                self._pidfile = Path(tempfile.mkdtemp(prefix="wyckoff-mcp-")) / "pid"
+                self._pidfile = Path(tempfile.mkdtemp(prefix="server-", dir=folder)) / "pid"
                 command, args = (
                     "/bin/sh",
                     ["-c", 'echo $$ > "$0" && exec "$@"', str(self._pidfile), found, *args],
                 )
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
             return stdio_client(params, errlog=self._stderr)
-        if spec.transport == "sse":
+        if transport == "sse":
             from mcp.client.sse import sse_client
 
             return sse_client(spec.url or "", headers=dict(spec.headers), auth=self.auth)
@@ -305,6 +337,15 @@ class ServerConnection:
             log.info("MCP server %s: re-listing %s failed: %s", self.spec.name, what, exc)
             return
         self.on_change(self, what)
+
+    async def _list_roots(self, context: Any) -> Any:
+        """`roots/list`: the workspace the session works in (a server that works on
+        files should stay inside it)."""
+        from mcp import types
+        from pydantic import FileUrl
+
+        root = self.root.resolve()
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(root.as_uri()), name=root.name)])
 
     async def _on_log(self, params: Any) -> None:
         data = params.data
