@@ -1,6 +1,8 @@
 """Suite-wide fixtures: every test runs isolated from the user's machine.
 
-- `WYCKOFF_HOME` points at a fresh temporary folder (config, data, cache).
+- `WYCKOFF_HOME` points at a fresh temporary folder (config, data, cache), and
+  `CLAUDE_CONFIG_DIR` (Claude Code's `~/.claude`) at a folder inside it; the managed
+  policy's path (`storage.managed.MANAGED_PATH`) at a file there that does not exist.
 - API keys and proxy variables are removed; `NO_PROXY` covers loopback, so the only
   network a test can reach is 127.0.0.1.
 - `FORCE_HYPERLINK=0`: `[ui] hyperlinks = "auto"` shows URLs as text whatever terminal
@@ -44,6 +46,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("wyckoff-home")
     monkeypatch.setenv("WYCKOFF_HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude-home"))  # never the real ~/.claude
+    from wyckoff_cli.storage import managed
+
+    monkeypatch.setattr(managed, "MANAGED_PATH", home / "managed" / "managed.toml")  # never /etc/wyckoff
     for key in list(os.environ):
         if key.upper().endswith(_SECRET_SUFFIXES) or key in _PROXY_VARS or key in _VENDOR_VARS:
             monkeypatch.delenv(key, raising=False)

@@ -103,11 +103,11 @@ def test_unsupported_claude_entries_are_skipped_and_listed(workspace: Path) -> N
         json.dumps(
             {
                 "hooks": {
-                    "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
+                    "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "x"}]}],
                     "Stop": [
                         {
                             "hooks": [
-                                {"type": "prompt", "prompt": "check"},
+                                {"type": "webhook", "prompt": "check"},
                                 {"type": "command", "command": "y"},
                             ]
                         },
@@ -121,7 +121,7 @@ def test_unsupported_claude_entries_are_skipped_and_listed(workspace: Path) -> N
     assert [s.command for s in found.specs] == ["y", "z"]
     assert found.specs[1].timeout == 60
     problems = "\n".join(found.problems)
-    assert "PermissionRequest" in problems and "'prompt'" in problems and "timeout" in problems
+    assert "PostToolUseFailure" in problems and "'webhook'" in problems and "timeout" in problems
 
 
 def test_broken_settings_json_is_a_listed_problem_not_a_crash(workspace: Path) -> None:

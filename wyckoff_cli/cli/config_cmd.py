@@ -14,7 +14,10 @@ from wyckoff_cli.core.errors import ConfigError, UsageError
 def configure(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("path", help="print the config files (user, then project)")
-    actions.add_parser("show", help="print the effective configuration as TOML")
+    show = actions.add_parser("show", help="print the effective configuration as TOML")
+    show.add_argument(
+        "--origin", action="store_true", help="name the file (or default) each value comes from"
+    )
     get = actions.add_parser("get", help="print one value, e.g. `permissions.allow`")
     get.add_argument("key")
     put = actions.add_parser("set", help="set a value (parsed as TOML when it can be, else a string)")
@@ -38,6 +41,11 @@ def run(args: argparse.Namespace) -> int:
             print(project)
         return 0
     loaded = cfg.load_config(root)
+    if args.action == "show" and args.origin:
+        from wyckoff_cli.cli.config_origin import origin_lines
+
+        print("\n".join(origin_lines(loaded)))
+        return 0
     if args.action == "show":
         import tomli_w
 

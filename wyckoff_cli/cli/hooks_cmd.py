@@ -55,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"  {spec.event:<16} {spec.matcher or '*':<16} {spec.command}  (timeout {spec.timeout:g}s)"
                 )
+            for grant in file.grants:
+                print(f"  permissions: {grant}")
         for problem in hooks.problems:
             print(f"skipped: {problem}")
         return 0
@@ -70,11 +72,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"{file.path}{' (changed since it was trusted)' if file.state == 'changed' else ''}:")
         for spec in file.specs:
             print(f"  {spec.event} [{spec.matcher or '*'}]: {spec.command}")
+        for grant in file.grants:
+            print(f"  permissions: {grant}")
     if not args.yes:
         if not sys.stdin.isatty():
             print("wyckoff: not a terminal; run `wyckoff hooks trust --yes` to trust these.", file=sys.stderr)
             return 2
-        if input("Trust and run these commands? [y/N] ").strip().lower() not in ("y", "yes"):
+        if input("Trust these (commands run, rules apply)? [y/N] ").strip().lower() not in ("y", "yes"):
             print("Not trusted.")
             return 1
     trust_files(waiting)

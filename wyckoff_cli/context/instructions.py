@@ -1,9 +1,15 @@
-"""Project instructions: `AGENTS.md` (and `WYCKOFF.md`) files, found and joined.
+"""Project instructions: `AGENTS.md` (and `WYCKOFF.md`, and Claude Code's `CLAUDE.md`)
+files, found and joined.
 
 Discovery, in this order:
 1. every folder from the repository root down to the working directory (root first),
-   `AGENTS.md` then `WYCKOFF.md` in each;
-2. the user-level `AGENTS.md` then `WYCKOFF.md` in the config dir (passed in).
+   `AGENTS.md`, `WYCKOFF.md`, `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` in each;
+2. the user-level `AGENTS.md` then `WYCKOFF.md` in the config dir (passed in), then
+   `CLAUDE.md` in Claude Code's user folder (`claude_home`, passed in when
+   `[compat] claude_home` is on).
+
+A Claude Code file's `@path` imports (context/claude_imports.py) follow it, each a
+section of its own; a file is read once however often it is discovered or imported.
 
 Each file becomes a section headed by its path (relative to the root for project
 files), so the model can tell where a rule comes from. The joined text is capped
@@ -18,9 +24,13 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from wyckoff_cli.context.claude_imports import resolve_imports
+
 log = logging.getLogger(__name__)
 
-INSTRUCTION_FILES = ("AGENTS.md", "WYCKOFF.md")
+INSTRUCTION_FILES = ("AGENTS.md", "WYCKOFF.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+USER_FILES = ("AGENTS.md", "WYCKOFF.md")
+CLAUDE_FILES = ("CLAUDE.md", "CLAUDE.local.md")  # the files whose `@path` imports are read
 DEFAULT_CAP_BYTES = 32 * 1024
 
 
@@ -43,7 +53,9 @@ class ProjectInstructions:
         return [f.path for f in self.files]
 
 
-def discover_instruction_files(root: Path, cwd: Path, user_dir: Path | None = None) -> list[Path]:
+def discover_instruction_files(
+    root: Path, cwd: Path, user_dir: Path | None = None, claude_home: Path | None = None
+) -> list[Path]:
     """The instruction files that exist, in reading order."""
     root = root.resolve()
     cwd = cwd.resolve()
@@ -53,18 +65,19 @@ def discover_instruction_files(root: Path, cwd: Path, user_dir: Path | None = No
         for part in cwd.relative_to(root).parts:
             current = current / part
             folders.append(current)
+    candidates = [folder / name for folder in folders for name in INSTRUCTION_FILES]
     if user_dir is not None:
-        folders.append(user_dir)
+        candidates += [user_dir / name for name in USER_FILES]
+    if claude_home is not None:
+        candidates.append(claude_home / "CLAUDE.md")
     found: list[Path] = []
     seen: set[Path] = set()
-    for folder in folders:
-        for name in INSTRUCTION_FILES:
-            path = folder / name
-            if path.is_file():
-                real = path.resolve()
-                if real not in seen:  # a symlinked user file inside the repo, etc.
-                    seen.add(real)
-                    found.append(path)
+    for path in candidates:
+        if path.is_file():
+            real = path.resolve()
+            if real not in seen:  # a symlinked user file inside the repo, etc.
+                seen.add(real)
+                found.append(path)
     return found
 
 
@@ -73,16 +86,28 @@ def load_project_instructions(
     cwd: Path | None = None,
     user_dir: Path | None = None,
     *,
+    claude_home: Path | None = None,
     cap_bytes: int = DEFAULT_CAP_BYTES,
 ) -> ProjectInstructions:
     """Read and join the instruction files (see the module docstring)."""
     root = root.resolve()
     files: list[InstructionFile] = []
-    for path in discover_instruction_files(root, cwd or root, user_dir):
+    discovered = discover_instruction_files(root, cwd or root, user_dir, claude_home)
+    seen = {path.resolve() for path in discovered}  # read in their own place, never imported again
+    roots = (root, Path.home().resolve(), *((claude_home.resolve(),) if claude_home else ()))
+    for path in discovered:
         text = _read(path, cap_bytes)
         if text is None or not text.strip():
             continue
-        files.append(InstructionFile(path, _heading(path, root), text.strip()))
+        heading = _heading(path, root)
+        files.append(InstructionFile(path, heading, text.strip()))
+        if path.name in CLAUDE_FILES:
+            for imported in resolve_imports(
+                path, text, roots=roots, seen=seen, read=lambda p: _read(p, cap_bytes)
+            ):
+                if imported.text:
+                    shown = f"{_heading(imported.path, root)} (imported by {_heading(imported.by, root)})"
+                    files.append(InstructionFile(imported.path, shown, imported.text))
     return _join(tuple(files), cap_bytes)
 
 

@@ -26,6 +26,7 @@ from wyckoff_cli.context.frontmatter import FrontMatterError, read_document
 from wyckoff_cli.context.tokens import estimate_text
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.claude_home import claude_user_dir
 from wyckoff_cli.tools.base import Tool, ToolContext
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ def skill_folders(root: Path) -> list[tuple[Path, str]]:
         (root / ".agents" / "skills", "project (.agents)"),
         (root / ".claude" / "skills", "project (.claude)"),
         (paths.config_dir() / "skills", "user"),
+        *([(claude / "skills", "user (~/.claude)")] if (claude := claude_user_dir()) else []),
     ]
 
 

@@ -25,25 +25,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wyckoff_cli.core.claude_names import CLAUDE_MODES as _CLAUDE_MODES  # Claude Code's modes, as ours
+from wyckoff_cli.core.claude_names import CLAUDE_TOOLS  # Claude Code's tool names, as ours
+from wyckoff_cli.storage.claude_home import claude_user_dir
+
 PERMISSION_ORDER = ("plan", "default", "auto-edit", "auto", "yolo")  # narrowest first
-# Claude Code's permission modes, as ours
-_CLAUDE_MODES = {"acceptEdits": "auto-edit", "bypassPermissions": "yolo", "dontAsk": "default"}
-# Claude Code's tool names, as ours
-CLAUDE_TOOLS = {
-    "Read": "read_file",
-    "Write": "write_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Grep": "grep",
-    "Glob": "glob",
-    "LS": "list_dir",
-    "Bash": "run_shell",
-    "BashOutput": "task_output",
-    "KillShell": "task_stop",
-    "WebFetch": "fetch_url",
-    "TodoWrite": "todo_write",
-    "Task": "task",
-}
 _CLAUDE_MODELS = {"sonnet", "opus", "haiku"}  # Claude Code's short names: we keep the parent's model
 _KNOWN_KEYS = {"name", "description", "tools", "model", "max_rounds", "permission_mode", "permissionMode"}
 _IGNORED_KEYS = {"color", "disallowedTools", "skills", "hooks", "mcpServers"}  # Claude Code's, unused here
@@ -123,7 +109,13 @@ class FrontMatterError(ValueError):
 
 def agent_dirs(root: Path, user_config_dir: Path) -> list[Path]:
     """Where agent files are looked up, first wins."""
-    return [root / ".wyckoff" / "agents", user_config_dir / "agents", root / ".claude" / "agents"]
+    claude = claude_user_dir()  # ~/.claude/agents after the project's .claude/agents
+    return [
+        root / ".wyckoff" / "agents",
+        user_config_dir / "agents",
+        root / ".claude" / "agents",
+        *([claude / "agents"] if claude is not None else []),
+    ]
 
 
 def load_agents(root: Path, user_config_dir: Path) -> AgentCatalog:

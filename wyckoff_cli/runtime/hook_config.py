@@ -1,15 +1,19 @@
 """Where user hooks come from, and whether they may run.
 
 Sources, all in Claude Code's shape (event → matcher groups → commands):
-- the user's `config.toml` (`[[hooks.PreToolUse]]` …): the user's own, always runs;
+- the user's `config.toml` (`[[hooks.PreToolUse]]` …) and Claude Code's user settings
+  (`~/.claude/settings.json`, unless `[compat] claude_home = false`): the user's own,
+  always run;
 - the project's `.wyckoff/config.toml`, `.claude/settings.json` and
   `.claude/settings.local.json` (the `hooks` key): a cloned repository's files, so
   they run only once the user trusted that file's hook configuration (storage/trust.py,
   kind `hooks`, the hash of the file's `hooks` section: other edits do not ask again,
   a changed hook configuration does).
 
-A `.claude/settings.json` may name events or hook types Wyckoff does not have (e.g.
-`PermissionRequest`, `"type": "prompt"`); those are skipped and listed as problems
+A `.claude/settings.json` hook is a `command`, an `http` hook (the URL must match the
+user's own `[hooks] allowed_urls`), a `prompt` hook (the session's model decides) or an
+`agent` hook (a read-only sub-agent decides). Events or hook types Wyckoff does not have (e.g.
+`PostToolUseFailure`, `"type": "prompt"`) are skipped and listed as problems
 (`wyckoff hooks list` shows them), never an error that stops the session. The TOML
 files are typed configuration: a wrong key there is an error naming file and line
 (storage/config.py), raised when the workspace is opened.
@@ -19,13 +23,18 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core.claude_names import CLAUDE_TOOLS, WYCKOFF_TO_CLAUDE
+from wyckoff_cli.runtime.claude_permissions import ClaudePermissions, read_permissions
 from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.claude_home import claude_user_dir
 from wyckoff_cli.storage.config import build, read_toml
 from wyckoff_cli.storage.config_extensions import HookMatcher, HooksConfig
+from wyckoff_cli.storage.managed import load_managed
 from wyckoff_cli.storage.trust import TrustState, TrustStore, canonical_hash
 
 HOOK_EVENTS = (
@@ -38,30 +47,15 @@ HOOK_EVENTS = (
     "SessionEnd",
     "PreCompact",
     "Notification",
+    "PermissionRequest",
 )
 TRUST_KIND = "hooks"
 DEFAULT_TIMEOUT = 60.0
 
-# Claude Code's tool names → Wyckoff's, so a matcher written for Claude Code selects
-# the same tools here (`Bash` matches run_shell, `Edit|Write` edit_file and write_file).
-CLAUDE_TOOL_NAMES: dict[str, str] = {
-    "Bash": "run_shell",
-    "Read": "read_file",
-    "Write": "write_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Glob": "glob",
-    "Grep": "grep",
-    "LS": "list_dir",
-    "TodoWrite": "todo_write",
-    "BashOutput": "task_output",
-    "KillShell": "task_stop",
-    "KillBash": "task_stop",
-    "Skill": "skill",
-    "WebFetch": "web_fetch",
-    "WebSearch": "web_search",
-}
-CLAUDE_NAME_OF = {ours: theirs for theirs, ours in reversed(CLAUDE_TOOL_NAMES.items())}
+# Claude Code's tool names → Wyckoff's (one table: core/claude_names.py), so a matcher
+# written for Claude Code selects the same tools here (`Bash` matches run_shell).
+CLAUDE_TOOL_NAMES = CLAUDE_TOOLS
+CLAUDE_NAME_OF = WYCKOFF_TO_CLAUDE
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +67,10 @@ class HookSpec:
     file: Path
     source: str  # "user config", "project config", ".claude/settings.json", …
     project: bool  # from the project's files: needs trust
+    claude: bool = False  # from a Claude Code file: gets Claude Code's names (runtime/claude_payload.py)
+    kind: str = "command"  # "http" (`command` is the URL), "prompt" / "agent" (`command`: the prompt)
+    headers: tuple[tuple[str, str], ...] = ()  # http: header name and value ($VAR from env_vars)
+    env_vars: tuple[str, ...] = ()  # http: the variables header values may name
 
     def matches(self, value: str | None) -> bool:
         """Whether this hook runs for `value` (a tool name, a SessionStart source, a
@@ -101,6 +99,11 @@ class HookFile:
     specs: list[HookSpec]
     digest: str
     state: TrustState | None = None  # None: the user's own file (no trust needed)
+    permissions: ClaudePermissions | None = None  # what a Claude Code settings file widens
+
+    @property
+    def grants(self) -> tuple[str, ...]:
+        return self.permissions.grants() if self.permissions is not None else ()
 
     @property
     def runnable(self) -> bool:
@@ -113,6 +116,9 @@ class HookSet:
     files: list[HookFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     trusted_for_run: set[Path] = field(default_factory=set)  # trusted without a record
+    allowed_urls: list[str] = field(default_factory=list)  # http hooks' URLs: the user's config only
+    claude_deny: list[str] = field(default_factory=list)  # Claude Code settings' deny rules: always
+    claude_ask: list[str] = field(default_factory=list)  # and ask rules: always (they only narrow)
 
     @property
     def specs(self) -> list[HookSpec]:
@@ -126,6 +132,15 @@ class HookSet:
             for spec in f.specs
             if spec.event == event
         ]
+
+    def claude_permissions(self) -> ClaudePermissions:
+        """The Claude Code settings' rules that apply now: deny and ask from every file,
+        allow from the files trusted (or the user's own)."""
+        merged = ClaudePermissions(deny=list(self.claude_deny), ask=list(self.claude_ask))
+        for file in self.files:
+            if file.permissions is not None and (file.runnable or file.path in self.trusted_for_run):
+                merged.allow += file.permissions.allow
+        return merged
 
     def needing_trust(self) -> list[HookFile]:
         """The project files whose hook configuration is not trusted (new or changed)."""
@@ -143,8 +158,17 @@ def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
     """Every hook the user and this project configure, with the project files' trust."""
     store = store or TrustStore()
     found = HookSet(root)
+    managed = load_managed()
+    if managed is not None and not managed.allow_hooks:
+        found.problems.append(
+            f"hooks are turned off by the managed policy {managed.path} (allow_hooks = false)"
+        )
+        return found
     user = paths.config_file()
     _add_toml(found, user, "user config", project=False, store=store)
+    claude = claude_user_dir()
+    if claude is not None:  # Claude Code's user settings: the user's own, no trust needed
+        _add_claude(found, claude / "settings.json", "~/.claude/settings.json", store, project=False)
     _add_toml(found, paths.project_config_file(root), "project config", project=True, store=store)
     for name in ("settings.json", "settings.local.json"):
         _add_claude(found, root / ".claude" / name, f".claude/{name}", store)
@@ -173,6 +197,8 @@ def _add_toml(found: HookSet, path: Path, source: str, *, project: bool, store: 
     except Exception as exc:
         found.problems.append(str(getattr(exc, "message", exc)))
         return
+    if not project:
+        found.allowed_urls = list(config.allowed_urls)
     specs = [
         HookSpec(event, group.matcher, command.command, command.timeout, path, source, project)
         for event in HOOK_EVENTS
@@ -186,7 +212,7 @@ def _commands(group: HookMatcher) -> list[Any]:
     return [c for c in group.hooks if c.command.strip()]
 
 
-def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore) -> None:
+def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, project: bool = True) -> None:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -199,12 +225,17 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore) -> N
     except ValueError as exc:
         found.problems.append(f"{path}: invalid JSON: {exc}")
         return
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    if not hooks:
+    if not isinstance(data, dict):
+        found.problems.append(f"{path}: a settings file must be a JSON object")
         return
+    permissions = read_permissions(data, str(path), found.problems)
+    if permissions is not None:  # what narrows applies untrusted; what widens waits for trust
+        found.claude_deny += permissions.deny
+        found.claude_ask += permissions.ask
+    hooks = data.get("hooks") or {}
     if not isinstance(hooks, dict):
         found.problems.append(f"{path}: `hooks` must be an object of events")
-        return
+        hooks = {}
     specs: list[HookSpec] = []
     for event, groups in hooks.items():
         if event not in HOOK_EVENTS:
@@ -226,7 +257,11 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore) -> N
                 spec = _claude_hook(hook, f"{where}.hooks[{index}]", event, matcher, path, source, found)
                 if spec is not None:
                     specs.append(spec)
-    _add_file(found, path, source, True, specs, hooks, store)
+    if not project:
+        specs = [replace(spec, project=False) for spec in specs]
+    widening = permissions.widening if permissions is not None else {}
+    raw = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
+    _add_file(found, path, source, project, specs, raw, store, permissions if widening else None)
 
 
 def _claude_hook(
@@ -236,18 +271,26 @@ def _claude_hook(
         found.problems.append(f"{where} must be an object")
         return None
     kind = hook.get("type", "command")
-    if kind != "command":
+    if kind not in ("command", "http", "prompt", "agent"):
         found.problems.append(f"{where}: hooks of type {kind!r} are not supported here; skipped")
-        return None
-    command = hook.get("command")
-    if not isinstance(command, str) or not command.strip():
-        found.problems.append(f"{where}: `command` must be a non-empty string")
         return None
     timeout = hook.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         found.problems.append(f"{where}: `timeout` must be a positive number of seconds; using 60")
         timeout = DEFAULT_TIMEOUT
-    return HookSpec(event, matcher, command, float(timeout), path, source, True)
+    if kind == "http":
+        return _http_hook(hook, where, event, matcher, float(timeout), path, source, found)
+    if kind in ("prompt", "agent"):
+        prompt = hook.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            found.problems.append(f"{where}: a {kind} hook needs a non-empty `prompt`")
+            return None
+        return HookSpec(event, matcher, prompt, float(timeout), path, source, True, claude=True, kind=kind)
+    command = hook.get("command")
+    if not isinstance(command, str) or not command.strip():
+        found.problems.append(f"{where}: `command` must be a non-empty string")
+        return None
+    return HookSpec(event, matcher, command, float(timeout), path, source, True, claude=True)
 
 
 def _add_file(
@@ -258,9 +301,52 @@ def _add_file(
     specs: list[HookSpec],
     raw: Any,
     store: TrustStore,
+    permissions: ClaudePermissions | None = None,
 ) -> None:
-    if not specs:
+    if not specs and permissions is None:
         return
     digest = canonical_hash(raw)
     state = store.state(path, TRUST_KIND, digest) if project else None
-    found.files.append(HookFile(path, source, project, specs, digest, state))
+    found.files.append(HookFile(path, source, project, specs, digest, state, permissions))
+
+
+def _http_hook(
+    hook: dict[str, Any],
+    where: str,
+    event: str,
+    matcher: str,
+    timeout: float,
+    path: Path,
+    source: str,
+    found: HookSet,
+) -> HookSpec | None:
+    url = hook.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        found.problems.append(f"{where}: an http hook needs a `url` starting with http:// or https://")
+        return None
+    if not any(fnmatchcase(url, pattern) for pattern in found.allowed_urls):
+        found.problems.append(
+            f"{where}: the hook URL {url} is not in `[hooks] allowed_urls` of your config.toml; skipped"
+        )
+        return None
+    headers = hook.get("headers", {})
+    names = hook.get("allowedEnvVars", [])
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        found.problems.append(f"{where}: `headers` must be an object of strings")
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        found.problems.append(f"{where}: `allowedEnvVars` must be a list of variable names")
+        return None
+    return HookSpec(
+        event,
+        matcher,
+        url,
+        timeout,
+        path,
+        source,
+        True,
+        claude=True,
+        kind="http",
+        headers=tuple((str(k), v) for k, v in headers.items()),
+        env_vars=tuple(names),
+    )

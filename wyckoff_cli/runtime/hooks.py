@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.messages import Message, ToolCallPart, ToolSpec
 
 if TYPE_CHECKING:
@@ -116,6 +117,11 @@ class RuntimeHooks:
 
     async def before_stop(self, text: str) -> str | None:
         """The model ended its turn with `text`; a returned reminder makes it go on."""
+        return None
+
+    async def permission_request(self, call: ToolCallPart, args: dict[str, Any]) -> ApprovalDecision | None:
+        """The call is about to be asked about; an answer here is given instead of asking
+        (`allow`, `deny` with feedback, `edit` with changed arguments, checked again)."""
         return None
 
 

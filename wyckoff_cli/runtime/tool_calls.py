@@ -237,20 +237,22 @@ class ToolCallRunner:
         outside = frozenset(verdict.outside_paths)
         if outside:
             preview["outside_paths"] = sorted(str(p) for p in outside)
-        responder = ApprovalResponder(tool.arguments_problem)
-        await emit(
-            ev.ApprovalRequested(
-                call.id,
-                call.name,
-                args,
-                preview,
-                verdict.rule,
-                verdict.reason,
-                list(tool.editable_fields),
-                responder,
+        decision = await self._permission_hooks(call, args)  # a PermissionRequest hook may answer
+        if decision is None:
+            responder = ApprovalResponder(tool.arguments_problem)
+            await emit(
+                ev.ApprovalRequested(
+                    call.id,
+                    call.name,
+                    args,
+                    preview,
+                    verdict.rule,
+                    verdict.reason,
+                    list(tool.editable_fields),
+                    responder,
+                )
             )
-        )
-        decision = await responder.wait()
+            decision = await responder.wait()
         if decision.kind == "deny":
             await emit(ev.ApprovalDecided(call.id, call.name, "deny", feedback=decision.feedback))
             await self._answer(denied_result(call, decision), emit)
@@ -285,6 +287,10 @@ class ToolCallRunner:
         ran = args if proposed is not None else None
         await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule, args=ran))
         return _Prepared(call, tool, args, outside, proposed)
+
+    async def _permission_hooks(self, call: ToolCallPart, args: dict[str, Any]) -> ApprovalDecision | None:
+        answers = [a for hook in self.hooks if (a := await hook.permission_request(call, args)) is not None]
+        return next((a for a in answers if a.kind == "deny"), answers[0] if answers else None)
 
     async def _hooks_on_edited(
         self, call: ToolCallPart, tool: Tool, args: dict[str, Any], emit: Emit

@@ -4,7 +4,9 @@ Each hook is a shell command run with the event as JSON on standard input (sessi
 id, transcript path, cwd, permission mode, the event's name and its own fields: tool
 name and input, the tool's response, the prompt, …), in the project folder, with the
 scrubbed environment plus `WYCKOFF_PROJECT_DIR` (and `CLAUDE_PROJECT_DIR`, so Claude
-Code's hook files work unchanged). The hooks that match one event run concurrently,
+Code's hook files work unchanged). A hook from a Claude Code file gets the event in
+Claude Code's names (runtime/claude_payload.py) and its `updatedInput` is mapped back
+to Wyckoff's keys. The hooks that match one event run concurrently,
 as child processes awaited off the event loop (streaming never stalls), each killed
 with its process group after its `timeout`.
 
@@ -40,11 +42,16 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.core.claude_names import wyckoff_tool_input
 from wyckoff_cli.core.errors import StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
+from wyckoff_cli.runtime.claude_payload import claude_payload
 from wyckoff_cli.runtime.hook_config import HookSet, HookSpec
 from wyckoff_cli.runtime.hooks import Emit, RuntimeHooks, ToolDecision, merge_decisions
+from wyckoff_cli.runtime.http_hooks import run_http_hook
 from wyckoff_cli.runtime.loop import child_environment
+from wyckoff_cli.runtime.prompt_hooks import Judge, run_prompt_hook
 
 log = logging.getLogger(__name__)
 
@@ -147,9 +154,25 @@ def hook_environment(project_dir: Path) -> dict[str, str]:
     return env
 
 
-async def run_hook(spec: HookSpec, payload: dict[str, Any], *, cwd: Path, env: dict[str, str]) -> HookResult:
+async def run_hook(
+    spec: HookSpec,
+    payload: dict[str, Any],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    judge: Judge | None = None,
+    agent_judge: Judge | None = None,
+) -> HookResult:
     """Run one hook to its end or its timeout (then its process group is killed)."""
     started = time.monotonic()
+    if spec.kind != "command":
+        if spec.kind == "http":
+            answer = await run_http_hook(spec, payload)
+        else:  # prompt or agent: the session's model, alone or as a read-only sub-agent
+            answer = await run_prompt_hook(spec, payload, judge if spec.kind == "prompt" else agent_judge)
+        return HookResult(
+            spec, answer.exit_code, answer.stdout, answer.stderr, _ms(started), timed_out=answer.timed_out
+        )
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     try:
         process = await asyncio.create_subprocess_shell(
@@ -219,6 +242,8 @@ class UserHooks(RuntimeHooks):
         self.session_id: str | None = None
         self.transcript_path: str | None = None
         self.permission_mode: Callable[[], str] = lambda: "default"
+        self.judge: Judge | None = None  # the model `prompt` hooks ask (runtime/prompt_hooks.py)
+        self.agent_judge: Judge | None = None  # the read-only sub-agent of `agent` hooks
         self._emit: Emit | None = None
         self._pending: list[ev.RuntimeEvent] = []
         self._context: list[str] = []  # SessionStart context for the next user message
@@ -250,8 +275,21 @@ class UserHooks(RuntimeHooks):
             "hook_event_name": event,
             **fields,
         }
+        claude = claude_payload(payload) if any(s.claude for s in specs) else payload
         env = hook_environment(self.project_dir)
-        results = await asyncio.gather(*(run_hook(s, payload, cwd=self.project_dir, env=env) for s in specs))
+        results = await asyncio.gather(
+            *(
+                run_hook(
+                    s,
+                    claude if s.claude else payload,
+                    cwd=self.project_dir,
+                    env=env,
+                    judge=self.judge,
+                    agent_judge=self.agent_judge,
+                )
+                for s in specs
+            )
+        )
         for result in results:
             await self._announce(result.event(call_id))
         return list(results)
@@ -302,10 +340,19 @@ class UserHooks(RuntimeHooks):
             if result.exit_code == 2:
                 decisions.append(ToolDecision("deny", result.reason or "a PreToolUse hook blocked it"))
                 continue
-            decision = _pre_tool_decision(result)
+            decision = _pre_tool_decision(result, call.name)
             if decision is not None:
                 decisions.append(decision)
         return merge_decisions(decisions)
+
+    async def permission_request(self, call: ToolCallPart, args: dict[str, Any]) -> ApprovalDecision | None:
+        """`PermissionRequest` hooks may answer the question about to be asked: exit 2
+        or `decision.behavior: "deny"` (+ `message`) refuses, `"allow"` approves, with
+        `updatedInput` the changed call (checked again). Deny wins across hooks."""
+        fields = {"tool_name": call.name, "tool_input": args, "tool_use_id": call.id}
+        results = await self.dispatch("PermissionRequest", fields, value=call.name, call_id=call.id)
+        answers = [a for r in results if (a := _permission_answer(r, call.name)) is not None]
+        return next((a for a in answers if a.kind == "deny"), answers[0] if answers else None)
 
     async def after_tool(self, call: ToolCallPart, result: str, is_error: bool) -> str | None:
         if is_error:
@@ -357,7 +404,7 @@ class UserHooks(RuntimeHooks):
     async def on_event(self, event: ev.RuntimeEvent) -> None:
         if isinstance(event, ev.ApprovalRequested) and self.active("Notification"):
             message = f"Wyckoff needs your permission to use {event.name}"
-            task = asyncio.create_task(self.notification(message))
+            task = asyncio.create_task(self.notification(message, "permission_prompt"))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
@@ -380,9 +427,11 @@ class UserHooks(RuntimeHooks):
             "PreCompact", {"trigger": trigger, "custom_instructions": focus or ""}, value=trigger
         )
 
-    async def notification(self, message: str) -> list[HookResult]:
+    async def notification(self, message: str, kind: str = "") -> list[HookResult]:
+        """`kind` is Claude Code's `notification_type` (`permission_prompt`, `idle_prompt`)."""
+        fields = {"message": message, **({"notification_type": kind} if kind else {})}
         try:
-            return await self.dispatch("Notification", {"message": message})
+            return await self.dispatch("Notification", fields, value=kind or None)
         except Exception:  # a notification must never break the turn
             log.exception("notification hook failed")
             return []
@@ -406,7 +455,7 @@ def _raise_stop(results: Sequence[HookResult]) -> None:
             raise StopRun(stop)
 
 
-def _pre_tool_decision(result: HookResult) -> ToolDecision | None:
+def _pre_tool_decision(result: HookResult, tool: str) -> ToolDecision | None:
     specific = result.specific
     permission = specific.get("permissionDecision")
     reason = str(specific.get("permissionDecisionReason") or "")
@@ -416,9 +465,29 @@ def _pre_tool_decision(result: HookResult) -> ToolDecision | None:
         reason = reason or str((result.output or {}).get("reason") or "")
     updated = specific.get("updatedInput")
     args = updated if isinstance(updated, dict) else None
+    if args is not None and result.spec.claude:  # Claude Code's keys → ours, then checked as any call
+        args = wyckoff_tool_input(tool, args)
     if permission is None and args is None:
         return None
     return ToolDecision(permission, reason, args)  # type: ignore[arg-type]
+
+
+def _permission_answer(result: HookResult, tool: str) -> ApprovalDecision | None:
+    if result.exit_code == 2:
+        return ApprovalDecision.deny(result.reason or "a PermissionRequest hook refused it")
+    decision = result.specific.get("decision")
+    if not isinstance(decision, dict):
+        return None
+    behavior = decision.get("behavior")
+    if behavior == "deny":
+        return ApprovalDecision.deny(str(decision.get("message") or "a PermissionRequest hook refused it"))
+    if behavior != "allow":
+        return None
+    updated = decision.get("updatedInput")
+    if isinstance(updated, dict):
+        args = wyckoff_tool_input(tool, updated) if result.spec.claude else updated
+        return ApprovalDecision.edit(args)
+    return ApprovalDecision.allow()
 
 
 def _with_part(message: Message, text: str) -> Message:

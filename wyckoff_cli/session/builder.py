@@ -17,9 +17,11 @@ from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.runtime.agent_hooks import agent_judge
 from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks, ran_a_command
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
+from wyckoff_cli.runtime.prompt_hooks import provider_judge
 from wyckoff_cli.session.models import build_model
 from wyckoff_cli.session.modes import ModeTools
 from wyckoff_cli.session.shell import (
@@ -280,6 +282,11 @@ class SessionBuilder:
             [*self.extra_allow, *allow],
             self.workspace.ignored_allow(),
         )
+        apply_managed(policy, model)  # the admin's policy file wins (storage/managed.py)
+        claude = self.user_hooks.hooks.claude_permissions()  # .claude/settings*.json rules, trust applied
+        policy.deny += claude.deny
+        policy.ask += claude.ask
+        policy.allow += claude.allow
         provider = provider or self.provider(model)
         registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
         if self.tools_factory is None:  # the web tools of `[web]` (tools/web)
@@ -324,6 +331,8 @@ class SessionBuilder:
         user_hooks.session_id = recorder.id if recorder is not None else None
         user_hooks.transcript_path = str(recorder.directory / "chat.jsonl") if recorder is not None else None
         user_hooks.permission_mode = lambda: policy.mode
+        user_hooks.judge = provider_judge(provider)  # `prompt` hooks ask the session's model
+        user_hooks.agent_judge = agent_judge(provider, lambda: registry, self.workspace.root)
         if context is not None:
             context.before_compact = user_hooks.pre_compact
         hooks: list[RuntimeHooks] = [*self.hooks, *checkpoints, user_hooks]
@@ -428,6 +437,25 @@ def build_policy(
     )
 
 
+def apply_managed(policy: ApprovalPolicy, model: str) -> None:
+    """The managed policy's deny rules and yolo switch on `policy`; a model it does not
+    allow is a `ConfigError` naming the policy file."""
+    from wyckoff_cli.storage.managed import load_managed
+    from wyckoff_cli.tools.permissions.policy import invalid_rules
+
+    managed = load_managed()
+    if managed is None:
+        return
+    problem = managed.model_problem(model)
+    if problem is None and (bad := invalid_rules(list(managed.deny))):
+        problem = f"{managed.path}: deny: " + "; ".join(bad)
+    if problem is not None:
+        raise ConfigError(problem)
+    policy.deny += managed.deny
+    if managed.disable_yolo:
+        policy.yolo_disabled = managed.yolo_note
+
+
 def offload_redactor(config: Config) -> Callable[[str], str]:
     """Removes every known key (environment, `api_key_env` variables, the credentials
     file) and key-looking values from tool results written to disk."""
@@ -457,18 +485,19 @@ def build_context(
     from wyckoff_cli.context.manager import ContextManager
     from wyckoff_cli.context.memory import MemoryStore
     from wyckoff_cli.models.facts import resolve_model_facts
-    from wyckoff_cli.storage.paths import config_dir, memory_db_path
+    from wyckoff_cli.storage.paths import claude_home, config_dir, memory_db_path
 
     config = workspace.config
     root = workspace.root
     here = (cwd or root).resolve()
     facts = resolve_model_facts(provider.name, config.model_overrides)
     user_dir = config_dir()
+    claude = claude_home() if config.compat.claude_home else None  # ~/.claude/CLAUDE.md
     return ContextManager(
         context_window=facts.context_window,
         max_output=facts.max_output,
         reserve_tokens=config.context.reserve_tokens,
-        reload_instructions=lambda: load_project_instructions(root, here, user_dir),
+        reload_instructions=lambda: load_project_instructions(root, here, user_dir, claude_home=claude),
         memory=MemoryStore(memory_db_path()) if config.context.memory else None,
         project_root=root,
         archive=archive,

@@ -39,6 +39,7 @@ from wyckoff_cli.context.frontmatter import FrontMatterError, parse_document
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.hook_config import CLAUDE_TOOL_NAMES
 from wyckoff_cli.storage import paths
+from wyckoff_cli.storage.claude_home import claude_user_dir
 from wyckoff_cli.storage.project_grants import (
     COMMAND_KIND,
     TRUST_HINT,
@@ -104,6 +105,7 @@ def command_folders(root: Path) -> list[tuple[Path, str]]:
         (root / ".wyckoff" / "commands", "project"),
         (root / ".claude" / "commands", "project (.claude)"),
         (paths.config_dir() / "commands", "user"),
+        *([(claude / "commands", "user (~/.claude)")] if (claude := claude_user_dir()) else []),
     ]
 
 

@@ -144,7 +144,9 @@ def client_servers(servers: Sequence[Any] | None) -> tuple[list[ServerSpec], lis
             problems.append(
                 f"MCP server {name} from the client uses transport {kind!r}, which Wyckoff does not speak"
             )
-    return specs, problems
+    from wyckoff_cli.storage.managed import allowed_servers  # an admin's mcp_allowlist wins
+
+    return allowed_servers(specs, problems, lambda spec: spec.name), problems
 
 
 async def start_session_mcp(controller: Any, servers: Sequence[Any] | None = None) -> list[str]:

@@ -115,10 +115,13 @@ class SessionChildFactory:
     def system_prompt(self, agent: AgentDefinition, tools: Sequence[str]) -> str:
         """The definition's body, the tools it has and the project instructions."""
         from wyckoff_cli.context.instructions import load_project_instructions
-        from wyckoff_cli.storage.paths import config_dir
+        from wyckoff_cli.storage.paths import claude_home, config_dir
 
         root = self.builder.workspace.root
-        instructions = load_project_instructions(root, self.builder.cwd or root, config_dir()).text
+        claude = claude_home() if self.builder.config.compat.claude_home else None
+        instructions = load_project_instructions(
+            root, self.builder.cwd or root, config_dir(), claude_home=claude
+        ).text
         parts = [
             agent.prompt,
             f"Working directory: {root}\nYour tools: {', '.join(tools) or 'none'}.",

@@ -24,7 +24,7 @@ from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.config_agents import AgentsConfig, RoutingConfig, SessionConfig
-from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
+from wyckoff_cli.storage.config_extensions import CommandsConfig, CompatConfig, HooksConfig
 from wyckoff_cli.storage.config_fields import NON_NEGATIVE, POSITIVE, Range
 from wyckoff_cli.storage.config_fields import doc_field as _doc
 from wyckoff_cli.storage.config_mcp import McpServer
@@ -227,6 +227,7 @@ class Config:
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
     ui: UIConfig = _doc("The terminal app: how it draws, how it notifies.", default_factory=UIConfig)
     lsp: LspConfig = _doc("Language servers (docs/LSP.md).", default_factory=LspConfig)
+    compat: CompatConfig = _doc("Reading a Claude Code setup.", default_factory=CompatConfig)
 
 
 # --------------------------------------------------------------------------- loading

@@ -56,6 +56,14 @@ class HooksConfig:
     SessionEnd: list[HookMatcher] = _doc("When a session ends.", default_factory=list)
     PreCompact: list[HookMatcher] = _doc("Before the conversation is compacted.", default_factory=list)
     Notification: list[HookMatcher] = _doc("When Wyckoff needs the user (an approval).", default_factory=list)
+    PermissionRequest: list[HookMatcher] = _doc(
+        "When Wyckoff would ask for an approval; may answer it (allow or deny).", default_factory=list
+    )
+    allowed_urls: list[str] = _doc(
+        "URL patterns (`*` wildcards, e.g. `http://127.0.0.1:*/*`) that `http` hooks may POST to; "
+        "read from your own config.toml only. Empty: no http hook runs.",
+        default_factory=list,
+    )
 
 
 @dataclass
@@ -68,4 +76,15 @@ class CommandsConfig:
     )
 
 
-__all__ = ["CommandsConfig", "HookCommand", "HookMatcher", "HooksConfig"]
+@dataclass
+class CompatConfig:
+    """`[compat]`: reading a Claude Code setup (docs/EXTENDING.md, "Coming from Claude Code")."""
+
+    claude_home: bool = _doc(
+        "Read `~/.claude/` as the user level: `CLAUDE.md` beside your AGENTS.md, the hooks of "
+        "`settings.json`, and `commands/`, `agents/`, `skills/` after Wyckoff's own.",
+        default=True,
+    )
+
+
+__all__ = ["CommandsConfig", "CompatConfig", "HookCommand", "HookMatcher", "HooksConfig"]

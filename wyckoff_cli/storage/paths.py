@@ -63,6 +63,13 @@ def cache_dir() -> Path:
     return Path(user_cache_dir(APP))
 
 
+def claude_home() -> Path:
+    """Claude Code's user folder: `$CLAUDE_CONFIG_DIR` (as Claude Code reads it), else
+    `~/.claude`. Read as the user level unless `[compat] claude_home = false`."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+
+
 def config_file() -> Path:
     return config_dir() / "config.toml"
 

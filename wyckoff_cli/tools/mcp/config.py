@@ -124,6 +124,9 @@ def load_mcp_config(root: Path, config: Config, *, user_file: Path | None = None
     for server in read_project_file(project_file):
         if server.name not in taken:
             servers.append(server)
+    from wyckoff_cli.storage.managed import allowed_servers  # an admin's mcp_allowlist wins
+
+    servers = allowed_servers(servers, problems, lambda spec: spec.name)
     return McpConfig(tuple(servers), project_file if project_file.is_file() else None, tuple(problems))
 
 

@@ -187,6 +187,8 @@ class ApprovalPolicy:
     mode: PermissionMode = "default"
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)  # Claude Code's `permissions.ask`: asked in every mode
+    yolo_disabled: str | None = None  # why yolo decides as default does (a managed policy), or None
     session_allow: list[str] = field(default_factory=list)
     protected_roots: Callable[[], tuple[Path, ...]] = _no_roots
     worktree_dirty: Callable[[Path], bool] = git_worktree_dirty
@@ -250,6 +252,9 @@ class ApprovalPolicy:
             if dynamic is not None:
                 why = dynamic.opaque or f"the program `{dynamic.name}` is only known when it runs"
                 return Verdict("ask", f"{why}, so no rule can vouch for it: always asked about")
+        asked = denying_rule(_parsed(self.ask), tool, subject) if self.ask else None
+        if asked is not None:  # no rule, mode or "always" answers it
+            return Verdict("ask", f"the ask rule {asked.text} asks before this call, in every mode")
         script = self._unseen_script(tool, args, subject, ctx)
         if script is not None:
             return script
@@ -258,18 +263,22 @@ class ApprovalPolicy:
         allowed = allowing_rule(_parsed([*self.allow, *self.session_allow]), tool, subject)
         if allowed is not None:
             return Verdict("allow", f"allowed by rule {allowed.text}")
-        if self.mode == "yolo":
+        if self.mode == "yolo" and not self.yolo_disabled:
             return Verdict("allow", "allowed by yolo mode")
         if self.mode in ("auto-edit", "auto") and tool.kind == "edit":
             return Verdict("allow", f"allowed by {self.mode} mode")
         contained = (
-            sandbox_auto_allows(tool.extra.get("shell"), args, self.mode)
+            sandbox_auto_allows(tool.extra.get("shell"), args, "default" if self.yolo_disabled else self.mode)
             if tool.kind == "execute" and ctx.host_terminal is None  # an editor's terminal is no sandbox
             else None
         )
         if contained:
             return Verdict("allow", contained)
         what = _KIND_WORDS.get(tool.kind, f"using {tool.name}")
+        if self.mode == "yolo":  # disabled by a managed policy: the default mode's answer, saying so
+            return Verdict(
+                "ask", f"{self.yolo_disabled}; default mode asks before {what}", suggest_rule(tool, subject)
+            )
         return Verdict("ask", f"{self.mode} mode asks before {what}", suggest_rule(tool, subject))
 
     def _unseen_script(

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from wyckoff_cli.core.claude_names import CLAUDE_TOOLS
 from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.ignore import glob_to_regex
 from wyckoff_cli.tools.permissions.opaque import BUILTINS, first_opaque, same_program
@@ -69,21 +70,15 @@ FILE_FAMILIES: dict[str, Family] = {
     "read_file": "read", "grep": "read", "glob": "read", "list_dir": "read",
     "edit_file": "write", "write_file": "write",
 }  # fmt: skip
-# Claude Code's tool names → (our tool, or a family).
+# Claude Code's tool names → (our tool, or a family): the names from the one table
+# (core/claude_names.py); the file and URL tools stand for their whole family.
+_FAMILY_ALIASES: dict[str, Family] = {
+    "Read": "read", "Edit": "write", "Write": "write", "MultiEdit": "write", "NotebookEdit": "write",
+    "WebFetch": "url",
+}  # fmt: skip
 ALIASES: dict[str, tuple[str, Family | None]] = {
-    "Bash": ("run_shell", None),
-    "Read": ("", "read"),
-    "Edit": ("", "write"),
-    "Write": ("", "write"),
-    "MultiEdit": ("", "write"),
-    "NotebookEdit": ("", "write"),
-    "Grep": ("grep", None),
-    "Glob": ("glob", None),
-    "LS": ("list_dir", None),
-    "WebFetch": ("", "url"),
-    "WebSearch": ("web_search", None),
-    "TodoWrite": ("todo_write", None),
-    "Task": ("task", None),
+    **{theirs: (ours, None) for theirs, ours in CLAUDE_TOOLS.items()},
+    **{theirs: ("", family) for theirs, family in _FAMILY_ALIASES.items()},
 }
 
 

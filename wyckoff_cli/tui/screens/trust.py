@@ -28,6 +28,8 @@ def describe_files(files: list[HookFile]) -> Text:
             text.append(visible(f"  {spec.event}"), style="cyan")
             text.append(visible(f" [{spec.matcher or '*'}]  "), style="dim")
             text.append(visible(spec.command) + "\n")
+        for grant in file.grants:  # a Claude Code settings file's allow rules
+            text.append(visible(f"  permissions: {grant}") + "\n", style="yellow")
     return text
 
 

@@ -1,0 +1,127 @@
+"""Managed settings: a system-wide file an admin controls, whose keys win.
+
+`/etc/wyckoff/managed.toml` on Linux, `/Library/Application Support/Wyckoff/managed.toml`
+on macOS (`MANAGED_PATH`; nothing else moves it: no environment variable, no flag, no
+user or project setting, and the tests replace this module attribute). Keys:
+
+- `deny = ["run_shell(curl:*)", "Read(./.env)"]`: deny rules added to every session's,
+  which nothing allows past;
+- `allowed_models = ["anthropic:*", "openai:gpt-5*"]`: shell-style patterns a session's
+  model must match (`provider:model`); another model is refused, naming this file;
+- `disable_yolo = true`: yolo mode decides as the default mode does, and says so;
+- `allow_hooks = false`: no user hook runs (user, project or Claude Code files);
+- `mcp_allowlist = ["github", "internal-*"]`: the only MCP servers that start (config,
+  `.mcp.json` or an ACP client's); the others are listed as not started, naming this file.
+
+A key this version does not apply (`allow_plugins`, `sandbox`, or a
+misspelt one) is an error naming the file, so a policy is never half applied without a
+word: the session does not start until the admin's file is one Wyckoff can honour.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any, TypeVar
+
+from wyckoff_cli.core.errors import ConfigError
+
+if sys.platform == "darwin":
+    MANAGED_PATH = Path("/Library/Application Support/Wyckoff/managed.toml")
+else:
+    MANAGED_PATH = Path("/etc/wyckoff/managed.toml")
+
+_LISTS = ("deny", "allowed_models", "mcp_allowlist")
+_FLAGS = ("disable_yolo", "allow_hooks")
+NOT_YET = ("allow_plugins", "sandbox")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ManagedPolicy:
+    path: Path
+    deny: tuple[str, ...] = ()
+    allowed_models: tuple[str, ...] | None = None  # None: any model
+    disable_yolo: bool = False
+    allow_hooks: bool = True
+    mcp_allowlist: tuple[str, ...] | None = None  # None: any MCP server
+    keys: dict[str, Any] = field(default_factory=dict)  # as written, for `config show --origin`
+
+    def model_problem(self, model: str) -> str | None:
+        """Why `model` may not be used, or None."""
+        if self.allowed_models is None or any(fnmatchcase(model, p) for p in self.allowed_models):
+            return None
+        allowed = ", ".join(self.allowed_models) or "none"
+        return (
+            f"the model {model} is not allowed by the managed policy {self.path} (allowed_models: {allowed})"
+        )
+
+    def mcp_problem(self, server: str) -> str | None:
+        """Why the MCP server `server` may not start, or None."""
+        if self.mcp_allowlist is None or any(fnmatchcase(server, p) for p in self.mcp_allowlist):
+            return None
+        return f"[mcp] {server} is not started: it is not in mcp_allowlist of the managed policy {self.path}"
+
+    @property
+    def yolo_note(self) -> str:
+        return f"yolo mode is disabled by the managed policy {self.path}"
+
+
+def load_managed() -> ManagedPolicy | None:
+    """The managed policy at `MANAGED_PATH`, None when there is none; a file that cannot
+    be read or honoured is a `ConfigError` naming it."""
+    path = MANAGED_PATH
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: the managed policy cannot be read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: the managed policy is not valid TOML: {exc}") from None
+    for key, value in data.items():
+        if key in NOT_YET:
+            raise ConfigError(
+                f"{path}: the managed policy key {key!r} is not supported by this version of Wyckoff; "
+                "remove it or upgrade Wyckoff (the session does not start with a policy it cannot honour)"
+            )
+        if key in _LISTS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{path}: the managed policy key {key!r} must be a list of strings")
+        elif key in _FLAGS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{path}: the managed policy key {key!r} must be true or false")
+        else:
+            known = ", ".join((*_LISTS, *_FLAGS))
+            raise ConfigError(f"{path}: unknown managed policy key {key!r} (known: {known})")
+    models = data.get("allowed_models")
+    servers = data.get("mcp_allowlist")
+    return ManagedPolicy(
+        path,
+        deny=tuple(data.get("deny", [])),
+        allowed_models=tuple(models) if models is not None else None,
+        disable_yolo=data.get("disable_yolo", False),
+        allow_hooks=data.get("allow_hooks", True),
+        mcp_allowlist=tuple(servers) if servers is not None else None,
+        keys=dict(data),
+    )
+
+
+def allowed_servers(specs: list[T], problems: list[str], name: Callable[[T], str]) -> list[T]:
+    """`specs` without the MCP servers the managed policy does not allow (each listed
+    in `problems`)."""
+    managed = load_managed()
+    if managed is None:
+        return specs
+    kept: list[T] = []
+    for spec in specs:
+        problem = managed.mcp_problem(name(spec))
+        if problem is None:
+            kept.append(spec)
+        else:
+            problems.append(problem)
+    return kept
