@@ -20,10 +20,12 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 
 from wyckoff_cli import __version__
 from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
-from wyckoff_cli.acp.prompt import prompt_text
+from wyckoff_cli.acp.prompt import prompt_images, prompt_text
 from wyckoff_cli.acp.updates import UpdateTranslator, replay, stop_reason
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.core.errors import ImageError
+from wyckoff_cli.core.messages import ImagePart
 from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.commands import COMMANDS, parse_command
@@ -96,9 +98,7 @@ class WyckoffAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=schema.PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
-                ),
+                prompt_capabilities=schema.PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=True),  # see docs/MCP.md
             ),
             agent_info=schema.Implementation(name="wyckoff", title="Wyckoff", version=__version__),
@@ -234,6 +234,7 @@ class WyckoffAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> schema.PromptResponse:
         state = self._state(session_id)
         text = prompt_text(prompt, state.controller.root)
+        images = self._prompt_images(prompt, state)
         command = parse_command(text.strip())
         if command is not None and command[0].name not in UI_ONLY_COMMANDS:
             name, argument = command[0].name, command[1]
@@ -246,7 +247,7 @@ class WyckoffAgent:
         state.abort = AbortSignal()
         done: ev.TurnDone | None = None
         try:
-            async for event in state.controller.turn(text, state.abort):
+            async for event in state.controller.turn(text, state.abort, images=images):
                 await self._forward(session_id, state, event)
                 if isinstance(event, ev.TurnDone):
                     done = event
@@ -256,6 +257,17 @@ class WyckoffAgent:
             stop_reason=stop_reason(done.reason if done else "aborted", done.stop_reason if done else None),
             usage=_usage(done),
         )
+
+    def _prompt_images(self, prompt: list[Any], state: AcpSession) -> list[ImagePart]:
+        """The prompt's image blocks, stored; a bad one is an invalid-params error naming
+        it (nothing is sent)."""
+        store = state.controller.session.images
+        if store is None:
+            return []
+        try:
+            return prompt_images(prompt, store)
+        except ImageError as exc:
+            raise RequestError.invalid_params({"message": exc.message}) from None
 
     async def _forward(self, session_id: str, state: AcpSession, event: ev.RuntimeEvent) -> None:
         request = ev.approval_of(event)  # the agent's own, or a sub-agent's (wrapped)

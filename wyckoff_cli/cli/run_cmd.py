@@ -38,7 +38,7 @@ from wyckoff_cli.cli.agents_cmd import add_budget_argument
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Sequence
 
     from wyckoff_cli.core.events import RuntimeEvent
     from wyckoff_cli.runtime.loop import AbortSignal
@@ -82,6 +82,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="how shell commands run (default: [shell] sandbox, workspace-write where it can start)",
     )
     parser.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current)")
+    parser.add_argument(
+        "--image",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeat for more",
+    )
     parser.add_argument(
         "--trust-mcp", action="store_true", help="start the project's .mcp.json servers (and trust the file)"
     )
@@ -190,7 +198,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
     try:
         start = "resume" if args.continue_session or args.resume else "startup"
-        turn = _turn(builder, session, prompt, request, abort, start)
+        turn = _turn(builder, session, prompt, request, abort, start, args.image)
         async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
@@ -307,9 +315,12 @@ async def _turn(
     request: TurnRequest | None,
     abort: AbortSignal,
     start: str,
+    images: Sequence[Path] = (),
 ) -> AsyncIterator[RuntimeEvent]:
-    """SessionStart hooks, a custom command's snippets, then the turn."""
+    """SessionStart hooks, a custom command's snippets, the `--image` files, then the turn."""
     from wyckoff_cli.core import events as ev
+    from wyckoff_cli.core.errors import ImageError
+    from wyckoff_cli.core.messages import Message
     from wyckoff_cli.session.custom_commands import ShellExpansion, shell_snippets
     from wyckoff_cli.session.extensions import request_notices
 
@@ -329,8 +340,19 @@ async def _turn(
                 return
             text = expansion.text
     required = request.required_tools if request is not None else ()
+    try:
+        attached = [session.images.add_file(path.expanduser()) for path in images] if session.images else []
+    except ImageError as exc:  # one line naming the file; nothing is sent
+        yield ev.TurnFailed("image", exc.message)
+        yield ev.TurnDone("", "error", 0)
+        return
+    message = Message.user(text, images=attached) if attached else text
     async for event in session.runtime.run_stream(
-        session.conversation, text, system_prompt=session.system_prompt, abort=abort, required_tools=required
+        session.conversation,
+        message,
+        system_prompt=session.system_prompt,
+        abort=abort,
+        required_tools=required,
     ):
         yield event
 

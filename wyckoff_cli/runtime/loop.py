@@ -27,7 +27,7 @@ from typing import Any
 from wyckoff_cli.context.hooks import ContextHooks
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
-from wyckoff_cli.core.errors import ProviderError, StopRun
+from wyckoff_cli.core.errors import BadRequest, ImageError, ImagesNotSupported, ProviderError, StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
@@ -53,8 +53,11 @@ from wyckoff_cli.runtime.guards import (
     TurnState,
 )
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks, event_listeners
+from wyckoff_cli.runtime.image_support import ImageSupport, carries_images, looks_like_image_refusal
+from wyckoff_cli.runtime.mentions import attach_mentioned_images
 from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
+from wyckoff_cli.storage.images import ImageStore
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
@@ -127,6 +130,9 @@ class AgentRuntime:
         redact: Callable[[str], str] | None = None,
         host_files: HostFiles | None = None,
         host_terminal: HostTerminal | None = None,
+        images: ImageStore | None = None,
+        attachments: ImageStore | None = None,
+        image_support: ImageSupport | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -141,6 +147,12 @@ class AgentRuntime:
         self.redact = redact  # removes secrets from what is written to disk (offloaded results)
         self.host_files = host_files  # an editor's files and terminal, when the host offers them
         self.host_terminal = host_terminal
+        # The session's image store, given to tools when the models take images.
+        self.images = images
+        # Where `@image.png` mentions in a prompt are kept (None: they are not attached).
+        self.attachments = attachments
+        # Which models may be sent images: checked before a request that carries some.
+        self.image_support = image_support
 
     @property
     def results_dir(self) -> Path:
@@ -193,6 +205,13 @@ class AgentRuntime:
         abort: AbortSignal | None = None,
     ) -> AsyncIterator[ev.RuntimeEvent]:
         message = Message.user(user_message) if isinstance(user_message, str) else user_message
+        if self.attachments is not None:
+            try:
+                message = attach_mentioned_images(message, self.workspace, self.attachments)
+            except ImageError as exc:  # nothing is sent; the prompt is the host's to keep
+                yield ev.TurnFailed("image", exc.message)
+                yield ev.TurnDone("", "error", 0)
+                return
         queue = EventQueue()
         expectation = resolve_turn_expectation(
             str(message.meta.get("typed", message.text)),  # not what was attached (`!command` output)
@@ -221,6 +240,7 @@ class AgentRuntime:
             redact=self.redact,
             host_files=self.host_files,
             host_terminal=self.host_terminal,
+            images=self.images,
         )
         turn = _Turn(conversation, queue, TurnState(), runner, *event_listeners(self.hooks))
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
@@ -404,7 +424,12 @@ class AgentRuntime:
                 await self._commit(
                     turn,
                     Message.tool_result(
-                        result.call.id, result.call.name, result.text, is_error=result.is_error, **result.meta
+                        result.call.id,
+                        result.call.name,
+                        result.text,
+                        is_error=result.is_error,
+                        images=result.images,
+                        **result.meta,
                     ),
                 )
                 turn.state.record_result(result.call, result.text, result.is_error)
@@ -424,6 +449,11 @@ class AgentRuntime:
         turn.streaming = assembler
         thinking_started: float | None = None
         thinking_ms = 0
+        with_images = self.image_support is not None and carries_images(request.messages)
+        if with_images and self.image_support is not None:
+            refusal = self.image_support.refusal(model)
+            if refusal is not None:
+                raise ImagesNotSupported(refusal, provider=model)
         stream = self.provider.chat_stream(request.messages, request.tools, request.system_prompt)
         try:
             async for received in stream:
@@ -475,6 +505,15 @@ class AgentRuntime:
                             turn,
                             ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded),
                         )
+        except BadRequest as exc:
+            support = self.image_support
+            if support is None or not with_images or isinstance(exc, ImagesNotSupported):
+                raise
+            if not looks_like_image_refusal(exc.message):
+                raise
+            raise ImagesNotSupported(
+                support.vendor_refusal(model, exc.reason(model)), status=exc.status, provider=model
+            ) from None
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.core.messages import ImagePart, with_images
 from wyckoff_cli.session import extensions
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.commands import SlashCommand
@@ -187,10 +188,12 @@ class ChatController:
         required_tools: Sequence[str] = (),
         request: TurnRequest | None = None,
         attached: Sequence[ShellRun] = (),
+        images: Sequence[ImagePart] = (),
     ) -> AsyncIterator[ev.RuntimeEvent]:
         """One turn; `request` when it comes from a command (its `!`…`` snippets run
         first, its rules hold for this turn only, its model answers this turn);
-        `attached`: `!command` runs whose output goes before the text."""
+        `attached`: `!command` runs whose output goes before the text; `images`: the
+        prompt's attachments (kept in `session.images`)."""
         await self.prepare()  # the imports run in a thread, never on the event loop
         session = self.session
         text = self.mode_notes.prefix(self.mode, text)  # a mode change is announced once
@@ -222,6 +225,8 @@ class ChatController:
         if self.builder.mcp is not None:
             text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
         message = attach(text, attached) if attached else text  # `!command` output goes with it
+        if images:
+            message = with_images(message, images)
         try:
             with turn_rules(session.policy, request.allow if request is not None else ()):
                 async for event in runtime.run_stream(
