@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
+from wyckoff_cli.tui.widgets.image_chips import chips_line
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
@@ -62,6 +63,11 @@ def strip_reminders(text: str) -> str:
     return text
 
 
+def _with_chips(text: str, message: Message) -> str:
+    """The typed text with the message's image chips under it, as shown live."""
+    return "\n".join(filter(None, [text, chips_line(message.images)]))
+
+
 def widgets_for(messages: Sequence[Message]) -> list[Widget]:
     """The transcript of `messages` as it looked live: thinking with its duration, tool
     calls with their time and diff (saved in the messages' meta), interruptions, and a
@@ -80,10 +86,10 @@ def widgets_for(messages: Sequence[Message]) -> list[Widget]:
             elif isinstance(runs := message.meta.get("shell_runs"), list):  # `!command` output went with it
                 widgets.extend(shell_run_widgets(runs))
                 typed = str(message.meta.get("typed", ""))
-                if strip_reminders(typed):
-                    widgets.append(UserMessage(strip_reminders(typed)))
+                if strip_reminders(typed) or message.images:
+                    widgets.append(UserMessage(_with_chips(strip_reminders(typed), message)))
             else:
-                widgets.append(UserMessage(strip_reminders(message.text)))
+                widgets.append(UserMessage(_with_chips(strip_reminders(message.text), message)))
         elif message.role == "assistant":
             thinking_ms = message.meta.get("thinking_ms")
             for thinking in message.thinking:

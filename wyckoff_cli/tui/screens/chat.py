@@ -26,12 +26,14 @@ from textual.worker import Worker
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.core.messages import ImagePart
 from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.commands import parse_command
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.session.user_shell import ShellRun
 from wyckoff_cli.tools.plan import EXIT_PLAN
+from wyckoff_cli.tui import image_attach
 from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
 from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
 from wyckoff_cli.tui.completion import Completions
@@ -46,6 +48,7 @@ from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
+from wyckoff_cli.tui.widgets.image_chips import ImageChips, chips_line
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
@@ -67,6 +70,7 @@ KEYS = (
     ("Ctrl+C", "clear the input, or interrupt; twice quits"),
     ("Ctrl+D", "quit on an empty input"),
     ("!command", "run a command in the workspace shell; its output goes with your next message"),
+    ("Ctrl+V", "attach the clipboard's image (or paste an image's path); Backspace on empty drops it"),
     ("Shift+Tab", "cycle permission modes"),
     ("Ctrl+O", "show / hide all thinking"),
     ("PageUp / PageDown", "scroll the transcript"),
@@ -117,6 +121,7 @@ class ChatScreen(Screen[None]):
             yield Static("", id="queued")
             yield CompletionMenu(id="completions")
             yield FindBar(id="find")
+            yield ImageChips(id="chips")
             history = load_input_history(self.controller.input_history_file)
             yield PromptInput(history=history, completer=self.completions, id="prompt")
             yield StatusBar(self.status, id="status")
@@ -126,7 +131,10 @@ class ChatScreen(Screen[None]):
         prompt.menu = self.query_one(CompletionMenu)
         prompt.pull_queued = self.pull_queued
         prompt.on_empty_enter = self.send_held_queue
-        prompt.on_empty_backspace = lambda: drop_attached(self)
+        chips = self.query_one(ImageChips)
+        prompt.on_empty_backspace = lambda: image_attach.drop_last(self, chips) or drop_attached(self)
+        prompt.on_paste_image = lambda: self.run_worker(image_attach.paste_clipboard(self, chips, prompt))
+        prompt.on_paste_path = lambda text: image_attach.attach_path(self, chips, text)
         prompt.focus()
         self.controller.on_background = self.status_changed
         # The context window is looked up after the first paint: it loads the model
@@ -363,12 +371,13 @@ class ChatScreen(Screen[None]):
         required_tools: tuple[str, ...] = (),
         request: TurnRequest | None = None,
     ) -> None:
-        self.add_user(text if shown is None else shown)
+        images = self.query_one(ImageChips).take()  # the chips go with this message
+        self.add_user("\n".join(filter(None, [text if shown is None else shown, chips_line(images)])))
         self.transcript.follow()
         self.abort = AbortSignal()
         attached = self.controller.take_shell_runs()  # `!command` output goes with this message
         self._show_queue()
-        self.turn_worker = self.run_turn(text, self.abort, required_tools, request, attached)
+        self.turn_worker = self.run_turn(text, self.abort, required_tools, request, attached, images)
 
     def start_request(self, request: TurnRequest) -> None:
         """A command that is a turn (/init, a custom command)."""
@@ -384,8 +393,9 @@ class ChatScreen(Screen[None]):
         required_tools: tuple[str, ...] = (),
         request: TurnRequest | None = None,
         attached: Sequence[ShellRun] = (),
+        images: Sequence[ImagePart] = (),
     ) -> None:
-        await self._route(self.controller.turn(text, abort, required_tools, request, attached))
+        await self._route(self.controller.turn(text, abort, required_tools, request, attached, images))
         done = self.router.last_done
         if done is not None and done.reason == "aborted" and self.queued:
             self.queue_held = True  # Esc stops the work: nothing more is sent until Enter
