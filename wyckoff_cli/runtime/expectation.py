@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wyckoff_cli.core.image_files import looks_like_image_path
 from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.claims import claims_edit, claims_run
-from wyckoff_cli.storage.images import looks_like_image_path
 
 _MENTION = re.compile(r"(?<![\w/.@])@((?:[\w.\-]+/)*[\w.\-]+)")
 

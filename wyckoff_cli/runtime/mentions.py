@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from wyckoff_cli.core.image_files import looks_like_image_path
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.runtime.expectation import mentioned_files
-from wyckoff_cli.storage.images import ImageStore, looks_like_image_path
+from wyckoff_cli.storage.images import ImageStore
 
 
 def attach_mentioned_images(message: Message, workspace: Path, store: ImageStore) -> Message:

@@ -32,7 +32,6 @@ from wyckoff_cli.core.messages import ImagePart
 # Formats every vendor takes, by Pillow's format name.
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 MAX_INPUT_BYTES = 50 * 1024 * 1024  # a larger file is refused before it is decoded
 MAX_INPUT_PIXELS = 50_000_000  # Pillow's decompression-bomb limit for what is attached
 LONG_EDGE = 1568  # Anthropic's recommended long edge (its hard limit is 8,000 px)
@@ -49,10 +48,6 @@ class NormalisedImage:
     width: int
     height: int
     reencoded: bool
-
-
-def looks_like_image_path(path: str | Path) -> bool:
-    return Path(path).suffix.lower() in IMAGE_SUFFIXES
 
 
 def _pillow() -> Any:

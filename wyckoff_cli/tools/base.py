@@ -12,18 +12,26 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ImagePart, ToolSpec
 from wyckoff_cli.tools.permissions.subject import Access, Subject, SubjectFn, ToolKind, default_subject
 
 if TYPE_CHECKING:
-    from wyckoff_cli.storage.images import ImageStore
     from wyckoff_cli.tools.background import BackgroundTaskManager
     from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutcome", "ToolRun", "PreviewFn"]
+
+
+class ImageKeeper(Protocol):
+    """Where tools keep the images they give the model: the session's image store
+    (`storage/images.py` `ImageStore`), which checks, normalises and stores each one."""
+
+    def add(self, data: bytes, name: str) -> ImagePart: ...
+
+    def add_file(self, path: Path, *, name: str | None = None) -> ImagePart: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +79,7 @@ class ToolContext:
     read_denied: Callable[[Path], bool] | None = None
     # Where a tool keeps images it gives the model (read_file, MCP); None when the
     # session's models take no images (then a tool describes an image in text).
-    images: ImageStore | None = None
+    images: ImageKeeper | None = None
 
     def hidden(self, path: Path) -> bool:
         """Whether `path` must be left out of what a walking tool reports."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from wyckoff_cli.core.errors import ImageError, ToolError
-from wyckoff_cli.storage.images import looks_like_image_path
+from wyckoff_cli.core.image_files import looks_like_image_path
 from wyckoff_cli.tools.base import ToolContext, ToolOutcome
 
 

@@ -14,9 +14,9 @@ from typing import Protocol
 from urllib.parse import unquote, urlparse
 
 from wyckoff_cli.core.errors import ImageError
+from wyckoff_cli.core.image_files import looks_like_image_path
 from wyckoff_cli.core.messages import ImagePart
 from wyckoff_cli.session.controller import ChatController
-from wyckoff_cli.storage.images import looks_like_image_path
 from wyckoff_cli.tui.clipboard import ClipboardMiss, read_clipboard_image
 from wyckoff_cli.tui.widgets.image_chips import ImageChips
 from wyckoff_cli.tui.widgets.prompt_input import PromptInput

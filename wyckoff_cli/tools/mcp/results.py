@@ -21,12 +21,11 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ImageError, ToolError
 from wyckoff_cli.core.messages import ImagePart
-from wyckoff_cli.storage.images import ImageStore
-from wyckoff_cli.tools.base import ToolOutcome
+from wyckoff_cli.tools.base import ImageKeeper, ToolOutcome
 
 
 def convert_result(
-    result: Any, *, tool: str, results_dir: Path | None, images: ImageStore | None = None
+    result: Any, *, tool: str, results_dir: Path | None, images: ImageKeeper | None = None
 ) -> ToolOutcome:
     """`result` is an `mcp.types.CallToolResult`. With an image store (the session's
     models accept images) the images also go to the model, beside their description;
