@@ -21,10 +21,13 @@ import pytest
 from acp import schema
 from acp.helpers import text_block
 
+from tests.waiting import eventually
 from wyckoff_cli.testing.fake_server import FakeServer
 
 KEY = "fake-key-for-the-fake-server"
 MODEL = "anthropic:claude-sonnet-4-5"
+
+MODES_IN_ORDER = ("default", "plan", "auto-edit", "auto", "yolo")
 
 
 class Editor:
@@ -131,10 +134,7 @@ async def wyckoff_acp(editor: Editor, server: FakeServer, workspace: Path) -> As
 
 
 async def until(predicate: Any, timeout: float = 20) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
+    await eventually(predicate, timeout)
 
 
 @pytest.mark.slow
@@ -160,7 +160,7 @@ async def test_initialize_prompt_with_permissions_cancel_and_load(workspace: Pat
             assert {m.id for m in init.auth_methods or []} >= {"anthropic", "openai", "gemini"}
             new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
             assert new.modes is not None and new.modes.current_mode_id == "default"
-            assert [m.id for m in new.modes.available_modes] == ["default", "plan", "auto-edit", "yolo"]
+            assert [m.id for m in new.modes.available_modes] == list(MODES_IN_ORDER)
             (model_option,) = new.config_options or []
             assert model_option.current_value == MODEL and model_option.category == "model"
             await until(lambda: bool(editor.of(schema.AvailableCommandsUpdate)))

@@ -1,5 +1,6 @@
 """ACP `image` prompt blocks reach the model as images (the agent process, the real
-Anthropic SDK and the fake server); a bad block is an invalid-params error."""
+Anthropic SDK and the fake server); a bad block, or images with a slash command, is an
+invalid-params error."""
 
 from __future__ import annotations
 
@@ -43,3 +44,9 @@ async def test_an_image_block_reaches_the_model_and_a_bad_one_is_refused(workspa
             assert "image-2: not an image Wyckoff can read" in str(caught.value.data)
             assert len(server.requests) == 1  # nothing sent
             assert not editor.of(schema.AgentMessageChunk)[1:]  # no second answer
+
+            command = [text_block("/cost"), image_block(data, "image/png")]
+            with pytest.raises(acp.RequestError) as caught:
+                await conn.prompt(session_id=new.session_id, prompt=command)
+            assert "Images are sent with a prompt, not with a slash command" in str(caught.value.data)
+            assert len(server.requests) == 1  # nothing sent

@@ -23,3 +23,13 @@ def test_the_models_stop_reason_refines_the_acp_stop_reason() -> None:
     assert stop_reason("completed", "content_filter") == "refusal"
     assert stop_reason("completed", "end_turn") == "end_turn"
     assert stop_reason("aborted", "max_tokens") == "cancelled"
+
+
+def test_a_loop_guard_retry_reaches_the_client_as_its_notice(tmp_path: Path) -> None:
+    updates = UpdateTranslator(tmp_path)
+    retry = ev.RetryInjected(
+        1, ["execute"], "None of your attempts …", "untruthful", 2, ["run_shell(command=rm x)"]
+    )
+    (note,) = updates.translate(retry)
+    assert note.content.text == f"\n[{retry.notice}]\n"  # type: ignore[union-attr]
+    assert "answer again, truthfully: run_shell(command=rm x) did not succeed" in retry.notice

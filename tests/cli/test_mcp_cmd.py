@@ -1,4 +1,4 @@
-"""`wyckoff mcp list|get|add|remove|trust` against real stdio servers."""
+"""`wyckoff mcp list|get|add|remove|trust|untrust` against real stdio servers."""
 
 from __future__ import annotations
 
@@ -95,8 +95,26 @@ def test_trust_a_cloned_project(project: Path, capsys: Any) -> None:
     (row,) = json.loads(capsys.readouterr().out)
     assert row["state"] == "connected"
 
+    assert main(["mcp", "untrust"]) == 0  # forgets it: the servers ask again
+    assert f"No longer trusted: {project / '.mcp.json'}" in capsys.readouterr().out
+    assert not TrustStore().project_trusted(project / ".mcp.json")
+    assert main(["mcp", "list", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["state"] == "needs_trust"
+    assert main(["mcp", "untrust"]) == 0
+    assert "Nothing was trusted here" in capsys.readouterr().out
+
 
 def test_login_refuses_stdio_servers(project: Path, capsys: Any) -> None:
     assert main(["mcp", "add", "demo", "--", sys.executable, str(DEMO), "stdio"]) == 0
     assert main(["mcp", "login", "demo"]) == 2
     assert "a stdio server" in capsys.readouterr().err
+
+
+def test_get_names_a_prompt_by_the_command_the_app_accepts(project: Path, capsys: Any) -> None:
+    assert main(["mcp", "add", "my.demo", "--", sys.executable, str(DEMO), "stdio"]) == 0
+    capsys.readouterr()
+    assert main(["mcp", "get", "my.demo"]) == 0
+    out = capsys.readouterr().out
+    assert "/mcp__my_demo__review" in out  # sanitised as the app's slash command is
+    assert "/mcp__my.demo__" not in out

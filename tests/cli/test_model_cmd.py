@@ -226,7 +226,9 @@ BAD_FIGURES = [
     ("--context-window", "0", "positive integer"),
     ("--context-window", "-5", "positive integer"),
     ("--context-window", "1.5", "positive integer"),
-    ("--context-window", "200k", "positive integer"),
+    ("--context-window", "200kb", "positive integer"),
+    ("--context-window", "32,76", "positive integer"),
+    ("--context-window", "1.0005k", "positive integer"),
     ("--context-window", "1e6", "positive integer"),
     ("--context-window", "", "positive integer"),
     ("--input", "-1", "non-negative number"),
@@ -477,7 +479,8 @@ def test_the_installed_command_runs_in_a_subprocess(tmp_path: Path, workspace: P
     )
     assert bad.returncode == 2
     assert bad.stderr == (
-        "wyckoff: --context-window must be a positive integer (tokens) from 1,024 to 100,000,000, got 'lots'\n"
+        "wyckoff: --context-window must be a positive integer (tokens) from 1,024 to 100,000,000, got 'lots' "
+        "(write it like 32768, 32,768, 32_768, 32k or 1m)\n"
     )
     assert not (tmp_path / "home" / "config" / "config.toml").exists()
     good = subprocess.run(

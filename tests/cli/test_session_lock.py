@@ -7,12 +7,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.waiting import until_sync
 from wyckoff_cli.storage.session_lock import LOCK_FILE, SessionLock, SessionLocked, holder_of
 from wyckoff_cli.storage.sessions import SessionStore
 
@@ -50,13 +50,11 @@ def only_session(store: SessionStore, workspace: Path) -> Path:
 
 
 def wait_for_holder(directory: Path, pid: int, timeout: float = 20.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def held() -> dict[str, Any] | None:
         holder = holder_of(directory)
-        if holder and holder.get("pid") == pid:
-            return holder
-        time.sleep(0.05)
-    raise AssertionError(f"pid {pid} never took the lock of {directory}")
+        return holder if holder and holder.get("pid") == pid else None
+
+    return until_sync(held, timeout, what=f"pid {pid} to take the lock of {directory}")
 
 
 @pytest.fixture

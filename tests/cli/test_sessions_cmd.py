@@ -7,13 +7,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.waiting import until_sync
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
@@ -213,10 +213,7 @@ def test_run_session_options(tmp_path: Path, workspace: Path, capsys: pytest.Cap
 
 
 def _wait_for(predicate: Any, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.02)
+    until_sync(predicate, timeout)
 
 
 def test_a_run_killed_mid_turn_loads_and_resumes(
@@ -251,7 +248,6 @@ def test_a_run_killed_mid_turn_loads_and_resumes(
     try:
         # mid-turn: the user message is on disk and the model call has started streaming
         _wait_for(lambda: b'"two"' in chat.read_bytes() and pad.read_bytes().count(b'"model_start"') == 2)
-        time.sleep(0.2)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     finally:

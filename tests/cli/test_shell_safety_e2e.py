@@ -3,6 +3,7 @@ checking on disk that no file appears (issue 22's representative subset)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -34,7 +35,12 @@ def run(
     """Run the calls, then a control call that must succeed (proving the run got that
     far); returns the exit code and the tool results in call order."""
     calls = [*calls, CONTROL]
-    rounds: list[Any] = [{"tool_calls": [{"name": n, "args": a} for n, a in calls]}, {"text": "done"}]
+    # a refused call gets one more round (the model is told), hence two closing texts
+    rounds: list[Any] = [
+        {"tool_calls": [{"name": n, "args": a} for n, a in calls]},
+        {"text": "done"},
+        {"text": "done"},
+    ]
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"rounds": rounds}))
     out = tmp_path / "out.json"
@@ -52,6 +58,7 @@ def run(
     texts = [e.get("result") or e.get("error") or "" for e in result["events"]
              if e["type"] in ("tool_result", "tool_error")]  # fmt: skip
     assert (ws / "control.txt").read_text() == "ran", texts
+    assert len(texts) == len(calls), texts  # every call answered: no table passes by running nothing
     return code, texts
 
 
@@ -76,7 +83,10 @@ DESTRUCTIVE_FORMS = ['bash -lc "rm -rf ~/wyckoff-e2e-victim"', "timeout 5 rm -rf
 
 
 @pytest.fixture
-def victim() -> Iterator[Path]:
+def victim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "home"  # a fake HOME: the real one is never touched
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
     folder = Path.home() / "wyckoff-e2e-victim"
     folder.mkdir(exist_ok=True)
     (folder / "keep.txt").write_text("keep")
@@ -201,3 +211,129 @@ def test_permissions_add_refuses_an_unknown_tool(
     assert main(["permissions", "add", "Shell(touch*)", "--deny"]) == 2
     assert "names a tool that does not exist" in capsys.readouterr().err
     assert main(["permissions", "add", "Bash(touch:*)", "--deny"]) == 0
+
+
+# ------------------------------------------------------------ sandbox auto-allow (issue 27)
+
+needs_sandbox = pytest.mark.skipif(probe() is not None, reason=f"the sandbox cannot start here: {probe()}")
+
+
+def _auto_allow_calls(ws: Path, far: Path) -> list[tuple[str, dict[str, Any]]]:
+    (ws / "test_ok.py").write_text("def test_ok():\n    assert True\n")
+    import sys
+
+    pytest_line = (
+        f"{sys.executable} -m pytest -q -p no:cacheprovider test_ok.py && echo tests-passed > ran.txt"
+    )
+    return [
+        ("run_shell", {"command": pytest_line}),
+        ("run_shell", {"command": "curl -s https://example.com > fetched.txt", "network": True}),
+        ("run_shell", {"command": f"echo x > {far}/unsandboxed.txt", "unsandboxed": True}),
+        ("run_shell", {"command": f"echo x > {far}/outside.txt"}),
+        ("run_shell", {"command": "rm -rf ~/wyckoff-e2e-victim"}),
+    ]
+
+
+@pytest.fixture
+def far() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(dir="/var/tmp" if Path("/var/tmp").is_dir() else None))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_sandbox
+@pytest.mark.parametrize("how", ["config", "mode"])
+def test_sandbox_auto_allow_runs_contained_commands_and_refuses_the_rest_headless(
+    tmp_path: Path, ws: Path, far: Path, victim: Path, how: str
+) -> None:
+    from wyckoff_cli.storage import paths
+
+    extra: list[str] = ["--permission-mode", "auto"]
+    if how == "config":
+        paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+        paths.config_file().write_text("[shell]\nauto_allow = true\n")
+        extra = []  # default mode
+    _, results = run(tmp_path, ws, _auto_allow_calls(ws, far), *extra)
+    assert (ws / "ran.txt").read_text() == "tests-passed\n", results
+    assert not (ws / "fetched.txt").exists()
+    assert not (far / "unsandboxed.txt").exists() and not (far / "outside.txt").exists()
+    assert (victim / "keep.txt").exists()
+    assert all("not run" in r.lower() for r in results[1:-1]), results
+
+
+@needs_sandbox
+def test_without_auto_allow_default_mode_asks_so_headless_refuses(
+    tmp_path: Path, ws: Path, far: Path
+) -> None:
+    code, results = run(tmp_path, ws, _auto_allow_calls(ws, far)[:1])
+    assert not (ws / "ran.txt").exists()
+    assert results and "not run" in results[0].lower(), (
+        code,
+        results,
+        (tmp_path / "out.json").read_text()[:3000],
+    )
+
+
+@needs_sandbox
+def test_a_project_config_cannot_turn_auto_allow_on(tmp_path: Path, ws: Path, far: Path) -> None:
+    (ws / ".wyckoff").mkdir()
+    (ws / ".wyckoff" / "config.toml").write_text('[shell]\nauto_allow = true\nallow_unix_sockets = ["/x"]\n')
+    _, results = run(tmp_path, ws, _auto_allow_calls(ws, far)[:1])
+    assert not (ws / "ran.txt").exists()
+    assert "not run" in results[0].lower()
+
+
+def _escape_calls(far: Path) -> list[tuple[str, dict[str, Any]]]:
+    py = "python3 -c"
+    hidden = base64.b64encode(f"{far}/bashrc".encode()).decode()
+    return [
+        ("run_shell", {"command": "mv .git .git-real; printf 'gitdir: /\\n' > .git; true"}),
+        # the path is hidden from the rules (the destructive list refuses a visible one), so
+        # only the sandbox stands between this write and the file outside
+        (
+            "run_shell",
+            {
+                "command": f"{py} \"import base64; open(base64.b64decode('{hidden}').decode(), 'a')"
+                ".write('evil')\"; true"
+            },
+        ),  # fmt: skip
+        (
+            "run_shell",
+            {
+                "command": f"{py} \"import os; os.makedirs('.claude/commands', exist_ok=True); "
+                "open('.claude/commands/x.md', 'w').write('planted')\"; true"
+            },
+        ),  # fmt: skip
+        ("run_shell", {"command": f"{py} \"open('.mcp.json', 'w').write('{{}}')\"; true"}),
+        (
+            "run_shell",
+            {
+                "command": f"{py} \"import os; os.makedirs('.wyckoff', exist_ok=True); "
+                "open('.wyckoff/config.toml', 'w').write('x')\"; true"
+            },
+        ),  # fmt: skip
+        ("run_shell", {"command": "cd .git && echo '[core] fsmonitor = ./x' >> config; true"}),
+    ]
+
+
+@needs_sandbox
+@pytest.mark.parametrize("mode", ["default+auto_allow", "auto", "yolo"])
+def test_sandbox_escapes_fail_through_wyckoff_run(tmp_path: Path, ws: Path, far: Path, mode: str) -> None:
+    from wyckoff_cli.storage import paths
+
+    (far / "bashrc").write_text("# mine\n")
+    config_before = (ws / ".git").is_dir()
+    extra = ["--permission-mode", mode]
+    if mode == "default+auto_allow":
+        paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+        paths.config_file().write_text("[shell]\nauto_allow = true\n")
+        extra = []
+    _, results = run(tmp_path, ws, _escape_calls(far), *extra)
+    ran = [r for r in results[:-1] if "[exit code" in r]
+    assert len(ran) == len(results) - 1, results  # all ran, unasked: the sandbox itself stopped them
+    assert all("Read-only file system" in r or "Is a directory" in r for r in ran), results
+    assert config_before and (ws / ".git").is_dir() and not (ws / ".git-real").exists()
+    assert (far / "bashrc").read_text() == "# mine\n"
+    for planted in (".claude", ".mcp.json", ".wyckoff"):
+        assert not (ws / planted).exists(), planted
+    assert not (ws / ".git" / "config").exists() or "fsmonitor" not in (ws / ".git" / "config").read_text()

@@ -11,6 +11,7 @@ from wyckoff_cli.context.frontmatter import FrontMatterError, parse_document
 from wyckoff_cli.context.skills import discover_skills, mentioned_skills, prompt_section
 from wyckoff_cli.core.messages import TextPart
 from wyckoff_cli.providers.scripted import ScriptedProvider
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.storage import paths
@@ -90,7 +91,6 @@ def controller(root: Path, rounds: list[object]) -> tuple[ChatController, Script
 
 
 async def test_skill_tool_and_mentions_through_a_session_keep_the_prompt(workspace: Path) -> None:
-    from wyckoff_cli.runtime.loop import AbortSignal
 
     folder = skill(
         workspace / ".claude" / "skills",
@@ -109,17 +109,17 @@ async def test_skill_tool_and_mentions_through_a_session_keep_the_prompt(workspa
     assert "# Skills" in prompt and "- pdf: Fill in PDF forms" in prompt
     assert "Run fill.py" not in prompt  # only names and descriptions
     assert "skill" in chat.session.registry.names()
-    async for _ in chat.turn("fill the form", AbortSignal()):
+    async for _ in chat.handle(rq.Turn("fill the form")):
         pass
     tool_message = next(m for m in chat.conversation if m.role == "tool")
     assert "Run fill.py on the form." in tool_message.text and str(folder / "fill.py") in tool_message.text
-    async for _ in chat.turn("now with $pdf please", AbortSignal()):
+    async for _ in chat.handle(rq.Turn("now with $pdf please")):
         pass
     sent = provider.requests[-1].messages[-1]
     assert sent.text.startswith("now with $pdf please")
     assert isinstance(sent.parts[-1], TextPart) and "Run fill.py on the form." in sent.parts[-1].text
     assert {r.system_prompt for r in provider.requests} == {prompt}  # the cached prefix holds
-    output = await anext(chat.command("skills", ""))
+    output = await anext(chat.handle(rq.Skills()))
     assert output.rows[0][:2] == ["pdf", "project (.claude)"]  # type: ignore[union-attr]
     await chat.aclose()
 

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 
 from tests.providers.conftest import VENDORS, drain, make_provider
+from tests.waiting import eventually
 from wyckoff_cli.core.errors import ProviderTimeout
 from wyckoff_cli.core.messages import Message, ToolSpec
 from wyckoff_cli.providers.base import Chunk, TextChunk
@@ -41,6 +42,7 @@ class _Silent:
 
     def __init__(self) -> None:
         self.closed = False
+        self.blocked = False  # inside the long silence
 
     def chat_stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system_prompt: str
@@ -50,6 +52,7 @@ class _Silent:
     async def _stream(self) -> AsyncIterator[Chunk]:
         try:
             yield TextChunk("hi")
+            self.blocked = True
             await asyncio.sleep(30)
             yield TextChunk("never")
         finally:
@@ -86,7 +89,7 @@ async def test_cancelling_the_consumer_closes_the_stream() -> None:
         await drain(guarded.chat_stream([], [], ""))
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.05)
+    await eventually(lambda: inner.blocked, what="the stream to be blocked in its silence")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -102,9 +105,7 @@ async def test_closing_a_stream_early_closes_the_http_response(server: FakeServe
     first = await anext(stream)
     assert isinstance(first, TextChunk)
     await stream.aclose()  # type: ignore[attr-defined]
-    deadline = time.monotonic() + 3
-    while server.disconnects == 0 and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
+    await eventually(lambda: server.disconnects > 0, what="the server to see the connection go away")
     assert server.disconnects == 1
     assert server.completed == 0
 

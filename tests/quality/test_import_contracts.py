@@ -1,10 +1,11 @@
 """The layering in STYLE.md, checked by walking every module's imports (AST).
 
-    cli → {tui, acp} → runtime → {providers, tools, context} → {models, storage} → core
+    cli → {tui, acp} → session → runtime → {providers, tools, context} → {models, storage} → core
 
 Imports only point down: a package may import its own modules and those of any
 package on a lower level, never one on its own level or above (the exceptions are
-listed in `SIDEWAYS`). Nothing outside tui/ imports textual. No two modules import
+listed in `SIDEWAYS`); the hosts reach the runtime only through session/ (`SKIPS`:
+what a layer may not import although it is below). Nothing outside tui/ imports textual. No two modules import
 each other, directly or through others: the cycles are computed over the whole
 package and named. A violation names the file, the line and the import.
 """
@@ -35,6 +36,9 @@ LEVELS: dict[str, int] = {
 # same-level imports that are part of the design: the context layer uses the provider
 # protocol (compaction's model calls) and the tool base (the `remember` tool)
 SIDEWAYS: dict[str, set[str]] = {"context": {"providers", "tools"}}
+# the hosts send requests to the session and render its events: what they show of the
+# runtime (the abort signal, checkpoints, hook files) comes through session/ or core/
+SKIPS: dict[str, set[str]] = {"tui": {"runtime"}, "acp": {"runtime"}}
 THIRD_PARTY_ONLY_IN = {"textual": "tui"}
 
 
@@ -64,6 +68,11 @@ def layer_violations(root: Path = PACKAGE) -> list[str]:
                 continue
             target = parts[1]
             if target == layer or target not in LEVELS:
+                continue
+            if target in SKIPS.get(layer, set()):
+                problems.append(
+                    f"wyckoff_cli/{relative}:{line} imports {name} ({layer}/ reaches {target}/ through session/)"
+                )
                 continue
             if LEVELS[target] < LEVELS[layer] or target in SIDEWAYS.get(layer, set()):
                 continue
@@ -148,11 +157,14 @@ def test_a_violation_is_reported_with_file_line_and_import(tmp_path: Path) -> No
     (fake / "core" / "events.py").write_text("from wyckoff_cli.providers import base\n")
     (fake / "models" / "x.py").write_text("import textual.app\n")
     (fake / "tools" / "t.py").write_text("from wyckoff_cli.runtime.loop import AgentRuntime\n")
+    (fake / "tui").mkdir()
+    (fake / "tui" / "screen.py").write_text("from wyckoff_cli.runtime.loop import AbortSignal\n")
     assert layer_violations(fake) == [
         "wyckoff_cli/core/events.py:1 imports wyckoff_cli.providers.base (core/ must not import providers/, above it)",
         "wyckoff_cli/models/x.py:1 imports textual.app (only tui/ may import textual)",
         "wyckoff_cli/providers/bad.py:2 imports wyckoff_cli.tools.registry.ToolRegistry (providers/ must not import tools/, beside it)",
         "wyckoff_cli/tools/t.py:1 imports wyckoff_cli.runtime.loop.AgentRuntime (tools/ must not import runtime/, above it)",
+        "wyckoff_cli/tui/screen.py:1 imports wyckoff_cli.runtime.loop.AbortSignal (tui/ reaches runtime/ through session/)",
     ]
 
 

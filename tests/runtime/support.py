@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tests.waiting import eventually
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.messages import Message
@@ -91,8 +91,4 @@ def assert_history_valid(history: Sequence[Message]) -> None:
 
 
 async def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
+    await eventually(predicate, timeout)

@@ -171,7 +171,10 @@ async def test_mentioned_file_must_be_read_retry_then_success(workspace: Path) -
     retry = of_type(events, ev.RetryInjected)
     assert len(retry) == 1 and retry[0].missing_tools == ["read_file"]
     assert "app.py" in retry[0].message
-    assert history[2].role == "user" and history[2].meta == {"synthetic": "loop_guard"}
+    assert history[2].role == "user" and history[2].meta == {
+        "synthetic": "loop_guard",
+        "notice": retry[0].notice,
+    }
     assert events[-1].reason == "completed"  # type: ignore[union-attr]
 
 

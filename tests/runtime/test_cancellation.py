@@ -8,10 +8,10 @@ from typing import Any
 
 from tests.runtime.support import assert_history_valid, make_runtime, make_tool, of_type, wait_for
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.events import ApprovalRequested
-from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.tools.base import ToolContext
 
 
@@ -34,6 +34,17 @@ async def test_abort_mid_stream_closes_the_stream_and_keeps_partial_text(workspa
     assert isinstance(done, ev.TurnDone) and done.reason == "aborted" and done.text == "Partial "
     assert provider.closed_streams == 1
     assert history[-1].text == "Partial " and history[-1].meta == {"interrupted": True}
+
+
+async def test_a_signal_aborted_before_the_turn_ends_it_at_once(workspace: Path) -> None:
+    """Esc while the app waited for an MCP server: the turn starts already aborted."""
+    runtime, provider = make_runtime([{"text": "never"}], [], workspace)
+    abort, events, history = AbortSignal(), [], Conversation()  # type: ignore[var-annotated]
+    abort.abort()
+    await asyncio.wait_for(consume(runtime, history, abort, events), 5)
+    done = events[-1]
+    assert isinstance(done, ev.TurnDone) and done.reason == "aborted"
+    assert_history_valid(list(history))
 
 
 async def test_abort_mid_tool_cancels_it_and_answers_every_call(workspace: Path) -> None:

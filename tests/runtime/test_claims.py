@@ -150,7 +150,7 @@ async def test_a_refused_edit_then_a_claim_gets_one_truthful_retry(workspace: Pa
     assert len(retries) == 1 and retries[0].missing_tools == ["edit"]
     assert "edit_file(path=calc.py" in retries[0].message and "truthfully" in retries[0].message
     assert "denied" in retries[0].message  # the reason each call failed is named
-    assert history[-2].meta == {"synthetic": "loop_guard"}
+    assert history[-2].meta == {"synthetic": "loop_guard", "notice": retries[0].notice}
     done = events[-1]
     assert isinstance(done, ev.TurnDone) and done.reason == "completed"
     assert done.text == "I could not edit calc.py: refused."

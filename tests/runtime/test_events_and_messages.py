@@ -109,9 +109,12 @@ SAMPLES: dict[type, dict[str, typing.Any]] = {
         "columns": ["model", "calls"],
         "rows": [["anthropic:claude", "2"]],
     },
+    ev.ConfirmRequested: {"command": "undo", "title": "Undo", "text": "Restore to checkpoint 1a2b3c4d"},
+    ev.Rewound: {"messages_removed": 2, "input_text": "write b"},
     ev.SessionChanged: {"session_id": "20261201-abc", "resumed": True, "messages": 4},
     ev.ModelChanged: {"model": "openai:gpt-5", "context_window": 400_000},
     ev.ModeChanged: {"mode": "plan"},
+    ev.Preparing: {"what": "starting MCP server docs…"},
     ev.SubagentEvent: {
         "agent_id": "explore-1a2b3c4d",
         "agent": "explore",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.runtime.support import assert_history_valid, collect, make_runtime, make_tool, of_type
+from tests.waiting import eventually
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import Message
@@ -295,7 +296,10 @@ async def test_background_tool_returns_task_id_and_notifies_next_round(workspace
 
     async def wait_tool(args: dict[str, Any], ctx: ToolContext) -> str:
         release.set()
-        await asyncio.sleep(0.05)
+        assert ctx.background is not None
+        await eventually(
+            lambda: (task := ctx.background.get("bg-1")) is not None and task.status == "completed"
+        )
         return "waited"
 
     tools = [make_tool("build", build, background=True), make_tool("wait", wait_tool)]

@@ -4,7 +4,6 @@ each exit code and JSON field Claude Code documents."""
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -477,15 +476,14 @@ async def test_pre_compact_runs_before_a_compaction(workspace: Path, tmp_path: P
 
 
 async def test_a_hook_past_its_timeout_is_killed_and_does_not_block(workspace: Path, tmp_path: Path) -> None:
-    command, log = hook_command(tmp_path / "h", "slow", sleep=30, code=2, stderr="blocked")
+    # an hour-long hook: were it waited for, the test's own timeout would fail the test
+    command, log = hook_command(tmp_path / "h", "slow", sleep=3600, code=2, stderr="blocked")
     hooks = user_hooks(workspace, {"PreToolUse": [group(command, timeout=0.5)]})
     ran: list[str] = []
     runtime, _ = make_runtime(
         [call(), {"text": "ok"}], [shell(ran)], workspace, hooks=[hooks], approver=Approver()
     )
-    started = time.monotonic()
     events, _ = await collect(runtime)
-    assert time.monotonic() - started < 10
     assert ran == ["ls"]
     (hook,) = of_type(events, ev.HookRan)
     assert hook.outcome == "timeout" and hook.exit_code is None

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.approval import Approver, answer_approvals, deny_without_approver
-from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.builder import Session, SessionBuilder, open_workspace
 from wyckoff_cli.storage.redact import Redactor
 from wyckoff_cli.storage.sessions import SessionStore

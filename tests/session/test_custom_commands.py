@@ -14,7 +14,7 @@ from tests.tui.support import make_controller
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController, TurnRequest
 from wyckoff_cli.session.custom_commands import (
     discover_commands,
@@ -37,7 +37,7 @@ async def run(
     chat: ChatController, request: TurnRequest, answer: ApprovalDecision | None = None
 ) -> list[ev.RuntimeEvent]:
     events: list[ev.RuntimeEvent] = []
-    async for event in chat.turn(request.text, AbortSignal(), request.required_tools, request):
+    async for event in chat.handle(rq.Turn(request.text, request.required_tools, request)):
         events.append(event)
         if isinstance(event, ev.ApprovalRequested) and not event.answered:
             event.respond(answer or ApprovalDecision.deny(None))
@@ -159,7 +159,7 @@ async def test_a_denied_snippet_sends_nothing(workspace: Path) -> None:
 async def test_snippets_never_run_in_plan_mode(workspace: Path) -> None:
     command(workspace, "status.md", "!`touch made-by-snippet`")
     chat, provider = make_controller(workspace, [{"text": "never"}])
-    chat.set_mode("plan")
+    chat.handle_now(rq.SetMode("plan"))
     request = chat.expand("status", "")
     assert request is not None
     events = await run(chat, request, ApprovalDecision.allow())
@@ -297,9 +297,9 @@ async def test_permissions_trust_in_the_app_trusts_commands_and_allow_rules(work
     assert "allow rules in" in chat.untrusted_allow_notice()
     await run(chat, TurnRequest("hi", "hi"))  # the session exists
     assert "run_shell(echo by-model)" not in chat.session.policy.allow
-    listed = [e async for e in chat.command("permissions", "")]
+    listed = [e async for e in chat.handle(rq.Permissions())]
     assert "[not trusted: ignored]" in listed[0].text  # type: ignore[attr-defined]
-    answer = [e async for e in chat.command("permissions", "trust")]
+    answer = [e async for e in chat.handle(rq.Permissions(trust=True))]
     assert isinstance(answer[0], ev.Notice) and "go.md" in answer[0].message
     assert "run_shell(echo by-model)" in chat.session.policy.allow  # at once, this session
     assert chat.untrusted_allow_notice() == ""

@@ -9,13 +9,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.storage.sessions_support import SummarizingContext, make_runtime, read_lines, run_turn
+from tests.waiting import until_sync
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.messages import Message, ToolCallPart
@@ -23,7 +23,7 @@ from wyckoff_cli.providers.factory import build_provider
 from wyckoff_cli.providers.spec import ModelSpec
 from wyckoff_cli.runtime.approval import answer_approvals
 from wyckoff_cli.runtime.hooks import RuntimeHooks
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.storage.redact import Redactor
@@ -148,15 +148,14 @@ def test_a_session_killed_mid_tool_call_resumes_with_the_repair_sent_once(
             stderr=subprocess.DEVNULL,
         )
         sessions = isolated_environment / "data" / "sessions"
-        deadline = time.monotonic() + 30
-        chat_log: Path | None = None
-        while time.monotonic() < deadline:
+
+        def logged_call() -> Path | None:
             logs = list(sessions.glob("*/*/chat.jsonl"))
-            if logs and '"toolu_kill"' in logs[0].read_text(encoding="utf-8"):
-                chat_log = logs[0]
-                break
-            time.sleep(0.05)
-        time.sleep(0.3)  # the shell call is running now
+            return logs[0] if logs and '"toolu_kill"' in logs[0].read_text(encoding="utf-8") else None
+
+        chat_log: Path | None = until_sync(logged_call, what="the first run to log its tool call")
+        pad = chat_log.parent / "scratchpad.jsonl"
+        until_sync(lambda: '"tool_start"' in pad.read_text(encoding="utf-8"), what="the shell call to start")
         first.send_signal(signal.SIGKILL)
         first.wait(10)
         assert chat_log is not None, "the first run never logged its tool call"
@@ -267,10 +266,10 @@ async def test_compact_goes_through_the_hooks_the_recorder_and_the_status(worksp
     )
     controller = ChatController(builder, model="scripted:none")
     for i in range(3):
-        async for _event in controller.turn(f"question {i}", AbortSignal()):
+        async for _event in controller.handle(rq.Turn(f"question {i}")):
             pass
     seen.clear()
-    events = [e async for e in controller.command("compact", "")]
+    events = [e async for e in controller.handle(rq.Compact())]
     assert "compaction" in [e.type for e in events] and "compaction" in seen
     session_id = controller.id
     assert session_id is not None
@@ -285,7 +284,7 @@ async def test_always_rules_survive_a_new_session(workspace: Path) -> None:
 
     controller, _ = make_controller(workspace, [{"text": "ok"}])
     controller._save_rule("run_shell(ls)")
-    await controller.new_session()
+    [_ async for _ in controller.handle(rq.Clear())]
     assert "run_shell(ls)" in controller.session.policy.allow
     await controller.aclose()
 

@@ -12,9 +12,9 @@ import pytest
 
 from tests.session.subagent_support import allow_all, build, child_events, make_builder, run, task_call
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.providers.scripted import ScriptedProvider
-from wyckoff_cli.runtime.loop import AbortSignal
 from wyckoff_cli.session.status import StatusModel
 
 PARENT = "scripted:parent"
@@ -131,16 +131,20 @@ async def test_parallel_explore_tasks_run_at_once(project: Path) -> None:
     )
     made[PARENT].rounds[1:1] = [dict(slow, text="x"), dict(slow, text="y")]
     session = build(make_builder(project, factory), PARENT)
-    loop = asyncio.get_running_loop()
-    began = loop.time()
     events = await run(session, "look")
-    elapsed = loop.time() - began
     starts = [e for e in events if isinstance(e, ev.ToolStarted) and e.name == "task"]
     assert len(starts) == 2
     # both started before either finished: one group, run in parallel
     first_result = next(i for i, e in enumerate(events) if isinstance(e, ev.ToolSucceeded))
     assert all(events.index(s) < first_result for s in starts)
-    assert elapsed < 0.35 + 0.2 * 1  # two sequential children would take at least 0.4s of deltas
+    # and the children really ran at the same time: their event streams overlap (run one after
+    # the other, every event of the first child would come before the second child's first)
+    spans: dict[str, list[int]] = {}
+    for index, event in enumerate(events):
+        if isinstance(event, ev.SubagentEvent):
+            spans.setdefault(event.parent_call_id, []).append(index)
+    assert sorted(spans) == ["t1", "t2"]
+    assert spans["t2"][0] < spans["t1"][-1] and spans["t1"][0] < spans["t2"][-1]
     del started
     results = sorted(e.result.split("\n")[0] for e in events if isinstance(e, ev.ToolSucceeded))
     assert results == ["x", "y"]
@@ -479,3 +483,22 @@ async def test_user_hooks_hold_for_a_childs_calls(project: Path, isolated_enviro
     failed = child_events(events, ev.ToolFailed)
     assert failed and "no grep for agents" in failed[0].error
     await session.aclose()
+
+
+async def test_a_childs_turn_end_runs_subagent_stop_and_the_parents_runs_stop(
+    project: Path, tmp_path: Path
+) -> None:
+    from tests.runtime.hook_support import group, hook_command, inputs, write_user_hooks
+
+    stop, stop_log = hook_command(tmp_path / "hooks", "stop")
+    sub, sub_log = hook_command(tmp_path / "hooks", "subagent_stop")
+    write_user_hooks({"Stop": [group(stop)], "SubagentStop": [group(sub)]})
+    made, factory = providers(
+        [{"tool_calls": [task_call("finder", "search")]}, {"text": "done"}],
+        [{"text": "found it"}],
+    )
+    session = build(make_builder(project, factory), PARENT)
+    await run(session, "go")
+    await session.aclose()
+    assert [entry["input"]["hook_event_name"] for entry in inputs(sub_log)] == ["SubagentStop"]
+    assert [entry["input"]["hook_event_name"] for entry in inputs(stop_log)] == ["Stop"]

@@ -54,7 +54,7 @@ def test_project_file_overrides_user_file_and_rules_are_combined(workspace: Path
         ('\n\n[permissions]\nallow = "x"\n', "line 4: permissions.allow must be a list"),
         (
             'permission_mode = "wild"\n',
-            "permission_mode must be one of 'default', 'plan', 'auto-edit', 'yolo'",
+            "permission_mode must be one of 'default', 'plan', 'auto-edit', 'auto', 'yolo'",
         ),
         ('[models.x]\nprovider = "openai"\n', "models.x.model is required"),
         (

@@ -312,7 +312,8 @@ def test_invalid_rules_are_reported() -> None:
 
 
 def test_mode_cycle() -> None:
-    assert [next_permission_mode(m) for m in PERMISSION_MODES] == ["plan", "auto-edit", "yolo", "default"]
+    cycle = [next_permission_mode(m) for m in PERMISSION_MODES]
+    assert cycle == ["plan", "auto-edit", "auto", "yolo", "default"]
     assert next_permission_mode("nonsense") == "default"
 
 

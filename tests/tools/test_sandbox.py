@@ -199,7 +199,10 @@ async def test_writable_roots_are_writable(ctx: ToolContext, tmp_path: Path, out
 
 
 @needs_sandbox
-async def test_git_works_in_a_worktree_but_its_hooks_stay_read_only(tmp_path: Path) -> None:
+async def test_git_reads_in_a_worktree_but_its_repository_stays_read_only(tmp_path: Path) -> None:
+    """Issue 27: the whole repository is read-only inside the sandbox (a writable index
+    could register a submodule whose planted config runs on the user's `git status`);
+    a commit is refused, reading works, hooks cannot be planted."""
     main_repo = tmp_path / "main"
     subprocess.run(["git", "init", "-q", str(main_repo)], check=True)
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
@@ -213,8 +216,14 @@ async def test_git_works_in_a_worktree_but_its_hooks_stay_read_only(tmp_path: Pa
     text = await run(
         ctx,
         settings(tmp_path),
+        "git log --oneline && echo logged; "
         "git -c user.name=t -c user.email=t@x commit -q --allow-empty -m inside && echo committed; "
         f"echo evil > {main_repo}/.git/hooks/post-commit; echo done",
     )
-    assert "committed" in text, text
+    assert "logged" in text and "init" in text, text
+    assert "committed" not in text and "done" in text, text
     assert not (main_repo / ".git" / "hooks" / "post-commit").exists()
+    log = subprocess.run(
+        ["git", "-C", str(main_repo), "log", "--all", "--oneline"], capture_output=True, text=True
+    )
+    assert "inside" not in log.stdout

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import run_tool
+from tests.waiting import eventually
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.process import TAIL_CHARS
@@ -24,22 +25,17 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-async def wait_for_file(path: Path, timeout: float = 5.0) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().strip():
-            await asyncio.sleep(0.05)  # let the writer finish the line
-            return path.read_text()
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{path} never appeared")
-
-
 async def wait_dead(pids: list[int], timeout: float = 3.0) -> None:
-    deadline = time.monotonic() + timeout
-    while any(alive(pid) for pid in pids):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still alive: {[p for p in pids if alive(p)]}")
-        await asyncio.sleep(0.02)
+    await eventually(
+        lambda: not any(alive(pid) for pid in pids),
+        timeout,
+        what=f"{pids} to end",
+        observe=lambda: f"still alive: {[p for p in pids if alive(p)]}",
+    )
+
+
+def recorded_pids(root: Path) -> list[str]:
+    return (root / "pids").read_text().split() if (root / "pids").exists() else []
 
 
 # A child and a grandchild, both recording their pids, both sleeping.
@@ -108,8 +104,9 @@ async def test_timeout_kills_the_whole_process_group(root: Path, ctx: ToolContex
 
 async def test_cancel_kills_the_whole_process_group(root: Path, ctx: ToolContext) -> None:
     task = asyncio.create_task(run_tool(run_shell, ctx, command=FAMILY, timeout=60))
-    while len((root / "pids").read_text().split() if (root / "pids").exists() else []) < 2:
-        await asyncio.sleep(0.02)
+    await eventually(
+        lambda: len(recorded_pids(root)) >= 2, what="the child and grandchild to record their pids"
+    )
     pids = [int(p) for p in (root / "pids").read_text().split()]
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -179,8 +176,7 @@ async def test_background_lifecycle(ctx: ToolContext) -> None:
     assert "is running" in running
     task = ctx.background.get("bg-1")
     assert task is not None
-    while task.status == "running":
-        await asyncio.sleep(0.02)
+    await eventually(lambda: task.status != "running", what="the background task to end")
     assert task.status == "failed" and task.exit_code == 4
     assert [t.id for t in ctx.background.drain_finished()] == ["bg-1"]
     text = (await run_tool(task_output, ctx, task_id="bg-1", since=0)).text
@@ -201,8 +197,7 @@ async def test_task_output_pages_and_since(ctx: ToolContext) -> None:
     await run_tool(run_shell, ctx, command="seq 1 5000", background=True)
     task = ctx.background.get("bg-1")
     assert task is not None
-    while task.status == "running":
-        await asyncio.sleep(0.02)
+    await eventually(lambda: task.status != "running", what="the background task to end")
     latest = (await run_tool(task_output, ctx, task_id="bg-1")).text
     assert latest.rstrip().endswith("[end of output]") and "5000" in latest
     assert "[earlier output: task_output(task_id='bg-1', since=0)]" in latest
@@ -222,8 +217,9 @@ async def test_task_output_pages_and_since(ctx: ToolContext) -> None:
 async def test_task_stop_kills_the_group(root: Path, ctx: ToolContext) -> None:
     assert ctx.background is not None
     await run_tool(run_shell, ctx, command=f"echo up; {FAMILY}", background=True)
-    while len((root / "pids").read_text().split() if (root / "pids").exists() else []) < 2:
-        await asyncio.sleep(0.02)
+    await eventually(
+        lambda: len(recorded_pids(root)) >= 2, what="the child and grandchild to record their pids"
+    )
     pids = [int(p) for p in (root / "pids").read_text().split()]
     text = (await run_tool(task_stop, ctx, task_id="bg-1")).text
     assert text.startswith("Stopped task bg-1") and "stopped" in text and "up" in text
@@ -237,8 +233,7 @@ async def test_background_timeout_fails_the_task(ctx: ToolContext) -> None:
     await run_tool(run_shell, ctx, command="sleep 10", background=True, timeout=0.3)
     task = ctx.background.get("bg-1")
     assert task is not None
-    while task.status == "running":
-        await asyncio.sleep(0.02)
+    await eventually(lambda: task.status != "running", what="the background task to end")
     assert task.status == "failed" and "timed out" in task.result
 
 

@@ -123,7 +123,7 @@ def test_dangerous_commands_ask_in_yolo_over_a_blanket_allow(root: Path, command
 HARMLESS = [
     "rm -rf build", "rm -rf ./dist node_modules", "rm -f /tmp/x.txt", "rm ~/notes.txt",
     "rm -rf /tmp/wyckoff-test", "find . -name '*.pyc' -delete", "git push origin main",
-    "git push -u origin topic", "git clean -fdx", "chmod -R u+w build", "pytest -q",
+    "git push -u origin topic", "git clean -fd", "git clean -n -dx", "chmod -R u+w build", "pytest -q",
     "echo 'rm -rf ~'", "grep -r 'rm -rf /' docs", "python3 -c 'print(1)'", "kill -9 1234",
     "git status > status.txt", "ls 2>&1 | tee log.txt", "echo hi > /dev/null",
 ]  # fmt: skip

@@ -10,11 +10,15 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.tui.support import make_app
+from tests.tui.test_chat_flows import working
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.events import ApprovalRequested
+from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.setup import SetupNeeds, SetupScreen
+from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
 
 ROOT = Path("/home/dev/project")
@@ -47,9 +51,20 @@ def app_at_rest() -> Any:
     return app
 
 
+def at_rest(app: Any) -> bool:
+    """Nothing left to draw: no frame asked for, no worker running, every answer on the
+    screen flushed and laid out."""
+    views = list(app.screen.query(MarkdownStreamView))
+    return (
+        not clock_of(app)._pending
+        and not working(app)
+        and all(not v._dirty and v._width > 0 and v.size.height == v.line_count for v in views)
+    )
+
+
 async def settle(pilot: Pilot[None]) -> None:
-    for _ in range(5):
-        await pilot.pause(0.05)
+    await until(pilot, lambda: at_rest(pilot.app), what="the screen to have drawn everything it was given")
+    await pilot.pause()
 
 
 def test_chat_mid_stream_with_status_bar(snap_compare: Any, monkeypatch: Any) -> None:

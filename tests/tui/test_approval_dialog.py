@@ -10,7 +10,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static, TextArea
 
 from tests.tui.support import make_app
-from tests.tui.test_chat_flows import chat, send, settle, shell_tool, wait_for_screen
+from tests.tui.test_chat_flows import chat, keys_work, send, settle, shell_tool, wait_for_screen
+from tests.waiting import until
 from wyckoff_cli.storage.permissions import list_rules
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tui import typing_guard
@@ -19,7 +20,7 @@ from wyckoff_cli.tui.widgets.prompt_input import PromptInput
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView, plain_text
 
 SIZE = (100, 40)
-HUMAN_GAP = 0.12  # ~8 keys a second, a brisk typist
+HUMAN_GAP = 0.12  # ~8 keys a second, a brisk typist (the pace of the keys, not a wait)
 
 
 def saved_rules(root: Path) -> list[str]:
@@ -27,7 +28,9 @@ def saved_rules(root: Path) -> list[str]:
 
 
 async def past_pause(pilot: Pilot[None]) -> None:
-    await pilot.pause(typing_guard.PAUSE_SECONDS + 0.1)
+    """Wait until the dialog's keys work (the real typing pause: these tests type)."""
+    assert typing_guard.PAUSE_SECONDS == 1.0
+    await until(pilot, lambda: keys_work(pilot.app), what="the dialog's keys to work (past its typing pause)")
 
 
 async def test_a_sentence_typed_across_the_dialogs_appearance_goes_to_the_prompt(tmp_path: Path) -> None:
@@ -77,13 +80,21 @@ async def test_a_letter_never_saves_an_always_rule_on_its_own(tmp_path: Path) ->
         modal = await wait_for_screen(pilot, ApprovalScreen)
         await past_pause(pilot)
         await pilot.press("a")
-        await pilot.pause(0.05)
+        await pilot.pause()
         choices = modal.query_one(OptionList)
         assert pilot.app.screen is modal and ran == [] and saved_rules(tmp_path) == []
         assert choices.highlighted == choices.get_option_index("always")
         await pilot.press("y")  # another choice instead: allowed once, nothing saved
-        await pilot.pause(0.1)
-        modal = await wait_for_screen(pilot, ApprovalScreen)
+        first = modal
+        modal = await until(
+            pilot,
+            lambda: (
+                pilot.app.screen
+                if isinstance(pilot.app.screen, ApprovalScreen) and pilot.app.screen is not first
+                else None
+            ),
+            what="the second call's dialog",
+        )
         assert ran == [{"command": "ls"}] and saved_rules(tmp_path) == []
         await past_pause(pilot)
         await pilot.press("2", "enter")  # the digit, then Enter: saved
@@ -101,7 +112,7 @@ async def test_after_the_pause_other_letters_are_typing_and_pause_again(tmp_path
         modal = await wait_for_screen(pilot, ApprovalScreen)
         await past_pause(pilot)
         await pilot.press("h", "y")  # "h" is typing: the "y" right after goes to the prompt too
-        await pilot.pause(0.05)
+        await until(pilot, lambda: screen.query_one(PromptInput).text == "hy")
         assert pilot.app.screen is modal and ran == []
         assert screen.query_one(PromptInput).text == "hy"
         await pilot.press("escape")
@@ -123,20 +134,20 @@ async def test_choices_stay_on_screen_and_the_preview_scrolls_at_80x24(tmp_path:
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "rewrite notes")
         modal = await wait_for_screen(pilot, ApprovalScreen)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: modal.query_one("#preview").max_scroll_y > 0)  # laid out
         choices = modal.query_one(OptionList)
         assert choices.region.bottom <= 24 and choices.region.height >= 4
         preview = modal.query_one("#preview")
         assert preview.max_scroll_y > 0  # the 91-line diff scrolls
         await past_pause(pilot)
         await pilot.press("pagedown")
-        await pilot.pause(0.05)
+        await until(pilot, lambda: preview.scroll_y > 0)
         assert preview.scroll_y > 0 and choices.has_focus  # no Tab needed
         await pilot.press("end")
-        await pilot.pause(0.05)
+        await until(pilot, lambda: preview.scroll_y == preview.max_scroll_y)
         assert preview.scroll_y == preview.max_scroll_y
         await pilot.press("home")
-        await pilot.pause(0.05)
+        await until(pilot, lambda: preview.scroll_y == 0)
         assert preview.scroll_y == 0
         await pilot.press("escape")
         await settle(pilot, chat(app))
@@ -236,7 +247,7 @@ async def test_always_is_shown_on_the_call_before_its_output_and_kept_after_clea
         assert text.index("Always allowed from now on: run_shell(ls)") < text.index("ran ls")
         await send(pilot, "/clear")
         await settle(pilot, screen)
-        await pilot.pause(0.1)
+        await pilot.pause()
         await send(pilot, "look again")
         await settle(pilot, screen)
         assert not isinstance(pilot.app.screen, ApprovalScreen)

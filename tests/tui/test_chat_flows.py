@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
+from textual.worker import WorkerState
 
 from tests.tui.support import make_app
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage.permissions import list_rules
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
@@ -70,25 +72,50 @@ async def send(pilot: Pilot[None], text: str) -> None:
     await pilot.press("enter")
 
 
+def working(app: WyckoffApp) -> list[str]:
+    """The app's workers that have not finished (a turn, a command, a session swap…)."""
+    return [
+        f"{w.group}:{w.name}" for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+    ]
+
+
 async def settle(pilot: Pilot[None], screen: ChatScreen) -> None:
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if not screen.busy:
-            break
+    """Wait until the turn (and any command or other worker) has ended, then refresh."""
+    await until(
+        pilot,
+        lambda: not screen.busy and not working(screen.app),
+        what="the turn and every worker to end",
+        observe=lambda: (
+            f"busy={screen.busy}, working={working(screen.app)}, top screen {type(screen.app.screen).__name__}"
+        ),
+    )
     await pilot.pause()
+
+
+def keys_work(app: Any) -> bool:
+    """The top screen is a dialog whose typing pause is over (and that no longer shows it)."""
+    guard = getattr(app.screen, "guard", None)
+    if not isinstance(guard, typing_guard.TypingGuard) or guard.paused:
+        return False
+    indicator = app.screen.query("#paused")
+    return not (indicator and indicator.first().display)
 
 
 async def past_pause(pilot: Pilot[None]) -> None:
     """Wait until a dialog's keys work (the typing pause is shortened in these tests)."""
-    await pilot.pause(typing_guard.PAUSE_SECONDS + 0.05)
+    await until(
+        pilot,
+        lambda: keys_work(pilot.app),
+        what="a dialog whose keys work (past its typing pause)",
+    )
 
 
 async def wait_for_screen(pilot: Pilot[None], kind: type) -> Any:
-    for _ in range(200):
-        if isinstance(pilot.app.screen, kind):
-            return pilot.app.screen
-        await pilot.pause(0.02)
-    raise AssertionError(f"{kind.__name__} did not appear")
+    return await until(
+        pilot,
+        lambda: pilot.app.screen if isinstance(pilot.app.screen, kind) else None,
+        what=f"{kind.__name__} to appear",
+    )
 
 
 async def test_streaming_answer_thinking_and_status(tmp_path: Path) -> None:
@@ -147,7 +174,7 @@ async def test_keys_typed_during_the_grace_period_are_ignored(
         await send(pilot, "clean")
         modal = await wait_for_screen(pilot, ApprovalScreen)
         await pilot.press("y")  # typed ahead: must not approve
-        await pilot.pause(0.05)
+        await pilot.pause()
         assert pilot.app.screen is modal and ran == []
         await pilot.press("escape")  # denying works even while paused
         await settle(pilot, chat(app))
@@ -224,7 +251,7 @@ async def test_always_allows_the_next_call_and_is_saved(tmp_path: Path) -> None:
         assert modal.request.rule
         await past_pause(pilot)
         await pilot.press("a")
-        await pilot.pause(0.05)
+        await pilot.pause()
         assert pilot.app.screen is modal and ran == []  # a letter alone saves nothing
         await pilot.press("enter")
         await settle(pilot, chat(app))
@@ -238,10 +265,7 @@ async def test_escape_interrupts_a_running_turn(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "long task")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if screen.router.answer_text:
-                break
+        await until(pilot, lambda: screen.router.answer_text)
         await pilot.press("escape")
         await settle(pilot, screen)
         assert screen.router.last_done is not None and screen.router.last_done.reason == "aborted"
@@ -255,13 +279,10 @@ async def test_messages_typed_while_busy_are_queued_then_sent(tmp_path: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "one")
-        await pilot.pause(0.05)
+        await until(pilot, lambda: screen.router.answer_text == "first")  # the first turn is running
         await send(pilot, "two")
         assert screen.queued == ["two"]
-        for _ in range(300):
-            await pilot.pause(0.02)
-            if len(provider.requests) == 2 and not screen.busy:
-                break
+        await until(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
         await settle(pilot, screen)
         assert screen.queued == []
         assert provider.requests[1].messages[-1].text == "two"
@@ -272,10 +293,10 @@ async def test_shift_tab_cycles_permission_modes(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         seen = []
-        for _ in range(4):
+        for _ in range(5):
             await pilot.press("shift+tab")
             seen.append(screen.status.mode)
-        assert seen == ["plan", "auto-edit", "yolo", "default"]
+        assert seen == ["plan", "auto-edit", "auto", "yolo", "default"]
 
 
 async def test_slash_commands(tmp_path: Path) -> None:
@@ -291,7 +312,7 @@ async def test_slash_commands(tmp_path: Path) -> None:
         await settle(pilot, screen)
         await send(pilot, "/cost")
         await send(pilot, "/model scripted:other")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: screen.status.model == "scripted:other")
         assert screen.status.model == "scripted:other"
         await send(pilot, "/nope")
         notices = [n.message for n in screen.query(NoticeLine)]

@@ -8,8 +8,7 @@ from typing import Any
 
 from tests.runtime.hook_support import hook_command, inputs
 from tests.tui.support import make_app
-from tests.tui.test_chat_flows import SIZE, chat, send, settle, shell_tool, wait_for_screen
-from wyckoff_cli.tui import typing_guard
+from tests.tui.test_chat_flows import SIZE, chat, past_pause, send, settle, shell_tool, wait_for_screen
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.trust import HookTrustScreen
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
@@ -36,7 +35,7 @@ async def test_untrusted_project_hooks_ask_naming_each_command_then_run(tmp_path
     async with app.run_test(size=SIZE) as pilot:
         trust = await wait_for_screen(pilot, HookTrustScreen)
         assert command in str(trust.query_one("#commands").children[0].render())
-        await pilot.pause(typing_guard.PAUSE_SECONDS + 0.1)  # past the typing pause
+        await past_pause(pilot)  # past the typing pause
         await pilot.press("y")
         screen = chat(app)
         await send(pilot, "list files")
@@ -62,17 +61,17 @@ async def test_declining_trust_leaves_the_hooks_off(tmp_path: Path) -> None:
     app, _ = make_app(root, rounds, [shell_tool(ran)])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, HookTrustScreen)
-        await pilot.pause(typing_guard.PAUSE_SECONDS + 0.1)
+        await past_pause(pilot)
         await pilot.press("n")
         screen = chat(app)
         await send(pilot, "list files")
         approval = await wait_for_screen(pilot, ApprovalScreen)
-        await pilot.pause(typing_guard.PAUSE_SECONDS + 0.1)
+        await past_pause(pilot)
         approval.dismiss(None)
         await settle(pilot, screen)
         screen.run_command("hooks", "")
         await settle(pilot, screen)
-        await pilot.pause(0.1)
+        await pilot.pause()
     assert inputs(log) == []
     assert app.controller.hooks_needing_trust()
 
@@ -90,7 +89,7 @@ async def test_custom_commands_in_help_completion_and_as_a_turn(tmp_path: Path) 
         assert options and options[0][0] == "/git:commit " and "Write a commit" in options[0][1]
         assert "(project (.claude))" in options[0][1]
         await send(pilot, "/help")
-        await pilot.pause(0.05)
+        await pilot.pause()
         await send(pilot, "/git:commit fix it")
         await settle(pilot, screen)
     assert provider.requests[0].messages[-1].text == "Commit: fix it"

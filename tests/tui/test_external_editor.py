@@ -16,6 +16,7 @@ from textual.widgets import Input, Static, TextArea
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, shell_tool, wait_for_screen
+from tests.waiting import until
 from wyckoff_cli.tools.base import Tool, ToolContext
 from wyckoff_cli.tui.external_editor import EditResult, edit_text, editor_command, suffix_for
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -195,7 +196,7 @@ async def test_ctrl_g_waits_for_a_running_turn(tmp_path: Path, editor: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "slow")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: screen.busy)
         screen.query_one(PromptInput).load_text("next")
         await pilot.press("ctrl+g")
         await pilot.pause()

@@ -14,6 +14,7 @@ from textual.app import App
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle, shell_tool
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.tui.frame_clock import FrameClock, clock_of
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -55,10 +56,7 @@ async def test_the_last_line_of_a_streamed_answer_is_on_screen_after_the_final_f
         await send(pilot, "go")
         await settle(pilot, screen)
         view = screen.query(MarkdownStreamView).last()
-        for _ in range(100):
-            if view.is_settled and clock_of(app).idle:
-                break
-            await pilot.pause(0.02)
+        await until(pilot, lambda: view.is_settled and clock_of(app).idle)
         await pilot.pause()
         assert view.markdown == answer
         shown = screen_text(app)
@@ -84,10 +82,7 @@ async def test_deltas_between_frames_reach_the_answer_widget_as_one_append(tmp_p
         for start in range(0, len(text), 3):
             screen.router.handle(ev.TextDelta(text[start : start + 3]))  # all in one frame
         assert views and getattr(views[0], "appended", []) == []  # buffered until the frame
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if getattr(views[0], "appended", None):
-                break
+        await until(pilot, lambda: getattr(views[0], "appended", None))
         assert views[0].appended == [text]
         screen.router.handle(ev.TextDelta(" More."))
         screen.router.handle(ev.TurnDone(text + " More.", "completed", 1, {}))  # flushes, then finishes
@@ -104,20 +99,13 @@ async def test_no_timer_is_armed_once_the_screen_is_still(tmp_path: Path) -> Non
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         clock = clock_of(app)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: clock.idle)
         assert clock.idle  # before anything streams
         await send(pilot, "build it")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if screen._approvals:
-                screen._approvals[0].dismiss(None)  # deny: the call ends, the answer streams
-            if not screen.busy:
-                break
+        await until(pilot, lambda: screen._approvals)
+        screen._approvals[0].dismiss(None)  # deny: the call ends, the answer streams
         await settle(pilot, screen)
-        for _ in range(50):
-            if clock.idle:
-                break
-            await pilot.pause(0.02)
+        await until(pilot, lambda: clock.idle)
         assert clock.idle and clock.frames > 0
         assert all(not view._spinning for view in screen.query(ToolCallView))
 
@@ -132,17 +120,11 @@ async def test_a_running_tool_spins_on_the_clock_and_stops_with_it(tmp_path: Pat
         clock = clock_of(app)
         assert view._spinning and not clock.idle
         frames = clock.frames
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if view._frame >= 2:
-                break
+        await until(pilot, lambda: view._frame >= 2)
         assert view._frame >= 2 and clock.frames > frames
         view.succeed("done", 300, None)
         assert not view._spinning
-        for _ in range(20):
-            await pilot.pause(0.02)
-            if clock.idle:
-                break
+        await until(pilot, lambda: clock.idle)
         assert clock.idle
 
 
@@ -224,10 +206,7 @@ async def test_blocks_a_fast_stream_scrolls_past_are_rendered_after_the_answer(t
     async with app.run_test(size=(80, 24)) as pilot:
         view = await _new_view(app, pilot)
         view.append(answer[: len(answer) // 2])  # many blocks in one frame
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if view.flushes:
-                break
+        await until(pilot, lambda: view.flushes)
         width = view._width
         unrendered = [block for block in view._blocks if width not in block.strips]
         assert unrendered and width in view._blocks[-1].strips  # the bottom was rendered first
@@ -252,10 +231,7 @@ async def test_with_a_grow_step_the_streaming_height_grows_in_steps_and_is_exact
     async with app.run_test(size=(80, 24)) as pilot:
         view = await _new_view(app, pilot, Stepped())
         view.append("one line\n\n- a\n- b\n- c")
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if view.flushes and view.size.height:
-                break
+        await until(pilot, lambda: view.flushes and view.size.height)
         assert view.line_count == 5 and view.size.height == 8
         view.finish()
         await _settle(pilot, view)

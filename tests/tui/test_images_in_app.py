@@ -5,10 +5,8 @@ snapshot of the chips at 80×24."""
 
 from __future__ import annotations
 
-import asyncio
 import stat
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from textual.pilot import Pilot
 from tests.images_support import png_bytes, write
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, send, settle
+from tests.waiting import until
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.tui.clipboard import ClipboardMiss, read_clipboard_image
 from wyckoff_cli.tui.image_attach import pasted_image_path
@@ -46,14 +45,6 @@ def fake_clipboard(folder: Path, image: bytes | None, monkeypatch: pytest.Monkey
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", str(folder))
     return script
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait for a condition, with a deadline (never a fixed sleep)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await pilot.pause(0.02)
 
 
 def notices(pilot: Pilot[None]) -> list[str]:
@@ -190,8 +181,9 @@ def test_chips_snapshot_at_80x24(snap_compare: Any, tmp_path: Path, monkeypatch:
         chips.add(second)
         screen.add_user("Earlier:\n[Image #1 screenshot.png 1280\u00d7720]")
         screen.query_one(PromptInput).load_text("Why is the button cut off?")
+        await until(pilot, lambda: chips.has_class("-visible") and len(screen.query(UserMessage)) == 1)
         for _ in range(5):
-            await pilot.pause(0.05)
+            await pilot.pause()  # the chips and the message laid out
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle, wait_for_screen
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.controller import INIT_PROMPT
 from wyckoff_cli.storage.permissions import save_rule
@@ -28,7 +29,7 @@ async def test_up_edits_a_queued_message_and_walks_history(tmp_path: Path) -> No
         screen = chat(app)
         prompt = screen.query_one(PromptInput)
         await send(pilot, "first")
-        await pilot.pause(0.05)
+        await until(pilot, lambda: screen.router.answer_text == "busy")  # the first turn is running
         await send(pilot, "second with a typo")
         assert screen.queued == ["second with a typo"]
         await pilot.press("up")
@@ -36,10 +37,7 @@ async def test_up_edits_a_queued_message_and_walks_history(tmp_path: Path) -> No
         prompt.load_text("second, fixed")
         await pilot.press("enter")
         assert screen.queued == ["second, fixed"]
-        for _ in range(300):
-            await pilot.pause(0.02)
-            if len(provider.requests) == 2 and not screen.busy:
-                break
+        await until(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
         await settle(pilot, screen)
         assert provider.requests[1].messages[-1].text == "second, fixed"
         prompt.load_text("")
@@ -119,11 +117,11 @@ async def test_clear_export_and_resume_commands(tmp_path: Path) -> None:
         await settle(pilot, screen)
         first_id = screen.controller.id
         await send(pilot, "/export notes.md")
-        await pilot.pause(0.1)
+        await settle(pilot, screen)
         assert exported == [(first_id, "md")]
         assert (tmp_path / "notes.md").read_text() == f"# session {first_id}\n"
         await send(pilot, "/clear")
-        await pilot.pause(0.1)
+        await settle(pilot, screen)
         assert screen.controller.id is None and not list(screen.query(UserMessage))
         await send(pilot, "second session")
         await settle(pilot, screen)
@@ -133,7 +131,7 @@ async def test_clear_export_and_resume_commands(tmp_path: Path) -> None:
         assert picker.query_one("OptionList").option_count == 2
         await pilot.press("escape")
         await send(pilot, f"/resume {first_id}")
-        await pilot.pause(0.2)
+        await settle(pilot, screen)
         assert screen.controller.id == first_id
         assert [w.text for w in screen.query(UserMessage)] == ["first session"]
 
@@ -161,7 +159,7 @@ async def test_compact_memory_permissions_and_init(tmp_path: Path) -> None:
 
         screen.controller.session.runtime.compact = fake_compact  # type: ignore[method-assign]
         await send(pilot, "/compact keep the API notes")
-        await pilot.pause(0.1)
+        await settle(pilot, screen)
         assert compacted == ["keep the API notes"]
         assert any("Context summarised: 4 → 2 messages" in n for n in notices(screen))
         await send(pilot, "/memory tabs")
@@ -189,7 +187,7 @@ async def test_resume_refuses_a_session_another_process_writes(tmp_path: Path) -
         assert first_id is not None
         directory = screen.controller.store.find(first_id).directory
         await send(pilot, "/clear")
-        await pilot.pause(0.1)
+        await settle(pilot, screen)
         hold = (
             "import sys, time\nfrom pathlib import Path\n"
             "from wyckoff_cli.storage.session_lock import SessionLock\n"
@@ -202,7 +200,7 @@ async def test_resume_refuses_a_session_another_process_writes(tmp_path: Path) -
         try:
             assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
             await send(pilot, f"/resume {first_id}")
-            await pilot.pause(0.2)
+            await settle(pilot, screen)
             assert screen.controller.id != first_id  # not resumed
             assert any(
                 f"is in use by another Wyckoff process (pid {holder.pid}: wyckoff run --continue go" in n

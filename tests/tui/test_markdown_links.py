@@ -10,6 +10,7 @@ from rich.console import Console
 from textual.strip import Strip
 
 from tests.tui.support import make_app
+from tests.waiting import until
 from wyckoff_cli.tui.hyperlinks import terminal_shows_hyperlinks
 from wyckoff_cli.tui.widgets.markdown_links import show_links
 from wyckoff_cli.tui.widgets.markdown_render import render_markdown
@@ -157,11 +158,9 @@ async def test_the_app_follows_ui_hyperlinks(tmp_path: Path, value: str, hyperli
     assert app.hyperlinks is hyperlinks
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press(*"hi", "enter")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            views = list(app.screen.query(MarkdownStreamView))
-            if views and views[-1].is_settled:
-                break
+        await until(
+            pilot, lambda: (views := app.screen.query(MarkdownStreamView)) and views.last().is_settled
+        )
         view = app.screen.query(MarkdownStreamView).last()
         text = " ".join(view.rendered_lines())
         strips = [view.render_line(y) for y in range(view.line_count)]  # what is painted

@@ -15,6 +15,7 @@ from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
+from tests.waiting import until
 from wyckoff_cli.tui.widgets import markdown_stream
 from wyckoff_cli.tui.widgets.markdown_render import render_markdown
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -154,11 +155,7 @@ class _TableApp(App[None]):
 
 
 async def _settle(pilot: Pilot[None], view: MarkdownStreamView) -> None:
-    for _ in range(200):
-        await pilot.pause()
-        if view.is_settled:
-            return
-    raise AssertionError("the view did not settle")
+    await until(pilot, lambda: view.is_settled, what="the view to settle")
 
 
 @pytest.mark.parametrize("width", [80, 120])
@@ -182,7 +179,7 @@ async def test_a_streamed_table_shows_every_cell_and_is_rendered_once(
         for start in range(0, len(answer), 5):
             view.append(answer[start : start + 5])
             if start % 50 == 0:
-                await pilot.pause(0.06)
+                await until(pilot, lambda: not view._dirty)  # flushed what came so far
         view.finish()
         await _settle(pilot, view)
         assert view.size.width == width

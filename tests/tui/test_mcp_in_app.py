@@ -17,12 +17,13 @@ from textual.widgets import Static
 from tests.tools.mcp.conftest import DEMO, stdio_spec
 from tests.tui.support import make_controller
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
+from tests.waiting import until
 from wyckoff_cli.tools.mcp.config import McpConfig, read_project_file
 from wyckoff_cli.tools.mcp.host import McpHost
 from wyckoff_cli.tools.mcp.manager import start_mcp
 from wyckoff_cli.tools.mcp.trust import TrustStore
 from wyckoff_cli.tui.app import WyckoffApp
-from wyckoff_cli.tui.screens.mcp_trust import McpTrustScreen
+from wyckoff_cli.tui.screens.mcp_trust import GRACE_SECONDS, McpTrustScreen
 from wyckoff_cli.tui.widgets.entries import NoticeLine
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
 
@@ -44,14 +45,6 @@ def app_with(root: Path, rounds: list[Any], host: McpHost) -> tuple[WyckoffApp, 
     return WyckoffApp(controller), provider
 
 
-async def wait(pilot: Any, condition: Any, rounds: int = 400) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
-
-
 def status_text(screen: Any) -> str:
     return str(screen.query_one(StatusBar).render())
 
@@ -67,10 +60,14 @@ async def test_mcp_tools_status_table_resources_and_prompts(tmp_path: Path) -> N
     app, provider = app_with(tmp_path, rounds, host)
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
-        await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+        await until(pilot, lambda: "MCP 1/1" in status_text(screen))
         await send(pilot, "/mcp")
-        await pilot.pause(0.1)
-        shown = "\n".join(str(s.render()) for s in screen.query(Static).filter(".command-output"))
+
+        def shown_output() -> str:
+            return "\n".join(str(s.render()) for s in screen.query(Static).filter(".command-output"))
+
+        await until(pilot, lambda: "mcp__demo__echo" in shown_output(), observe=shown_output)
+        shown = shown_output()
         assert "demo" in shown and "connected" in shown and "mcp__demo__echo" in shown
 
         completions = screen.completions
@@ -78,16 +75,16 @@ async def test_mcp_tools_status_table_resources_and_prompts(tmp_path: Path) -> N
         assert any(value == "/mcp__demo__review " for value, _ in completions("/mcp__"))
 
         await send(pilot, "echo something")
-        await wait(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
+        await until(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
         assert "mcp__demo__echo" in [t.name for t in provider.requests[0].tools]
         assert "echo: from the app" in json.dumps([m.to_dict() for m in provider.requests[1].messages])
 
         await send(pilot, "summarise @demo:demo://readme")
-        await wait(pilot, lambda: len(provider.requests) == 3 and not screen.busy)
+        await until(pilot, lambda: len(provider.requests) == 3 and not screen.busy)
         assert "This is the demo resource." in provider.requests[2].messages[-1].text
 
         await send(pilot, "/mcp__demo__review app.py style")
-        await wait(pilot, lambda: len(provider.requests) == 4 and not screen.busy)
+        await until(pilot, lambda: len(provider.requests) == 4 and not screen.busy)
         assert provider.requests[3].messages[-1].text == "Please review app.py, looking for style."
         await settle(pilot, screen)
 
@@ -99,25 +96,27 @@ async def test_project_servers_wait_for_trust_in_the_app(tmp_path: Path) -> None
     host = host_for(tmp_path, McpConfig(tuple(read_project_file(path)), path))
     app, _provider = app_with(tmp_path, [{"text": "hi"}], host)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.05)
-        screen = app.chat
+        screen = await until(pilot, lambda: app.chat)
         assert screen is not None
-        await wait(
+        await until(
             pilot,
             lambda: any("wants to start these MCP servers" in n.message for n in screen.query(NoticeLine)),
         )
         text = next(n.message for n in screen.query(NoticeLine) if "wants to start" in n.message)
         assert f"proj: {sys.executable} {DEMO} stdio" in text and "/mcp trust" in text
         assert "MCP 0/1" in status_text(screen)
-        await wait(pilot, lambda: isinstance(app.screen, McpTrustScreen))
+        await until(pilot, lambda: isinstance(app.screen, McpTrustScreen))
         assert f"proj: {sys.executable} {DEMO} stdio" in app.screen.question
-        await pilot.pause(0.35)  # past the grace period
+        trust_screen = app.screen
+        await until(
+            pilot, lambda: time.monotonic() - trust_screen.opened >= GRACE_SECONDS
+        )  # past the grace period
         await pilot.press("y")
-        await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+        await until(pilot, lambda: "MCP 1/1" in status_text(screen))
         assert not isinstance(app.screen, McpTrustScreen)
         await send(pilot, "/mcp restart proj")
-        await wait(pilot, lambda: any("Restarting proj" in n.message for n in screen.query(NoticeLine)))
-        await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+        await until(pilot, lambda: any("Restarting proj" in n.message for n in screen.query(NoticeLine)))
+        await until(pilot, lambda: "MCP 1/1" in status_text(screen))
 
 
 async def test_declining_leaves_project_servers_stopped(tmp_path: Path) -> None:
@@ -127,10 +126,9 @@ async def test_declining_leaves_project_servers_stopped(tmp_path: Path) -> None:
     host = host_for(tmp_path, McpConfig(tuple(read_project_file(path)), path))
     app, _provider = app_with(tmp_path, [{"text": "hi"}], host)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.05)
-        screen = app.chat
+        screen = await until(pilot, lambda: app.chat)
         assert screen is not None
-        await wait(pilot, lambda: isinstance(app.screen, McpTrustScreen))
+        await until(pilot, lambda: isinstance(app.screen, McpTrustScreen))
         modal = app.screen
         assert isinstance(modal, McpTrustScreen)
         modal.opened = time.monotonic() + 60  # still inside the grace period, however slow the machine
@@ -138,7 +136,7 @@ async def test_declining_leaves_project_servers_stopped(tmp_path: Path) -> None:
         assert app.screen is modal
         modal.opened = 0.0  # the grace period is over
         await pilot.press("escape")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: not isinstance(app.screen, McpTrustScreen))
         assert not isinstance(app.screen, McpTrustScreen)
         assert "MCP 0/1" in status_text(screen)
         assert host.manager is not None and host.manager.statuses()[0].state == "needs_trust"
@@ -149,17 +147,17 @@ async def test_tools_stay_after_a_model_switch_and_clear(tmp_path: Path) -> None
     app, provider = app_with(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "three"}], host)
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
-        await wait(pilot, lambda: "MCP 1/1" in status_text(screen))
+        await until(pilot, lambda: "MCP 1/1" in status_text(screen))
         await send(pilot, "first")
-        await wait(pilot, lambda: len(provider.requests) == 1 and not screen.busy)
+        await until(pilot, lambda: len(provider.requests) == 1 and not screen.busy)
         await send(pilot, "/model scripted:other")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: screen.status.model == "scripted:other")
         await send(pilot, "second")
-        await wait(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
+        await until(pilot, lambda: len(provider.requests) == 2 and not screen.busy)
         await send(pilot, "/clear")
-        await pilot.pause(0.2)
+        await settle(pilot, screen)  # the session swap
         await send(pilot, "third")
-        await wait(pilot, lambda: len(provider.requests) == 3 and not screen.busy)
+        await until(pilot, lambda: len(provider.requests) == 3 and not screen.busy)
         for request in provider.requests:
             assert "mcp__demo__echo" in [t.name for t in request.tools]
         connection = host.manager.connection("demo") if host.manager else None

@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,9 @@ from textual.pilot import Pilot
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, shell_tool, wait_for_screen
+from tests.waiting import until, until_sync
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.storage import paths
 from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui.app import WyckoffApp
@@ -86,7 +87,7 @@ async def test_each_wait_while_unfocused_notifies_once_and_so_does_the_turns_end
         await send(pilot, "run the checks")
         await blur(pilot)  # the person switched to another window
         await wait_for_screen(pilot, ApprovalScreen)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: sent, observe=lambda: sent)
         assert sent == [APPROVAL]
         await focus(pilot)  # back: sees it, answers (a key counts as focus too)
         await past_pause(pilot)
@@ -94,7 +95,7 @@ async def test_each_wait_while_unfocused_notifies_once_and_so_does_the_turns_end
         await blur(pilot)  # and away again before the next question
         second = await wait_for_screen(pilot, ApprovalScreen)
         assert second.request.args == {"command": "ruff check ."}
-        await pilot.pause(0.1)
+        await until(pilot, lambda: len(sent) >= 2, observe=lambda: sent)
         assert sent[1:] == ["\x1b]9;Wyckoff: approval needed — run_shell `ruff check .`\x07"]
         await past_pause(pilot)
         await pilot.press("y")
@@ -179,7 +180,7 @@ async def test_an_interrupted_turn_says_nothing(tmp_path: Path) -> None:
         sent = capture(app)
         screen = chat(app)
         await send(pilot, "slow")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: screen.busy)
         assert screen.busy
         await blur(pilot)
         screen.action_interrupt()  # what Esc does (a key would count as focus)
@@ -245,7 +246,10 @@ def test_a_real_tmux_is_asked(tmp_path: Path) -> None:
     socket = str(tmp_path / "tmux.sock")
 
     def tmux(*args: str) -> str:
-        done = subprocess.run(["tmux", "-S", socket, *args], capture_output=True, text=True, check=True)
+        done = subprocess.run(["tmux", "-S", socket, *args], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, (
+            f"tmux {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}"
+        )
         return done.stdout.strip()
 
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "80", "-y", "10", "sleep 60")
@@ -267,10 +271,7 @@ def test_a_real_tmux_is_asked(tmp_path: Path) -> None:
             env={**os.environ, "TERM": "xterm-256color"},
         )
         try:
-            for _ in range(100):
-                if tmux("list-clients"):
-                    break
-                time.sleep(0.05)
+            until_sync(lambda: tmux("list-clients"), what="the tmux client to attach")
             assert tmux_allows_passthrough(env) is True
             tmux("new-window", "-t", "t", "sleep 60")  # now another window is shown
             assert tmux_allows_passthrough(env) is False
@@ -328,7 +329,7 @@ async def test_the_plan_waiting_for_approval_notifies(tmp_path: Path) -> None:
         {"text": "ok"},
     ]
     app, _ = make_app(tmp_path, rounds)
-    app.controller.set_mode("plan")
+    app.controller.handle_now(rq.SetMode("plan"))
     async with app.run_test(size=SIZE) as pilot:
         sent = capture(app)
         await send(pilot, "plan it")

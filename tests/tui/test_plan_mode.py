@@ -9,8 +9,9 @@ import pytest
 
 from tests.tui.support import make_app, make_controller
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, wait_for_screen
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.tools.plan import EXIT_PLAN, mode_note
 from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
@@ -26,7 +27,7 @@ def short_typing_pause(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def run(controller: object, text: str) -> list[ev.RuntimeEvent]:
-    return [event async for event in controller.turn(text, AbortSignal())]  # type: ignore[attr-defined]
+    return [event async for event in controller.handle(rq.Turn(text))]  # type: ignore[attr-defined]
 
 
 def names(tools: tuple[object, ...]) -> set[str]:
@@ -41,7 +42,7 @@ async def test_each_mode_offers_only_what_it_allows_and_is_announced_once(tmp_pa
     default_tools = names(provider.requests[0].tools)
     assert {"edit_file", "write_file", "run_shell"} <= default_tools and EXIT_PLAN not in default_tools
     assert provider.requests[0].messages[-1].text == "first"  # default mode needs no note
-    controller.set_mode("plan")
+    controller.handle_now(rq.SetMode("plan"))
     await run(controller, "second")
     plan_tools = names(provider.requests[1].tools)
     assert not plan_tools & {"edit_file", "write_file", "run_shell"}
@@ -55,7 +56,7 @@ async def test_each_mode_offers_only_what_it_allows_and_is_announced_once(tmp_pa
         m.text for m in provider.requests[1].messages
     ]
     assert provider.requests[2].system_prompt == provider.requests[0].system_prompt
-    controller.set_mode("auto-edit")
+    controller.handle_now(rq.SetMode("auto-edit"))
     await run(controller, "fourth")
     assert provider.requests[3].messages[-1].text.startswith(mode_note("auto-edit"))
     assert "edit_file" in names(provider.requests[3].tools)
@@ -69,7 +70,7 @@ async def test_approving_the_plan_switches_the_mode_and_goes_on(tmp_path: Path) 
         {"text": "Done."},
     ]
     app, provider = make_app(tmp_path, rounds)
-    app.controller.set_mode("plan")
+    app.controller.handle_now(rq.SetMode("plan"))
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "plan the change")
@@ -90,7 +91,7 @@ async def test_approving_the_plan_switches_the_mode_and_goes_on(tmp_path: Path) 
 async def test_rejecting_the_plan_with_notes_stays_in_plan_mode(tmp_path: Path) -> None:
     rounds = [{"tool_calls": [{"name": EXIT_PLAN, "args": {"plan": PLAN}}]}, {"text": "Revised."}]
     app, provider = make_app(tmp_path, rounds)
-    app.controller.set_mode("plan")
+    app.controller.handle_now(rq.SetMode("plan"))
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "plan it")
@@ -116,15 +117,12 @@ async def test_the_plan_dialog_renders_tables_and_links_like_the_transcript(tmp_
     )
     rounds = [{"tool_calls": [{"name": EXIT_PLAN, "args": {"plan": plan}}]}, {"text": "ok"}]
     app, _ = make_app(tmp_path, rounds)
-    app.controller.set_mode("plan")
+    app.controller.handle_now(rq.SetMode("plan"))
     async with app.run_test(size=(60, 30)) as pilot:
         await send(pilot, "plan it")
         dialog = await wait_for_screen(pilot, PlanApprovalScreen)
         view = dialog.query_one(MarkdownStreamView)
-        for _ in range(100):
-            await pilot.pause()
-            if view.is_settled:
-                break
+        await until(pilot, lambda: view.is_settled, what="the plan to be rendered")
         shown = "".join("".join(line.split()) for line in view.rendered_lines())
         # wrapped in a narrow dialog (cells continue on the next lines), never cut with "…"
         assert Counter(shown) >= Counter("".join(cells)) and "…" not in shown

@@ -10,6 +10,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.tui.test_app_snapshots import DIFF, app_at_rest, settle
+from tests.waiting import until
 from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart
 from wyckoff_cli.storage.chatlog import write_archive
 from wyckoff_cli.tui.replay import SummaryEntry, replay_history, widgets_for
@@ -79,15 +80,29 @@ async def test_the_summary_unfolds_to_the_archived_messages(tmp_path: Path) -> N
         screen = app.screen
         assert isinstance(screen, ChatScreen)
         replay_history(screen.transcript, history(str(archive)))
-        await pilot.pause(0.1)
-        entry = screen.query_one(SummaryEntry)
+        entry = await until(
+            pilot, lambda: screen.query(SummaryEntry).first() if screen.query(SummaryEntry) else None
+        )
         entry.open()
-        await pilot.pause(0.1)
+
+        def shown() -> str:
+            return "\n".join(
+                "\n".join(v.rendered_lines())
+                for v in screen.transcript.children
+                if hasattr(v, "rendered_lines")
+            )
+
+        await until(
+            pilot,
+            lambda: (
+                "fix parse please" in [w.text for w in screen.query(UserMessage)]
+                and "The user asked to fix" in shown()
+            ),
+            observe=shown,
+        )
         users = [w.text for w in screen.query(UserMessage)]
         assert "fix parse please" in users
-        assert "The user asked to fix" in "\n".join(
-            "\n".join(v.rendered_lines()) for v in screen.transcript.children if hasattr(v, "rendered_lines")
-        )
+        assert "The user asked to fix" in shown()
 
 
 def test_resumed_session_with_a_diff_thinking_and_a_summary(snap_compare: Any) -> None:

@@ -3,13 +3,11 @@ tries the fallback now (issue 27); without a fallback Esc interrupts as before."
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
-from textual.pilot import Pilot
-
 from tests.tui.test_chat_flows import SIZE, chat, send
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.providers.fallback import FallbackProvider
 from wyckoff_cli.providers.retry import RetryingProvider, RetryPolicy
@@ -46,13 +44,6 @@ def stalling(fallback: bool) -> Any:
     return FallbackProvider(
         [first, ScriptedProvider([{"text": "Answer from the fallback."}], model="scripted:b")]
     )
-
-
-async def until(pilot: Pilot[None], predicate: Any, timeout: float = 30) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await pilot.pause(0.02)
 
 
 def notices(app: WyckoffApp) -> list[NoticeLine]:

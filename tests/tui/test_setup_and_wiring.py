@@ -12,6 +12,7 @@ from textual.widgets import Input, OptionList, Static
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import send, settle
+from tests.waiting import until
 from wyckoff_cli.cli.sessions_cmd import export_text
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.controller import ChatController
@@ -173,6 +174,8 @@ async def test_the_app_says_when_the_shell_sandbox_is_off(tmp_path: Path) -> Non
     )
     app = WyckoffApp(ChatController(builder, model="scripted:test", mode="default"))
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause(0.2)
+        await until(
+            pilot, lambda: any("shell sandbox off" in str(n.render()) for n in app.screen.query(NoticeLine))
+        )
         notices = [str(n.render()) for n in app.screen.query(NoticeLine)]
         assert any("shell sandbox off" in n and "credentials" in n for n in notices), notices

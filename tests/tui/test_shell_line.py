@@ -4,13 +4,14 @@ message (and kept for a resumed transcript)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, past_pause, send, settle, wait_for_screen
+from tests.waiting import until
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.storage.project_grants import allow_grant, trust_grants
 from wyckoff_cli.tui import typing_guard
 from wyckoff_cli.tui.replay import widgets_for
@@ -139,7 +140,8 @@ async def test_an_allowed_command_runs_without_a_dialog_and_plan_mode_refuses_it
         await settle(pilot, screen)
         assert screen.query_one(ToolCallView).status == "ok"
         assert len(screen.controller.shell_runs) == 1
-        screen.router.handle(screen.controller.set_mode("plan"))
+        for event in screen.controller.handle_now(rq.SetMode("plan")):
+            screen.router.handle(event)
         await send(pilot, "!printf plan")
         await settle(pilot, screen)
         assert any("commands never run in plan mode" in n for n in notices(screen))
@@ -155,11 +157,12 @@ async def test_esc_interrupts_a_typed_command_and_backspace_drops_an_attached_ou
         await settle(pilot, screen)
         assert len(screen.controller.shell_runs) == 1
         await send(pilot, "!sleep 30")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if len(screen.query(ToolCallView)) == 2 and screen.query(ToolCallView)[1].status == "running":
-                break
-        await asyncio.sleep(0.2)
+        await until(
+            pilot,
+            lambda: (
+                len(screen.query(ToolCallView)) == 2 and screen.query(ToolCallView)[1].status == "running"
+            ),
+        )
         await send(pilot, "typed while it ran")  # queued
         await pilot.press("escape")
         await settle(pilot, screen)
@@ -180,20 +183,19 @@ async def test_esc_interrupts_a_typed_command_and_backspace_drops_an_attached_ou
 
 async def test_clear_and_resume_drop_output_waiting_for_the_next_message(tmp_path: Path) -> None:
     from tests.tui.support import make_controller
-    from wyckoff_cli.runtime.loop import AbortSignal
 
     root = project(tmp_path, allow=("run_shell",))
     controller, _ = make_controller(root, [{"text": "ok"}])
-    async for _ in controller.turn("start a session", AbortSignal()):
+    async for _ in controller.handle(rq.Turn("start a session")):
         pass
     earlier = controller.id
     assert earlier is not None
     for switch in ("clear", "resume"):
-        async for _ in controller.shell("echo pending", AbortSignal()):
+        async for _ in controller.handle(rq.Shell("echo pending")):
             pass
         assert [run.command for run in controller.shell_runs] == ["echo pending"]
         if switch == "clear":
-            await controller.new_session()
+            [_ async for _ in controller.handle(rq.Clear())]
         else:
-            await controller.resume(earlier)
+            [_ async for _ in controller.handle(rq.Resume(earlier))]
         assert controller.shell_runs == [], switch

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
+from tests.waiting import until
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.widgets.status_bar import SPINNER, StatusBar, render_status
 
@@ -40,7 +42,7 @@ async def test_cost_table_says_unpriced_in_the_total_too(tmp_path: Path) -> None
         screen = chat(app)
         await send(pilot, "hello")
         await settle(pilot, screen)
-        events = [e async for e in app.controller.command("cost", "")]
+        events = [e async for e in app.controller.handle(rq.Cost())]
         output = events[0]
         assert isinstance(output, ev.CommandOutput)
         cost = output.columns.index("cost")
@@ -52,9 +54,32 @@ async def test_a_spinner_and_elapsed_time_while_waiting_for_the_first_token(tmp_
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "hello")
-        await pilot.pause(1.2)
         bar = screen.query_one(StatusBar)
+        await until(pilot, lambda: "thinking 1s" in str(bar.content), observe=lambda: bar.content)
         shown = str(bar.content)
         assert any(frame in shown for frame in SPINNER) and "thinking 1s" in shown, shown
         await settle(pilot, screen)
         assert bar.busy_since is None and not any(frame in str(bar.content) for frame in SPINNER)
+
+
+def test_a_first_call_whose_cache_writes_cost_more_shows_the_write_cost_not_a_negative_saving() -> None:
+    model = StatusModel(
+        model="anthropic:claude-sonnet-4-5", mode="default", price=lambda _m, u: (0.0123, -0.004)
+    )
+    model.observe(ev.UsageReported(model.model, 20_000, 100, 0, 19_000))
+    text = model.cost_text()
+    assert text == "$0.0123 cache writes +$0.0040"
+    assert "$-" not in render_status(model, 300).plain
+
+
+def test_cost_table_shows_the_cache_write_cost_not_a_negative_saving() -> None:
+    from wyckoff_cli.session.info_requests import cost_output
+
+    model = StatusModel(
+        model="anthropic:claude-sonnet-4-5", mode="default", price=lambda _m, u: (0.0123, -0.004)
+    )
+    model.observe(ev.UsageReported(model.model, 20_000, 100, 0, 19_000))
+    table = cost_output(model)
+    assert isinstance(table, ev.CommandOutput) and table.columns[-1] == "cache saved"
+    assert [row[-1] for row in table.rows] == ["writes +$0.0040", "writes +$0.0040"]  # the model, the total
+    assert not any("$-" in cell for row in table.rows for cell in row)

@@ -12,6 +12,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
+from tests.waiting import until
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 
 
@@ -25,10 +26,7 @@ async def test_finish_repaints_the_changed_last_line() -> None:
     async with app.run_test(size=(60, 20)) as pilot:
         view = app.query_one(MarkdownStreamView)
         view.append("Everything is Finished")
-        for _ in range(20):
-            await pilot.pause(0.02)
-            if view.flushes:
-                break
+        await until(pilot, lambda: view.flushes)
         regions: list[Region] = []
         original = view.refresh
 

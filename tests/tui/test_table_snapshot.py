@@ -8,6 +8,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
+from tests.waiting import until
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
@@ -37,10 +38,7 @@ class TableApp(App[None]):
 
 async def _settled(pilot: Pilot[Any]) -> None:
     view = pilot.app.query_one(MarkdownStreamView)
-    for _ in range(200):
-        await pilot.pause()
-        if view.is_settled and view.size.height == view.line_count:
-            break
+    await until(pilot, lambda: view.is_settled and view.size.height == view.line_count)
     pilot.app.query_one(Transcript).scroll_home(animate=False)
     await pilot.pause()
 

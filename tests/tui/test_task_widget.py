@@ -18,6 +18,8 @@ from tests.tui.test_chat_flows import (
     short_typing_pause,
     wait_for_screen,
 )
+from tests.waiting import until
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.task_call import TaskCallView
@@ -46,18 +48,20 @@ async def test_a_task_widget_shows_the_child_live_and_expanded(tmp_path: Path) -
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "where are the notes?")
-        view: TaskCallView | None = None
         lines: list[str] = []
-        for _ in range(200):
-            await pilot.pause(0.02)
+
+        def live_line_seen() -> bool:
             found = screen.query(TaskCallView)
-            if found:
-                view = found.first()
-                if view.status == "running":
-                    lines.append(view.live_line())
-            if not screen.busy:
-                break
+            if found and found.first().status == "running":
+                lines.append(found.first().live_line())
+            return any(line.startswith("explore: ") for line in lines)
+
+        await until(
+            pilot, live_line_seen, what="the task's live line naming the agent", observe=lambda: lines[-3:]
+        )
         await settle(pilot, screen)
+        found = screen.query(TaskCallView)
+        view: TaskCallView | None = found.first() if found else None
         assert view is not None and view.status == "ok"
         assert any(line.startswith("explore: ") for line in lines)
         header = plain_text(view.render_call())
@@ -75,7 +79,7 @@ async def test_a_task_widget_shows_the_child_live_and_expanded(tmp_path: Path) -
         status = app.controller.status
         assert status.input_tokens == 8000 and status.per_agent["explore"].input_tokens == 4000
         assert dict(status.segments())["agents"] == "main $0.0040 · explore $0.0040"
-        cost = [e async for e in app.controller.command("cost", "")][0]
+        cost = [e async for e in app.controller.handle(rq.Cost())][0]
         rows = {row[0]: row for row in cost.rows}  # type: ignore[attr-defined]
         assert rows["agent explore"][2] == "4,000" and rows["total"][2] == "8,000"
         assert all(len(row) == len(cost.columns) for row in cost.rows)  # type: ignore[attr-defined]

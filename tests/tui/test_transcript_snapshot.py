@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
+from tests.waiting import until
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.transcript import RenderableView, Transcript
 
@@ -44,10 +45,7 @@ class MidStreamApp(App[None]):
 
 async def _wait_for_first_flush(pilot: Pilot[Any]) -> None:
     view = pilot.app.query_one(MarkdownStreamView)
-    for _ in range(100):
-        await pilot.pause()
-        if view.flushes and view.size.height == view.line_count:
-            break
+    await until(pilot, lambda: view.flushes and view.size.height == view.line_count)
     await pilot.pause()
 
 

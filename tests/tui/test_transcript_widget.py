@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from textual.selection import Selection
 from textual.strip import Strip
 
+from tests.waiting import until
 from wyckoff_cli.tui.markdown_blocks import split_blocks
 from wyckoff_cli.tui.widgets import markdown_stream
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -64,12 +65,13 @@ async def _new_view(
 
 
 async def _settle(pilot: Pilot[None], view: MarkdownStreamView) -> None:
-    for _ in range(200):
-        await pilot.pause()
-        if view.is_settled:
-            await pilot.pause()
-            return
-    raise AssertionError("the view did not settle")
+    await until(pilot, lambda: view.is_settled, what="the view to settle")
+    await pilot.pause()
+
+
+async def _flushed(pilot: Pilot[None], view: MarkdownStreamView) -> None:
+    """Wait until the view has rendered everything appended so far (one flush)."""
+    await until(pilot, lambda: not view._dirty, what="the view to flush what was appended")
 
 
 def _finished(view: MarkdownStreamView) -> bool:
@@ -90,10 +92,10 @@ async def test_streamed_deltas_appear_and_the_answer_finishes() -> None:
         view = await _new_view(app, pilot)
         for piece in _stream(view, "Hello **wor"):
             view.append(piece)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: view.rendered_lines() == ["Hello **wor"])
         assert view.rendered_lines() == ["Hello **wor"]  # the growing block, re-rendered
         view.append("ld** and more\n\nSecond")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: view.rendered_lines() == ["Hello world and more", "", "Second"])
         assert view.rendered_lines() == ["Hello world and more", "", "Second"]
         assert not _finished(view)
         view.finish()
@@ -122,7 +124,7 @@ async def test_finished_blocks_are_rendered_once(monkeypatch: pytest.MonkeyPatch
         for index, piece in enumerate(_stream(view, ANSWER * 3, 3)):
             view.append(piece)
             if index % 7 == 0:
-                await pilot.pause(0.06)  # let flushes happen mid-block
+                await _flushed(pilot, view)  # let flushes happen mid-block
         view.finish()
         await _settle(pilot, view)
         blocks = split_blocks(ANSWER * 3)
@@ -138,11 +140,11 @@ async def test_a_finished_block_is_not_rendered_again_while_text_streams_after_i
     async with app.run_test(size=(80, 30)) as pilot:
         view = await _new_view(app, pilot)
         view.append("# Title\n\nfirst paragraph\n\n")
-        await pilot.pause(0.1)
+        await _flushed(pilot, view)
         before = view.block_renders
         for piece in _stream(view, "a growing paragraph that keeps growing " * 5):
             view.append(piece)
-            await pilot.pause(0.06)
+            await _flushed(pilot, view)
         grown = view.block_renders - before
         assert 0 < grown <= view.flushes  # only the growing block, at most once per flush
 
@@ -188,7 +190,7 @@ async def test_discard_removes_the_partial_answer() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         view = await _new_view(app, pilot)
         view.append("partial answer that will fail")
-        await pilot.pause(0.1)
+        await _flushed(pilot, view)
         view.discard()
         await pilot.pause()
         assert not view.is_attached
@@ -196,7 +198,7 @@ async def test_discard_removes_the_partial_answer() -> None:
 
         reused = await _new_view(app, pilot)
         reused.append("first try")
-        await pilot.pause(0.1)
+        await _flushed(pilot, reused)
         reused.discard(remove=False)
         await pilot.pause()
         assert reused.is_mounted and reused.line_count == 0 and reused.markdown == ""
@@ -213,18 +215,22 @@ async def test_the_transcript_follows_the_end_until_the_user_scrolls_up() -> Non
         view = await _new_view(app, pilot)
         for n in range(30):
             view.append(f"line {n}\n\n")
-            await pilot.pause(0.06)
+            await _flushed(pilot, view)
+        await until(
+            pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y
+        )
         assert _following(transcript)
         assert transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y
 
         transcript.focus()
         await pilot.press("pageup")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: not _following(transcript))
         assert not _following(transcript)
         held = transcript.scroll_y
         for n in range(30, 40):
             view.append(f"line {n}\n\n")
-            await pilot.pause(0.06)
+            await _flushed(pilot, view)
+        await pilot.pause()
         assert transcript.scroll_y == held < transcript.max_scroll_y
 
         transcript.scroll_end(animate=False)
@@ -252,7 +258,7 @@ async def test_mouse_wheel_scrolls_and_releases_the_follow() -> None:
             app.transcript.post_message(
                 events.MouseScrollUp(app.transcript, 5, 5, 0, -1, 0, False, False, False)
             )
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.transcript.scroll_y < bottom)
         assert app.transcript.scroll_y < bottom
         assert not app.transcript.following
 
@@ -331,7 +337,7 @@ async def test_an_open_code_block_shows_its_last_line_before_it_ends() -> None:
     async with app.run_test(size=(60, 20)) as pilot:
         view = await _new_view(app, pilot)
         view.append("```python\nx = 1\ny = ")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: [line.strip() for line in view.rendered_lines()] == ["x = 1", "y ="])
         assert [line.strip() for line in view.rendered_lines()] == ["x = 1", "y ="]
         view.append("2\n```\n")
         view.finish()
@@ -362,10 +368,7 @@ async def test_after_a_resize_entries_off_screen_are_rewrapped_in_the_background
         for view in views:
             view.finish()
         await app.transcript.mount_all(views)
-        for _ in range(100):
-            await pilot.pause()
-            if all(view.is_settled for view in views):
-                break
+        await until(pilot, lambda: all(view.is_settled for view in views))
         await pilot.resize_terminal(60, 30)
         for _ in range(3):
             await pilot.pause()
@@ -374,9 +377,6 @@ async def test_after_a_resize_entries_off_screen_are_rewrapped_in_the_background
         # on screen: rendered when painted; far above the screen: estimated for now
         assert all(width in block.strips for block in views[-1]._blocks[-3:])
         assert not views[0].is_settled
-        for _ in range(500):
-            await pilot.pause(0.02)
-            if all(view.is_settled for view in views):
-                break
+        await until(pilot, lambda: all(view.is_settled for view in views))
         assert all(view.is_settled and view._width == width for view in views)
         assert app.transcript.scroll_y == app.transcript.max_scroll_y

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, schema
+from acp.helpers import update_agent_message_text
 
 from wyckoff_cli import __version__
 from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
@@ -26,10 +27,11 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.errors import ImageError
 from wyckoff_cli.core.messages import ImagePart
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
-from wyckoff_cli.session.commands import COMMANDS, parse_command
+from wyckoff_cli.session.commands import ACP, BY_NAME, offered_by, split
 from wyckoff_cli.session.controller import ChatController
+from wyckoff_cli.session.info_requests import Exporter
 from wyckoff_cli.session.mcp import start_session_mcp
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
@@ -39,6 +41,7 @@ MODE_DESCRIPTIONS = {
     "default": "Ask before edits and commands",
     "plan": "Read and plan only; nothing is changed",
     "auto-edit": "Edit files without asking; ask before commands",
+    "auto": "Edit files and run sandboxed commands without asking; ask before network, unsandboxed or outside",
     "yolo": "Run everything without asking (destructive commands still ask)",
 }
 PERMISSION_OPTIONS = [
@@ -47,14 +50,12 @@ PERMISSION_OPTIONS = [
     schema.PermissionOption(option_id="deny", name="Reject", kind="reject_once"),
     schema.PermissionOption(option_id="never", name="Always reject", kind="reject_always"),
 ]
-UI_ONLY_COMMANDS = ("quit", "resume", "clear")  # the client owns sessions and its own window
 
 
 @dataclass
 class AcpSession:
     controller: ChatController
     translator: UpdateTranslator
-    abort: AbortSignal | None = None
     turn: asyncio.Task[Any] | None = None
     pending: list[asyncio.Task[Any]] = field(default_factory=list)
 
@@ -62,9 +63,13 @@ class AcpSession:
 class WyckoffAgent:
     """Implements the ACP `Agent` protocol (the package's `run_agent` drives it)."""
 
-    def __init__(self, *, model: str | None = None, mode: str | None = None) -> None:
+    def __init__(
+        self, *, model: str | None = None, mode: str | None = None, exporter: Exporter | None = None
+    ) -> None:
+        """`exporter` writes `/export` (the CLI's `sessions export`)."""
         self.model = model
         self.mode = mode
+        self.exporter = exporter
         self.client: Any = None
         self.capabilities: schema.ClientCapabilities | None = None
         self.sessions: dict[str, AcpSession] = {}
@@ -120,7 +125,9 @@ class WyckoffAgent:
         if not folder.is_dir():
             raise RequestError.invalid_params({"message": f"{folder} is not a folder"})
         builder = SessionBuilder(open_workspace(folder), cwd=folder)
-        controller = ChatController(builder, model=self.model, mode=self.mode, loaded=loaded)
+        controller = ChatController(
+            builder, model=self.model, mode=self.mode, loaded=loaded, exporter=self.exporter
+        )
         problem = controller.check_model(controller.model)
         if problem:
             raise RequestError.auth_required({"message": problem})
@@ -202,7 +209,7 @@ class WyckoffAgent:
         self, mode_id: str, session_id: str, **kwargs: Any
     ) -> schema.SetSessionModeResponse:
         state = self._state(session_id)
-        changed = state.controller.set_mode(mode_id)
+        changed = state.controller.handle_now(rq.SetMode(mode_id))[0]
         if not isinstance(changed, ev.ModeChanged):
             raise RequestError.invalid_params({"message": getattr(changed, "message", "unknown mode")})
         await self._send(
@@ -217,7 +224,7 @@ class WyckoffAgent:
         state = self._state(session_id)
         if config_id != "model" or not isinstance(value, str):
             raise RequestError.invalid_params({"message": f"unknown option {config_id!r}"})
-        changed = await state.controller.set_model(value)
+        changed = [event async for event in state.controller.handle(rq.SetModel(value))][0]
         if not isinstance(changed, ev.ModelChanged):
             raise RequestError.invalid_params(
                 {"message": getattr(changed, "message", "cannot use that model")}
@@ -226,33 +233,37 @@ class WyckoffAgent:
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         state = self.sessions.get(session_id)
-        if state is not None and state.abort is not None:
-            state.abort.abort()
+        if state is not None:
+            state.controller.handle_now(rq.Interrupt())
 
     # ------------------------------------------------------------------ turns
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> schema.PromptResponse:
+        """A turn, or a slash command of the table that ACP offers (its output and
+        notices come back as the agent's message)."""
         state = self._state(session_id)
-        text = prompt_text(prompt, state.controller.root)
+        text = prompt_text(prompt, state.controller.root).strip()
         images = self._prompt_images(prompt, state)
-        command = parse_command(text.strip())
-        if command is not None and command[0].name not in UI_ONLY_COMMANDS:
-            name, argument = command[0].name, command[1]
-            request = state.controller.expand(name, argument)
-            if request is None:
-                async for event in state.controller.command(name, argument):
-                    await self._forward(session_id, state, event)
-                return schema.PromptResponse(stop_reason="end_turn")
-            text = request.text
-        state.abort = AbortSignal()
+        request = state.controller.parse(text) or rq.Turn(text, images=tuple(images))
+        if images and not isinstance(request, rq.Turn):
+            message = "Images are sent with a prompt, not with a slash command: nothing was sent"
+            raise RequestError.invalid_params({"message": message})
+        parts = split(text)
+        builtin = BY_NAME.get(parts[0].lower()) if parts is not None else None
+        if isinstance(request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit) or (
+            builtin is not None and ACP not in builtin.hosts and not isinstance(request, rq.PromptCommand)
+        ):
+            name = builtin.name if builtin is not None else text
+            await self._send(session_id, update_agent_message_text(f"/{name} is not available here."))
+            return schema.PromptResponse(stop_reason="end_turn")
+        command = not isinstance(request, rq.Turn | rq.PromptCommand)
         done: ev.TurnDone | None = None
-        try:
-            async for event in state.controller.turn(text, state.abort, images=images):
-                await self._forward(session_id, state, event)
-                if isinstance(event, ev.TurnDone):
-                    done = event
-        finally:
-            state.abort = None
+        async for event in state.controller.handle(request):
+            await self._forward(session_id, state, event, command=command)
+            if isinstance(event, ev.TurnDone):
+                done = event
+        if command:
+            return schema.PromptResponse(stop_reason="end_turn")
         return schema.PromptResponse(
             stop_reason=stop_reason(done.reason if done else "aborted", done.stop_reason if done else None),
             usage=_usage(done),
@@ -261,6 +272,8 @@ class WyckoffAgent:
     def _prompt_images(self, prompt: list[Any], state: AcpSession) -> list[ImagePart]:
         """The prompt's image blocks, stored; a bad one is an invalid-params error naming
         it (nothing is sent)."""
+        if not any(getattr(block, "type", "") == "image" for block in prompt):
+            return []  # the session is not built for a prompt without images
         store = state.controller.session.images
         if store is None:
             return []
@@ -269,11 +282,21 @@ class WyckoffAgent:
         except ImageError as exc:
             raise RequestError.invalid_params({"message": exc.message}) from None
 
-    async def _forward(self, session_id: str, state: AcpSession, event: ev.RuntimeEvent) -> None:
+    async def _forward(
+        self, session_id: str, state: AcpSession, event: ev.RuntimeEvent, *, command: bool = False
+    ) -> None:
         request = ev.approval_of(event)  # the agent's own, or a sub-agent's (wrapped)
         if request is not None:
             agent = event.agent if isinstance(event, ev.SubagentEvent) else None
             await self._ask(session_id, state, request, agent)
+            return
+        if isinstance(event, ev.ConfirmRequested):  # the command typed is the consent
+            preview = f"**{event.title}**\n\n```\n{event.text}```\n"
+            await self._send(session_id, update_agent_message_text(preview))
+            event.respond(True)
+            return
+        if command and isinstance(event, ev.Notice) and event.level == "info":
+            await self._send(session_id, update_agent_message_text(f"{event.message}\n"))
             return
         for update in state.translator.translate(event):
             await self._send(session_id, update)
@@ -318,7 +341,7 @@ class WyckoffAgent:
             request.respond(ApprovalDecision.always())
         elif choice == "never":
             if request.rule:
-                state.controller.save_deny_rule(request.rule)
+                state.controller.handle_now(rq.RejectAlways(request.rule))
             request.respond(
                 ApprovalDecision.deny("The user rejected this, and every call like it from now on.")
             )
@@ -396,8 +419,7 @@ def available_commands() -> schema.AvailableCommandsUpdate:
             if command.argument
             else None,
         )
-        for command in COMMANDS
-        if command.name not in UI_ONLY_COMMANDS
+        for command in offered_by(ACP)
     ]
     return schema.AvailableCommandsUpdate(
         session_update="available_commands_update", available_commands=commands

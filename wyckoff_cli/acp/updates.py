@@ -185,6 +185,8 @@ class UpdateTranslator:
                 if event.limit is not None:
                     note += f" · waited {event.waited:.0f} s of {event.limit:g} s"
                 return [update_agent_thought_text(f"\n[{note}]\n")]
+            case ev.RetryInjected():  # the same line the app and `wyckoff run` show
+                return [update_agent_thought_text(f"\n[{event.notice}]\n")]
             case ev.ServerToolUsed(summary=summary):
                 return [update_agent_thought_text(f"\n[{summary}]\n")]
             case ev.Compacted(before_messages=before, after_messages=after):

@@ -15,7 +15,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", help="model id (provider:model) or alias; default from config")
     parser.add_argument(
         "--permission-mode",
-        choices=("default", "plan", "auto-edit", "yolo"),
+        choices=("default", "plan", "auto-edit", "auto", "yolo"),
         help="the sessions' starting mode (the client can change it: session/set_mode)",
     )
 
@@ -25,8 +25,9 @@ def run(args: argparse.Namespace) -> int:
 
     from wyckoff_cli.acp.agent import WyckoffAgent
     from wyckoff_cli.acp.framing import JsonRpcLines
+    from wyckoff_cli.cli.sessions_cmd import export_text
 
-    agent = WyckoffAgent(model=args.model, mode=args.permission_mode)
+    agent = WyckoffAgent(model=args.model, mode=args.permission_mode, exporter=export_text)
     protocol_out = _private_stdout()
 
     async def serve() -> None:

@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--permission-mode",
-        choices=("default", "plan", "auto-edit", "yolo"),
+        choices=("default", "plan", "auto-edit", "auto", "yolo"),
         help="start in this permission mode (Shift+Tab cycles them)",
     )
     add_budget_argument(parser)

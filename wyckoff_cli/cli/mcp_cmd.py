@@ -1,4 +1,4 @@
-"""`wyckoff mcp list|get|add|remove|trust|login`: the MCP servers of this workspace.
+"""`wyckoff mcp list|get|add|remove|trust|untrust|login`: the MCP servers of this workspace.
 
     wyckoff mcp list [--json]                    connect and show each server's state
     wyckoff mcp get NAME                         one server: configuration, trust, tools
@@ -6,6 +6,7 @@
     wyckoff mcp add NAME --url URL [--transport http|sse] [--header K=V] [--scope ...]
     wyckoff mcp remove NAME [--scope project|user]
     wyckoff mcp trust [NAME]                     trust .mcp.json; accept changed tools
+    wyckoff mcp untrust                          forget the trust given to this project's .mcp.json
     wyckoff mcp login NAME [--no-browser]        sign in to an OAuth-protected server
 
 `add` writes the project's `.mcp.json` by default (Claude Code's format), or
@@ -55,6 +56,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "trust", help="trust the project's .mcp.json and accept changed tool definitions"
     )
     trust.add_argument("name", nargs="?", help="accept only this server's tool changes")
+    actions.add_parser(
+        "untrust", help="forget the trust given to this project's .mcp.json (its servers ask again)"
+    )
     login = actions.add_parser("login", help="sign in to an OAuth-protected HTTP server")
     login.add_argument("name")
     login.add_argument(
@@ -71,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         return _add(args, workspace)
     if action == "remove":
         return _remove(args, workspace)
+    if action == "untrust":
+        return _untrust(workspace)
     return asyncio.run(_connected(args, workspace))
 
 
@@ -223,6 +229,7 @@ def _print_list(manager: Any, as_json: bool) -> int:
 
 
 def _print_get(manager: Any, name: str) -> int:
+    from wyckoff_cli.tools.mcp.names import prompt_command
     from wyckoff_cli.tools.mcp.oauth import describe_tokens
 
     spec = manager.config.get(name)
@@ -259,7 +266,19 @@ def _print_get(manager: Any, name: str) -> int:
         if connection.listing.prompts:
             print(f"  prompts ({len(connection.listing.prompts)}):")
             for prompt in connection.listing.prompts:
-                print(f"    /mcp__{name}__{prompt.name}  {prompt.description or ''}")
+                print(f"    /{prompt_command(name, prompt.name)}  {prompt.description or ''}")
+    return 0
+
+
+def _untrust(workspace: Any) -> int:
+    from wyckoff_cli.tools.mcp.config import PROJECT_FILE
+    from wyckoff_cli.tools.mcp.trust import TrustStore
+
+    path = workspace.root / PROJECT_FILE
+    if TrustStore().forget_project(path):
+        print(f"No longer trusted: {path} (its servers start again only after `wyckoff mcp trust`)")
+    else:
+        print(f"Nothing was trusted here ({path} has no trust record).")
     return 0
 
 

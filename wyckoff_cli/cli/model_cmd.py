@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.cli.model_figures import (
+    PRICE_FLAGS,
+    PRICE_LABELS,
+    close_models,
+    parse_figures,
+)
 from wyckoff_cli.core.errors import ConfigError, UsageError
 from wyckoff_cli.models.catalogue import PRICE_FIELDS, Catalogue, CatalogueEntry, CatalogueError
 from wyckoff_cli.models.costs import example_turn, format_price, format_usd
@@ -23,8 +28,6 @@ from wyckoff_cli.models.facts import ModelFacts, find_override, resolve_model_fa
 from wyckoff_cli.storage import config as cfg
 from wyckoff_cli.storage import paths
 
-PRICE_LABELS = {name: name.replace("_", " ") for name in PRICE_FIELDS}
-PRICE_FLAGS = {name: "--" + name.replace("_", "-") for name in PRICE_FIELDS}
 ALIAS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -42,10 +45,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "to your config.toml (prices in USD per million tokens).",
     )
     cost.add_argument("model", metavar="ID", help="PROVIDER:MODEL, an alias, or a catalogue model name")
-    cost.add_argument("--context-window", metavar="N", help="context window in tokens (a positive integer)")
+    cost.add_argument(
+        "--context-window",
+        metavar="N",
+        help="context window in tokens: 32768, 32,768, 32k (= 32,000) or 1m (= 1,000,000)",
+    )
     for name, flag in PRICE_FLAGS.items():
         cost.add_argument(flag, metavar="P", dest=name, help=f"USD per million {PRICE_LABELS[name]} tokens")
     cost.add_argument("--reset", action="store_true", help="remove your saved figures for this model")
+    cost.add_argument(
+        "--new",
+        action="store_true",
+        help="save figures for a model the catalogue does not know, even when its name is close to one it does",
+    )
     use = actions.add_parser("use", help="set the default model")
     use.add_argument("model", metavar="ID", help="PROVIDER:MODEL, an alias, or a catalogue model name")
     fallback = actions.add_parser("fallback", help="set the models tried, in order, when the default fails")
@@ -272,6 +284,8 @@ def cmd_cost(args: argparse.Namespace, context: Context) -> int:
             raise UsageError(unknown_bare_name(resolved.name, context.config))
         resolve_runnable(resolved.name, context)  # an unknown provider is an error
     changes = parse_figures(args)
+    if changes and not args.new:
+        refuse_a_likely_typo(resolved, context)
     if args.reset and changes:
         flags = ", ".join(_flag(name) for name in changes)
         raise UsageError(f"--reset removes your figures; it cannot be combined with {flags}")
@@ -283,32 +297,21 @@ def cmd_cost(args: argparse.Namespace, context: Context) -> int:
     return 0
 
 
-WINDOW_MIN, WINDOW_MAX = 1_024, 100_000_000
+def refuse_a_likely_typo(resolved: Resolved, context: Context) -> None:
+    """Saving figures for a `provider:model` the catalogue and config do not know, that
+    looks like a catalogue model mistyped, needs `--new` (a new or local model)."""
+    from wyckoff_cli.session.models import known_model_name
 
-
-def parse_figures(args: argparse.Namespace) -> dict[str, int | float]:
-    """The figures given as flags, checked; a bad one is a UsageError naming it."""
-    figures: dict[str, int | float] = {}
-    if args.context_window is not None:
-        text = args.context_window.strip()
-        if not re.fullmatch(r"[0-9]+", text) or not WINDOW_MIN <= int(text) <= WINDOW_MAX:
-            raise UsageError(
-                f"--context-window must be a positive integer (tokens) from {WINDOW_MIN:,} to {WINDOW_MAX:,}, "
-                f"got {args.context_window!r}"
-            )
-        figures["context_window"] = int(text)
-    for name, flag in PRICE_FLAGS.items():
-        raw = getattr(args, name)
-        if raw is None:
-            continue
-        try:
-            value = float(raw.strip())
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or value < 0 or not re.fullmatch(r"[0-9._eE+-]+", raw.strip()):
-            raise UsageError(f"{flag} must be a non-negative number (USD per million tokens), got {raw!r}")
-        figures[name] = value
-    return figures
+    if resolved.alias is not None or resolved.entry is not None:
+        return
+    if known_model_name(resolved.model_id, context.config):
+        return
+    close = close_models(resolved.model_id, (f"{e.provider}:{e.name}" for e in context.catalogue))
+    if close:
+        raise UsageError(
+            f"{resolved.model_id} is not in the catalogue: did you mean {' or '.join(close)}? "
+            f"Nothing was saved. To save figures for {resolved.model_id} as a new model, pass --new."
+        )
 
 
 def _flag(name: str) -> str:

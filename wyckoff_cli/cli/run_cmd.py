@@ -14,8 +14,10 @@ text mode the session id is printed to stderr; the `json` output carries it as
 `--no-session` works without a writable Wyckoff folder: memory is then off, with a
 notice.
 
-A prompt `/NAME args` naming a custom slash command (docs/EXTENDING.md) is expanded
-first: its `allowed-tools` are allowed for the run (a project's command file only once
+A built-in slash command that `wyckoff run` offers (`/diff`, `/undo`, `/cost`, ...:
+cli/run_commands.py) runs as a request on the session named. `/init` and a prompt
+`/NAME args` naming a custom slash command (docs/EXTENDING.md) are expanded first:
+its `allowed-tools` are allowed for the run (a project's command file only once
 trusted: `wyckoff permissions trust`), its `model` answers unless
 `--model` is given, and its `` !`command` `` snippets go through the permission policy
 (nothing can be asked here: allow them with `--allow` or a mode). The project's user
@@ -40,8 +42,8 @@ from wyckoff_cli.core.errors import UsageError
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
+    from wyckoff_cli.core.abort import AbortSignal
     from wyckoff_cli.core.events import RuntimeEvent
-    from wyckoff_cli.runtime.loop import AbortSignal
     from wyckoff_cli.session.builder import Session, SessionBuilder
     from wyckoff_cli.session.custom_commands import TurnRequest
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -66,7 +68,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tool-rounds", type=_positive_int, help="tool rounds before the turn stops")
     parser.add_argument(
         "--permission-mode",
-        choices=("default", "plan", "auto-edit", "yolo"),
+        choices=("default", "plan", "auto-edit", "auto", "yolo"),
         help="what runs without asking (nothing can be asked here: the rest is denied)",
     )
     parser.add_argument(
@@ -140,11 +142,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
+    from wyckoff_cli.cli.run_commands import builtin_request, run_builtin
     from wyckoff_cli.cli.run_summary import RunSummary
     from wyckoff_cli.cli.text_output import TextPrinter
     from wyckoff_cli.core import events as ev
+    from wyckoff_cli.core.abort import AbortSignal
     from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
-    from wyckoff_cli.runtime.loop import AbortSignal
     from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
     from wyckoff_cli.session.store import call_coster
 
@@ -155,6 +158,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         workspace, cwd=cwd, trust_project_hooks=args.trust_hooks, max_budget_usd=args.max_budget_usd
     )
     config = builder.config
+    builtin = builtin_request(prompt, builder)  # `/cost`, `/undo`, ...: session/commands.py
+    if builtin is not None:
+        return await run_builtin(args, builder, builtin)
     request = _custom_request(prompt, builder)
     model = args.model or (request.model if request is not None else None) or config.model
     mode = args.permission_mode or config.permission_mode
@@ -234,6 +240,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         await builder.user_hooks.aclose()
         await runtime.close()
         await mcp.aclose()
+        if args.output_format == "text" and not printer.ended_with_newline:
+            out.write("\n")  # the answer's last line ends before anything on stderr follows
+            printer.ended_with_newline = True
         if recorder is not None:
             recorder.close()
             _report_session(recorder, args.output_format)
@@ -293,19 +302,16 @@ async def _start_mcp(args: argparse.Namespace, workspace: Any, runtime: Any) -> 
 
 
 def _custom_request(prompt: str, builder: SessionBuilder) -> TurnRequest | None:
-    """`/NAME args` naming a custom command: the turn it expands to."""
-    from wyckoff_cli.session.commands import BY_NAME
-    from wyckoff_cli.session.custom_commands import discover_commands, request_for
+    """`/init` or `/NAME args` naming a custom command: the turn it expands to."""
+    from wyckoff_cli.session.commands import split
+    from wyckoff_cli.session.custom_commands import discover_commands
+    from wyckoff_cli.session.extensions import expand
 
-    if not prompt.startswith("/"):
+    parts = split(prompt)
+    if parts is None:
         return None
-    name, _, argument = prompt[1:].partition(" ")
-    command = discover_commands(builder.workspace.root).get(name.strip())
-    if command is None:
-        return None
-    if command.name in BY_NAME and command.name not in builder.config.commands.prefer:
-        return None
-    return request_for(command, argument.strip())
+    catalog = discover_commands(builder.workspace.root)
+    return expand(parts[0], parts[1], catalog, builder.config.commands.prefer)
 
 
 async def _turn(
@@ -339,6 +345,8 @@ async def _turn(
                 yield ev.TurnDone("", "stopped", 0)
                 return
             text = expansion.text
+    from wyckoff_cli.core.shown import with_command
+
     required = request.required_tools if request is not None else ()
     try:
         attached = [session.images.add_file(path.expanduser()) for path in images] if session.images else []
@@ -347,6 +355,8 @@ async def _turn(
         yield ev.TurnDone("", "error", 0)
         return
     message = Message.user(text, images=attached) if attached else text
+    if request is not None:  # as typed, when resumed
+        message = with_command(message, request.shown)
     async for event in session.runtime.run_stream(
         session.conversation,
         message,
@@ -429,6 +439,8 @@ def _report_session(recorder: SessionRecorder, output_format: str) -> None:
 def _describe(event: Any) -> str:
     from wyckoff_cli.core import events as ev
 
+    if isinstance(event, ev.RetryInjected):
+        return event.notice
     if isinstance(event, ev.Retrying):
         waited = f" · waited {event.waited:.0f} s of {event.limit:g} s" if event.limit is not None else ""
         return (

@@ -22,6 +22,7 @@ class ApprovalDecision:
     kind: DecisionKind
     args: dict[str, Any] | None = None  # the edited arguments, with `edit`
     feedback: str | None = None  # a message to the model, with `deny`
+    unattended: bool = False  # no person was asked: a headless rule answered (`deny_without_approver`)
 
     @classmethod
     def allow(cls) -> ApprovalDecision:
@@ -36,8 +37,8 @@ class ApprovalDecision:
         return cls("edit", args=args)
 
     @classmethod
-    def deny(cls, feedback: str | None = None) -> ApprovalDecision:
-        return cls("deny", feedback=feedback)
+    def deny(cls, feedback: str | None = None, *, unattended: bool = False) -> ApprovalDecision:
+        return cls("deny", feedback=feedback, unattended=unattended)
 
 
 class ApprovalResponder:
@@ -69,3 +70,29 @@ class ApprovalResponder:
     async def settled(self) -> None:
         """Returns once the request is answered or withdrawn (the turn was aborted)."""
         await asyncio.wait({self._future})
+
+
+class Confirmation:
+    """Answers one yes/no question of the session (a restore's preview: "restore these
+    files?"), once. Hosts answer it as they answer an approval: the app's preview
+    screen, or the host itself when the person's typed command is the consent (ACP,
+    headless). `withdraw()` answers no when the question can no longer be shown."""
+
+    def __init__(self) -> None:
+        self._future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    @property
+    def answered(self) -> bool:
+        return self._future.done()
+
+    def respond(self, yes: bool) -> bool:
+        if self._future.done():
+            return False
+        self._future.set_result(yes)
+        return True
+
+    def withdraw(self) -> None:
+        self.respond(False)
+
+    async def wait(self) -> bool:
+        return await self._future

@@ -13,7 +13,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
+from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder, Confirmation
 from wyckoff_cli.core.usage import Usage
 
 DoneReason = Literal[
@@ -188,12 +188,34 @@ class Compacted(_Event):
 
 @dataclass(frozen=True, slots=True)
 class RetryInjected(_Event):
-    """The loop guard asked the model again for tools it should have called."""
+    """The loop guard asked the model again: `missing_tools` for tools (or kinds of
+    tool) it should have called, or (`reason="untruthful"`) for a truthful answer after
+    `failed_calls` did not succeed. `message` is the text sent; `notice` says it to a
+    person."""
 
     type: ClassVar[str] = "retry"
     attempt: int
     missing_tools: list[str]
     message: str
+    reason: Literal["missing_tools", "untruthful"] = "missing_tools"
+    max_attempts: int = 2
+    failed_calls: list[str] = field(default_factory=list)
+
+    @property
+    def notice(self) -> str:
+        """What every host shows: what was asked, and why."""
+        count = f"(retry {self.attempt} of {self.max_attempts})"
+        if self.reason == "untruthful":
+            calls = ", ".join(self.failed_calls) or ", ".join(self.missing_tools)
+            return (
+                f"Asked the model to answer again, truthfully: {calls} did not succeed and its "
+                f"answer did not say so {count}"
+            )
+        wanted = ", ".join(_KIND_WORDS.get(name, name) for name in self.missing_tools)
+        return f"Reminded the model to call {wanted} {count}"
+
+
+_KIND_WORDS = {"edit": "a tool that changes files", "execute": "a tool that runs commands"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +374,32 @@ class SessionChanged(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ConfirmRequested(_Event):
+    """A request waits for a yes/no: `/undo`, `/redo` and `/rewind` show what they will
+    restore (`text`, a preview) and change nothing until it is answered through
+    `responder` (not serialized). `command` names the request (`undo`, ...)."""
+
+    type: ClassVar[str] = "confirm_request"
+    command: str
+    title: str
+    text: str
+    responder: Confirmation | None = field(default=None, compare=False, repr=False, metadata={"wire": False})
+
+    def respond(self, yes: bool) -> bool:
+        return self.responder.respond(yes) if self.responder is not None else False
+
+
+@dataclass(frozen=True, slots=True)
+class Rewound(_Event):
+    """`/rewind` removed `messages_removed` messages from the conversation (0 when it
+    restored only the code); `input_text` is the chosen message, for the host's input."""
+
+    type: ClassVar[str] = "rewound"
+    messages_removed: int
+    input_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ModelChanged(_Event):
     type: ClassVar[str] = "model_changed"
     model: str
@@ -362,6 +410,15 @@ class ModelChanged(_Event):
 class ModeChanged(_Event):
     type: ClassVar[str] = "mode_changed"
     mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class Preparing(_Event):
+    """Before a turn's first model call, what it still waits for ("starting MCP server
+    NAME…", "loading the model's SDK…"), so a host never shows "idle" meanwhile."""
+
+    type: ClassVar[str] = "preparing"
+    what: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,8 +485,11 @@ RuntimeEvent = (
     | TurnFailed
     | CommandOutput
     | SessionChanged
+    | ConfirmRequested
+    | Rewound
     | ModelChanged
     | ModeChanged
+    | Preparing
     | SubagentEvent
 )
 

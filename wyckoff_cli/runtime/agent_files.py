@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PERMISSION_ORDER = ("plan", "default", "auto-edit", "yolo")  # narrowest first
+PERMISSION_ORDER = ("plan", "default", "auto-edit", "auto", "yolo")  # narrowest first
 # Claude Code's permission modes, as ours
 _CLAUDE_MODES = {"acceptEdits": "auto-edit", "bypassPermissions": "yolo", "dontAsk": "default"}
 # Claude Code's tool names, as ours

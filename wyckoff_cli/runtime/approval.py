@@ -9,6 +9,7 @@ and waits for the answer. A host that asks a person (the app) answers from its d
 from __future__ import annotations
 
 import asyncio
+import shlex
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from wyckoff_cli.core import events as ev
@@ -18,11 +19,27 @@ Approver = Callable[[ev.ApprovalRequested], Awaitable[ApprovalDecision]]
 
 
 async def deny_without_approver(request: ev.ApprovalRequested) -> ApprovalDecision:
-    """The answer of headless runs: whatever the policy did not allow is denied."""
-    return ApprovalDecision.deny(
-        f"{request.name} needs approval and this run has no one to ask. "
-        "It was not run. Do without it, or tell the user which permission to grant "
-        "(--permission-mode or --allow)."
+    """The answer of headless runs: whatever the policy did not allow is denied, and
+    the model is told that no one was asked and how the call could be allowed."""
+    return ApprovalDecision.deny(unattended_denial(request), unattended=True)
+
+
+def unattended_denial(request: ev.ApprovalRequested) -> str:
+    """`edit_file needs approval and this run has no one to ask …`: the rule that would
+    allow the call (`--allow` or `[permissions] allow`) and the mode that would; or, for a
+    call no rule can allow (`rule` None: outside paths, destructive commands), that only
+    a person can. Short: `wyckoff run` shows its first 300 characters on stderr."""
+    head = f"Not run: denied without asking: {request.name} needs approval and this run has no one to ask."
+    if request.rule is None:
+        why = f" ({request.reason})" if request.reason else ""
+        return (
+            f"{head} It is asked about in every mode{why}: only a person can approve it, in "
+            "`wyckoff chat`. Do without it, or tell the user so."
+        )
+    mode = "auto-edit" if request.preview.get("kind") == "diff" else "yolo"
+    return (
+        f"{head} To allow it: --allow {shlex.quote(request.rule)} (or that rule in [permissions] "
+        f"allow), or --permission-mode {mode}. Do without it, or tell the user which to use."
     )
 
 

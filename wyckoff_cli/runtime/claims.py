@@ -10,7 +10,10 @@ phrasings, positive and negative, that they are held to):
 - `claims_run(text)`: the answer says a command ran or tests pass ("I ran pytest",
   "The tests now pass", "测试已通过").
 - `admits_failure(text)`: the answer says something could not be done ("I could not
-  edit …", "the edit was refused", "Here is the change you can apply", "无法修改").
+  edit …", "the edit was refused", "The hook blocked my command", "Here is the change
+  you can apply", "无法修改").
+- `reports_refusal(text, refusers)`: the answer names what refused a call ("the hook",
+  "the permission rules", "you declined"), for calls that were refused, not run.
 
 Wording alone is never the whole story: the loop guard also looks at what the turn's
 tool calls did (see `runtime/expectation.py`).
@@ -19,6 +22,7 @@ tool calls did (see `runtime/expectation.py`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
 
@@ -103,6 +107,8 @@ _FAILURE_ADMISSIONS = [
     re.compile(
         r"\b(?:refused|denied|permission|failed|failure|no changes?|nothing (?:was|has been))\b", _FLAGS
     ),
+    # Active voice: "The hook blocked my command", "the policy rejected the edit"
+    re.compile(r"\b(?:blocked|rejected|prevented|declined|disallowed|forbidden|forbade|vetoed)\b", _FLAGS),
     # After a person said no: "Understood, I won't change it", "I'll leave calc.py as it is."
     re.compile(
         r"\b(?:won[’']t|will\s+not|not\s+going\s+to|unchanged|as\s+it\s+is|as\s+is|"
@@ -115,9 +121,23 @@ _FAILURE_ADMISSIONS = [
         _FLAGS,
     ),
     re.compile(
-        r"无法|未能|不能|没有(?:修改|运行|执行|权限|成功)|未(?:修改|运行|执行)|被拒绝|拒绝了|失败|手动"
+        r"无法|未能|不能|没有(?:修改|运行|执行|权限|成功)|未(?:修改|运行|执行)|被拒绝|拒绝了|失败|手动|阻止|拦截"
     ),
 ]
+
+# What each refuser is called in an answer that reports its refusal.
+_REFUSER_NAMES: dict[str, re.Pattern[str]] = {
+    "hook": re.compile(r"\bhooks?\b|\bPreToolUse\b|钩子", _FLAGS),
+    "policy": re.compile(
+        r"\b(?:polic(?:y|ies)|rules?|permissions?|plan mode|read-only|sandbox|not allowed)\b|规则|权限",
+        _FLAGS,
+    ),
+    "user": re.compile(
+        r"\b(?:you said no|you chose not|you asked me not|declined|your (?:choice|decision))\b", _FLAGS
+    ),
+    "no_approver": re.compile(r"\b(?:approval|approve|permission|no one to ask)\b|批准|权限", _FLAGS),
+    "guard": re.compile(r"\b(?:loop|repeat(?:ed|ing)?|same (?:call|arguments))\b", _FLAGS),
+}
 
 
 def claims_edit(text: str) -> bool:
@@ -133,3 +153,9 @@ def claims_run(text: str) -> bool:
 def admits_failure(text: str) -> bool:
     """The answer says something could not be done (refused, failed, left to the user)."""
     return any(p.search(text) for p in _FAILURE_ADMISSIONS)
+
+
+def reports_refusal(text: str, refusers: Iterable[str]) -> bool:
+    """The answer names one of `refusers` (runtime/guards.py `Refuser`) as what stopped
+    its calls: "The pre-tool hook stops rm here", "plan mode keeps files read-only"."""
+    return any(pattern.search(text) for name in refusers if (pattern := _REFUSER_NAMES.get(name)))

@@ -7,7 +7,9 @@
   most `max_retries` times; then the turn ends as unreliable. When the turn attempted
   edits or commands and none of that kind succeeded, and the answer does not say so,
   it asks once for a truthful answer naming the failed calls; an answer that still
-  does not admit it ends the turn as unreliable.
+  does not admit it ends the turn as unreliable. A call refused by a hook, the
+  policy, a person or a guard is a refusal the answer may simply report ("The hook
+  blocked my command."): no second answer is asked for then.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from wyckoff_cli.core.messages import ToolCallPart
-from wyckoff_cli.runtime.claims import admits_failure
+from wyckoff_cli.runtime.claims import admits_failure, claims_edit, claims_run, reports_refusal
 from wyckoff_cli.runtime.expectation import Requirement, TurnExpectation
+
+Refuser = Literal["hook", "policy", "user", "no_approver", "guard"]
+"""Who refused a call that never ran: a PreToolUse hook, the permission policy (rules,
+mode), the person asked, a run with no one to ask, or a guard of this module."""
 
 
 @dataclass
@@ -30,11 +36,17 @@ class TurnState:
     retries: int = 0
     succeeded: list[ToolCallPart] = field(default_factory=list)
     failed: list[tuple[ToolCallPart, str]] = field(default_factory=list)  # (call, error text)
+    refused: dict[str, Refuser] = field(default_factory=dict)  # call id → who refused it
 
-    def record_result(self, call: ToolCallPart, text: str, is_error: bool) -> None:
-        """Note one answered call (the loop calls this for every tool result)."""
+    def record_result(
+        self, call: ToolCallPart, text: str, is_error: bool, refused_by: Refuser | None = None
+    ) -> None:
+        """Note one answered call (the loop calls this for every tool result);
+        `refused_by` when the call was refused rather than run and failed."""
         if is_error:
             self.failed.append((call, text))
+            if refused_by is not None:
+                self.refused[call.id] = refused_by
         else:
             self.succeeded.append(call)
 
@@ -51,12 +63,17 @@ class CallVerdict:
     abort_rest: bool = False
 
 
+RetryReason = Literal["missing_tools", "untruthful"]
+
+
 @dataclass(frozen=True, slots=True)
 class FinalVerdict:
     retry_message: str | None = None
     missing: tuple[Requirement, ...] = ()
     unreliable: bool = False
     warning: str | None = None  # the notice for an unreliable end, when not the default one
+    reason: RetryReason = "missing_tools"  # what the retry message asks for
+    calls: tuple[str, ...] = ()  # with "untruthful": the calls that did not succeed, in a few words
 
 
 class Guard:
@@ -119,7 +136,7 @@ class RequiredToolsGuard(Guard):
 
     def check_final(self, state: TurnState, text: str) -> FinalVerdict | None:
         unmet = self.expectation.unmet_attempts(state.succeeded, state.failed)
-        if unmet and not admits_failure(text):
+        if unmet and not self._says_so(state, unmet, text):
             return self._untruthful(state, unmet)
         missing = self.expectation.missing(state.succeeded, text, state.failed)
         if not missing:
@@ -134,6 +151,19 @@ class RequiredToolsGuard(Guard):
             "you have not seen."
         )
         return FinalVerdict(retry_message=message, missing=tuple(missing))
+
+    def _says_so(self, state: TurnState, unmet: list[tuple[ToolCallPart, str]], text: str) -> bool:
+        """The answer admits the calls did not succeed. When every one was refused (not
+        run), reporting the refusal is enough: naming who refused it ("the hook", "the
+        policy") without claiming the refused kind of work was done anyway."""
+        if admits_failure(text):
+            return True
+        refusers = {state.refused.get(call.id) for call, _ in unmet}
+        if None in refusers:
+            return False
+        kinds = {self.expectation.kind_of(call.name) for call, _ in unmet}
+        claimed = ("edit" in kinds and claims_edit(text)) or ("execute" in kinds and claims_run(text))
+        return not claimed and reports_refusal(text, {r for r in refusers if r is not None})
 
     def _untruthful(self, state: TurnState, unmet: list[tuple[ToolCallPart, str]]) -> FinalVerdict:
         kinds = dict.fromkeys(self.expectation.kind_of(call.name) for call, _ in unmet)
@@ -160,7 +190,8 @@ class RequiredToolsGuard(Guard):
             "do and why, and what the user can do instead (for example approve the call, or "
             "apply the change themselves). Do not say it was done."
         )
-        return FinalVerdict(retry_message=message, missing=missing)
+        calls = tuple(dict.fromkeys(describe_call(call) for call, _ in unmet))
+        return FinalVerdict(retry_message=message, missing=missing, reason="untruthful", calls=calls)
 
 
 def describe_call(call: ToolCallPart) -> str:

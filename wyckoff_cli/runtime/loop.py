@@ -26,6 +26,7 @@ from typing import Any
 
 from wyckoff_cli.context.hooks import ContextHooks
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal as AbortSignal  # re-exported: hosts import it from core/
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import BadRequest, ImageError, ImagesNotSupported, ProviderError, StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
@@ -55,6 +56,7 @@ from wyckoff_cli.runtime.guards import (
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks, event_listeners
 from wyckoff_cli.runtime.image_support import ImageSupport, carries_images, looks_like_image_refusal
 from wyckoff_cli.runtime.mentions import attach_mentioned_images
+from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD
 from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.storage.images import ImageStore
@@ -72,29 +74,10 @@ _END = object()
 class RuntimeSettings:
     max_tool_rounds: int = 15
     max_parallel_tools: int = 5
-    offload_threshold: int = 8_000
+    offload_threshold: int = OFFLOAD_THRESHOLD
     loop_guard_retries: int = 2
     doom_loop_repeats: int = 3
     doom_loop_window: int = 6
-
-
-class AbortSignal:
-    """Lets a host abort a running turn without owning the consuming task."""
-
-    def __init__(self) -> None:
-        self.aborted = False
-        self._callbacks: list[Callable[[], object]] = []
-
-    def abort(self) -> None:
-        self.aborted = True
-        for callback in list(self._callbacks):
-            callback()
-
-    def subscribe(self, callback: Callable[[], object]) -> Callable[[], None]:
-        self._callbacks.append(callback)
-        if self.aborted:
-            callback()
-        return lambda: self._callbacks.remove(callback)
 
 
 @dataclass
@@ -111,6 +94,7 @@ class _Turn:
     pending_calls: Sequence[ToolCallPart] = ()
     last_text: str = ""
     stops: StopReasonReview = field(default_factory=StopReasonReview)
+    aborted_before: bool = False  # the abort signal fired before the turn started
 
 
 class AgentRuntime:
@@ -244,7 +228,11 @@ class AgentRuntime:
         )
         turn = _Turn(conversation, queue, TurnState(), runner, *event_listeners(self.hooks))
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
-        unsubscribe = abort.subscribe(producer.cancel) if abort is not None else None
+        # A signal aborted before the turn (Esc while the host waited for an MCP server)
+        # is not a cancel: a task cancelled before its first step would end without its
+        # `done`. The turn sees it after committing the message (`_run_turn`).
+        turn.aborted_before = abort is not None and abort.aborted
+        unsubscribe = abort.subscribe(producer.cancel) if abort is not None and not abort.aborted else None
         try:
             while True:
                 await queue.wait()
@@ -343,6 +331,8 @@ class AgentRuntime:
                 message = changed
         message = await self.context.prepare_user_message(message, turn.conversation)
         await self._commit(turn, message)
+        if turn.aborted_before:
+            raise asyncio.CancelledError  # ends as "aborted", like Esc right after Enter
         system_prompt = self.context.refresh_system_prompt(system_prompt)
         specs = self.tools.specs()
         while True:
@@ -406,8 +396,17 @@ class AgentRuntime:
                 turn.state.retries += 1
                 missing = [req.tool or req.kind or "" for req in verdict.missing]
                 retry_text = verdict.retry_message or ""
-                await self._emit(turn, ev.RetryInjected(turn.state.retries, missing, retry_text))
-                await self._commit(turn, Message.user(retry_text, synthetic="loop_guard"))
+                retry = ev.RetryInjected(
+                    turn.state.retries,
+                    missing,
+                    retry_text,
+                    verdict.reason,
+                    self.settings.loop_guard_retries,
+                    list(verdict.calls),
+                )
+                await self._emit(turn, retry)
+                note = Message.user(retry_text, synthetic="loop_guard", notice=retry.notice)  # core/shown.py
+                await self._commit(turn, note)
                 continue
             turn.pending_calls = calls
             await self._emit(
@@ -432,7 +431,7 @@ class AgentRuntime:
                         **result.meta,
                     ),
                 )
-                turn.state.record_result(result.call, result.text, result.is_error)
+                turn.state.record_result(result.call, result.text, result.is_error, result.refused_by)
             turn.pending_calls = ()
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:

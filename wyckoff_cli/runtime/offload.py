@@ -7,6 +7,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+OFFLOAD_THRESHOLD = 8_000
+"""Results longer than this many characters are offloaded (`RuntimeSettings.offload_threshold`)."""
+
 HEAD_CHARS = 3_000
 TAIL_CHARS = 1_500
 

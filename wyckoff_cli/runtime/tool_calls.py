@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.core.approval import ApprovalResponder
+from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ImagePart, ToolCallPart
 from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
-from wyckoff_cli.runtime.guards import GuardPipeline, TurnState
+from wyckoff_cli.runtime.guards import GuardPipeline, Refuser, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks, ToolDecision, merge_decisions
-from wyckoff_cli.runtime.offload import offload_result
+from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD, offload_result
 from wyckoff_cli.storage.images import ImageStore
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
@@ -51,6 +51,7 @@ class CallResult:
     completes_run: bool = False
     proposed_args: dict[str, Any] | None = None  # set when a person edited the call before it ran
     images: tuple[ImagePart, ...] = ()  # ToolOutcome.images: parts of the tool message, beside the text
+    refused_by: Refuser | None = None  # set when the call was refused, not run
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -90,7 +91,7 @@ class ToolCallRunner:
     results_dir: Callable[[], Path]
     tool_env: dict[str, str] | None
     max_parallel: int = 5
-    offload_threshold: int = 8_000
+    offload_threshold: int = OFFLOAD_THRESHOLD
     redact: Callable[[str], str] | None = None  # for what is written to disk
     host_files: HostFiles | None = None
     host_terminal: HostTerminal | None = None
@@ -177,7 +178,7 @@ class ToolCallRunner:
                 return None, False
         verdict = self.guards.check_call(state, call)
         if verdict is not None and verdict.refuse:
-            await self._answer(CallResult(call, verdict.refuse, True), emit)
+            await self._answer(CallResult(call, verdict.refuse, True, refused_by="guard"), emit)
             return None, verdict.abort_rest
         try:
             tool.check_arguments(args)
@@ -196,7 +197,8 @@ class ToolCallRunner:
         if decision is not None and decision.permission == "deny":
             reason = decision.reason or "a hook refused it"
             await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=reason))
-            await self._answer(CallResult(call, f"Not run: blocked by a hook: {reason}", True), emit)
+            text = f"Not run: blocked by a hook: {reason}"
+            await self._answer(CallResult(call, text, True, refused_by="hook"), emit)
             return None, False
         return await self._approve(call, tool, args, emit, decision), False
 
@@ -219,11 +221,18 @@ class ToolCallRunner:
             return _Prepared(call, tool, args)
         if verdict.action == "deny":
             await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=verdict.reason))
-            await self._answer(CallResult(call, f"Not run: {verdict.reason}", True), emit)
+            await self._answer(
+                CallResult(call, f"Not run: {verdict.reason}", True, refused_by="policy"), emit
+            )
             return None
         preview = _safe_preview(tool, args, ctx)
         if verdict.reason:
             preview.setdefault("reason", verdict.reason)
+        if "rule" in preview and preview["rule"] != verdict.rule:  # what "always" saves: the policy's word
+            if verdict.rule is None:
+                del preview["rule"]
+            else:
+                preview["rule"] = verdict.rule
         outside = frozenset(verdict.outside_paths)
         if outside:
             preview["outside_paths"] = sorted(str(p) for p in outside)
@@ -243,10 +252,7 @@ class ToolCallRunner:
         decision = await responder.wait()
         if decision.kind == "deny":
             await emit(ev.ApprovalDecided(call.id, call.name, "deny", feedback=decision.feedback))
-            text = f"The user denied this {call.name} call; it was not run."
-            if decision.feedback:
-                text += f" Their feedback: {decision.feedback}"
-            await self._answer(CallResult(call, text, True), emit)
+            await self._answer(denied_result(call, decision), emit)
             return None
         if decision.kind == "always" and verdict.rule:
             self.policy.remember(verdict.rule)
@@ -261,10 +267,15 @@ class ToolCallRunner:
                     emit,
                 )
                 return None
+            hooked = await self._hooks_on_edited(call, tool, args, emit)
+            if hooked is None:
+                return None
+            args = hooked
             again = await self.policy.decide(tool, args, ctx)
             if again.action == "deny":
                 await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=again.reason))
-                await self._answer(CallResult(call, f"Not run: {again.reason}", True), emit)
+                text = f"Not run: {again.reason}"
+                await self._answer(CallResult(call, text, True, refused_by="policy"), emit)
                 return None
             outside = outside | frozenset(again.outside_paths)
             call = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
@@ -272,6 +283,32 @@ class ToolCallRunner:
         ran = args if proposed is not None else None
         await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule, args=ran))
         return _Prepared(call, tool, args, outside, proposed)
+
+    async def _hooks_on_edited(
+        self, call: ToolCallPart, tool: Tool, args: dict[str, Any], emit: Emit
+    ) -> dict[str, Any] | None:
+        """PreToolUse again on the arguments a person edited (they are what will run):
+        the arguments to run (a hook may change them), or None when the call is answered
+        (a hook blocked it, or changed it into invalid arguments)."""
+        edited = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
+        decision = merge_decisions([await hook.decide_tool(edited, args) for hook in self.hooks])
+        if decision is None:
+            return args
+        if decision.permission == "deny":
+            reason = decision.reason or "a hook refused it"
+            await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=reason))
+            text = f"Not run: the edited call was blocked by a hook: {reason}"
+            await self._answer(CallResult(call, text, True), emit)
+            return None
+        if decision.args is None:
+            return args  # allow or ask: the person has just approved these arguments
+        problem = tool.arguments_problem(decision.args)
+        if problem is not None:
+            text = f"A hook changed the edited arguments, but they are invalid: {problem}"
+            await emit(ev.ApprovalDecided(call.id, call.name, "auto_deny", feedback=text))
+            await self._answer(CallResult(call, text, True), emit)
+            return None
+        return decision.args
 
     def _context(
         self, call_id: str, outside: frozenset[Path] = frozenset(), sink: Callable[[str], None] | None = None
@@ -383,6 +420,20 @@ class ToolCallRunner:
             item.proposed_args,
             images,
         )
+
+
+def denied_result(call: ToolCallPart, decision: ApprovalDecision) -> CallResult:
+    """The answer to a call its approval request denied: by the person asked, or, in a
+    run with no one to ask, by the host's rule (whose feedback says how to allow it)."""
+    if decision.unattended:
+        text = (
+            decision.feedback or f"{call.name} needs approval and this run has no one to ask; it was not run."
+        )
+        return CallResult(call, text, True, refused_by="no_approver")
+    text = f"The user denied this {call.name} call; it was not run."
+    if decision.feedback:
+        text += f" Their feedback: {decision.feedback}"
+    return CallResult(call, text, True, refused_by="user")
 
 
 def hooked_verdict(

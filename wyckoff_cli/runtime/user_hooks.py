@@ -387,14 +387,6 @@ class UserHooks(RuntimeHooks):
             log.exception("notification hook failed")
             return []
 
-    async def subagent_stop(self, text: str) -> str | None:
-        """For a sub-agent's host: SubagentStop hooks for a child's final `text`."""
-        subagent, self.subagent = self.subagent, True
-        try:
-            return await self.before_stop(text)
-        finally:
-            self.subagent = subagent
-
     async def aclose(self, wait: float = 5.0) -> None:
         """Let running notification hooks finish (at most `wait` seconds), then stop them."""
         tasks = set(self._background)

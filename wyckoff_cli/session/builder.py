@@ -17,7 +17,7 @@ from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.providers.registry import vendor_of
-from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks
+from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks, ran_a_command
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.session.images import every_model_takes_images, image_store, image_support
@@ -47,10 +47,12 @@ if TYPE_CHECKING:
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.subagents import SessionBudget
     from wyckoff_cli.runtime.user_hooks import UserHooks
+    from wyckoff_cli.storage.config_watch import ConfigWatch
     from wyckoff_cli.storage.images import ImageStore
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
     from wyckoff_cli.tools.mcp.host import McpHost
+    from wyckoff_cli.tools.web import WebOptions
 
 
 @dataclass
@@ -138,6 +140,17 @@ class SessionBuilder:
     cost: Callable[[str, Usage], float | None] | None = None  # USD of a call; default: the catalogue
     _agents: AgentCatalog | None = field(default=None, init=False, repr=False)
     _budgets: dict[str | None, SessionBudget] = field(default_factory=dict, init=False, repr=False)
+    _config_watch: ConfigWatch | None = field(default=None, init=False, repr=False)
+
+    @property
+    def config_watch(self) -> ConfigWatch:
+        """The workspace's config as its files say now, for the settings read when they
+        matter (`[web]` allow_private and allow_hosts) rather than at start."""
+        if self._config_watch is None:
+            from wyckoff_cli.storage.config_watch import ConfigWatch
+
+            self._config_watch = ConfigWatch(self.workspace.root, self.workspace.loaded)
+        return self._config_watch
 
     @property
     def user_hooks(self) -> UserHooks:
@@ -249,7 +262,7 @@ class SessionBuilder:
         provider = provider or self.provider(model)
         registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
         if self.tools_factory is None:  # the web tools of `[web]` (tools/web)
-            for tool in session_web_tools(config, provider):
+            for tool in session_web_tools(config, provider, lambda: self.config_watch.current().web):
                 registry.add(tool)
         skills = self.skills
         if skills.skills and registry.get("skill") is None:
@@ -274,7 +287,11 @@ class SessionBuilder:
         policy.protected_roots = protected_roots
         checkpoints = (  # checkpoints of the work tree before rounds that may change files
             checkpoint_hooks(
-                self.workspace.root, config.checkpoints, recorder.id, redact=offload_redactor(config)
+                self.workspace.root,
+                config.checkpoints,
+                recorder.id,
+                redact=offload_redactor(config),
+                commands_ran=ran_a_command(recorder.conversation, lambda name: _kind(registry, name)),
             )
             if recorder is not None
             else []
@@ -344,15 +361,25 @@ def _budget_hooks(budget: SessionBudget | None) -> list[RuntimeHooks]:
     return [BudgetHook(budget)]
 
 
-def session_web_tools(config: Config, provider: LLMProvider) -> list[Tool]:
+def _kind(registry: ToolRegistry, name: str) -> str:
+    tool = registry.get(name)
+    return tool.kind if tool is not None else "other"
+
+
+def session_web_tools(
+    config: Config, provider: LLMProvider, current: Callable[[], WebOptions] | None = None
+) -> list[Tool]:
     """web_fetch and, when a search API is configured and the model has no server-side
-    search of its own, web_search, from `[web]`."""
+    search of its own, web_search, from `[web]`; `current` gives the `[web]` of now, for
+    the settings read at every fetch (which hosts may be private)."""
     import os
 
     from wyckoff_cli.providers.server_search import searches_server_side
     from wyckoff_cli.tools.web import web_tools
 
-    return web_tools(config.web, os.environ, provider_searches=searches_server_side(provider))
+    return web_tools(
+        config.web, os.environ, provider_searches=searches_server_side(provider), current=current
+    )
 
 
 def build_policy(

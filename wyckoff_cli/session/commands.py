@@ -1,13 +1,27 @@
-"""Slash commands: declared once, with a description, here.
+"""Slash commands: declared once, here, each with the request it becomes.
 
-`/help` and the input's completion both read the controller's `slash_commands`:
-these built-ins, then the custom commands (session/custom_commands.py) with the
-folder they came from.
+One table serves `/help`, the input's completion, the app, ACP and headless
+`wyckoff run "/x"`: `parse(text)` turns `/name argument` into a request
+(session/requests.py) that the host hands to `ChatController.handle`. Each command
+names the hosts that offer it (`hosts`): ACP advertises exactly the ones whose host
+is "acp", headless runs exactly the "headless" ones. Custom commands
+(session/custom_commands.py) are listed after these by the controller, and parse as
+`PromptCommand`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Container
 from dataclasses import dataclass
+
+from wyckoff_cli.runtime.checkpoints.rewind import RewindChoice
+from wyckoff_cli.session import requests as rq
+
+APP, ACP, HEADLESS = "app", "acp", "headless"
+HOSTS = (APP, ACP, HEADLESS)
+EVERYWHERE = frozenset(HOSTS)
+APP_ONLY = frozenset({APP})
+INTERACTIVE = frozenset({APP, ACP})  # a chat that goes on: changing it is worth it
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +30,8 @@ class SlashCommand:
     description: str
     argument: str = ""  # e.g. "[ID]" — shown in help and completion
     source: str = ""  # a custom command's origin: "project", "project (.claude)", "user"
+    hosts: frozenset[str] = EVERYWHERE
+    request: Callable[[str], rq.Request] | None = None  # the argument → the request (None: custom)
 
     @property
     def usage(self) -> str:
@@ -23,47 +39,169 @@ class SlashCommand:
         return f"/{self.name}{where} {self.argument}".rstrip()
 
 
+def _optional(text: str) -> str | None:
+    return text or None
+
+
+def _permissions(argument: str) -> rq.Request:
+    verb, _, rule = argument.partition(" ")
+    if not argument:
+        return rq.Permissions()
+    if verb == "remove" and rule.strip():
+        return rq.Permissions(remove=rule.strip())
+    if argument == "trust":
+        return rq.Permissions(trust=True)
+    return rq.Invalid("permissions", "/permissions takes no argument, `remove RULE` or `trust`")
+
+
+CHOICE_WORDS = {choice.value: choice for choice in RewindChoice}
+
+
+def parse_rewind(argument: str) -> rq.Request:
+    """`/rewind` (the app's picker; elsewhere the last message), `/rewind N` (the N-th
+    most recent message typed, 1 the last) and a choice: `both`, `conversation`, `code`."""
+    turn: int | None = None
+    choice = RewindChoice.BOTH
+    for word in argument.lower().split():
+        if word.isdigit() and int(word) >= 1 and turn is None:
+            turn = int(word)
+        elif word in CHOICE_WORDS:
+            choice = CHOICE_WORDS[word]
+        else:
+            return rq.Invalid(
+                "rewind", f"/rewind [N] [{' | '.join(CHOICE_WORDS)}]: N counts back from the last message (1)"
+            )
+    return rq.Rewind(turn, choice)
+
+
+def _no_argument(name: str, make: Callable[[], rq.Request]) -> Callable[[str], rq.Request]:
+    def parse(argument: str) -> rq.Request:
+        return make() if not argument else rq.Invalid(name, f"/{name} takes no argument")
+
+    return parse
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("help", "show keys and commands"),
-    SlashCommand("model", "show or switch the model", "[ID]"),
-    SlashCommand("mode", "show or set the permission mode (default, plan, auto-edit, yolo)", "[MODE]"),
-    SlashCommand("compact", "summarise the older conversation now, optionally focused", "[focus]"),
-    SlashCommand("clear", "start a new session"),
-    SlashCommand("resume", "pick an earlier session of this project"),
-    SlashCommand("cost", "tokens and cost of this session by model, and what the cache saved"),
-    SlashCommand("memory", "list what Wyckoff remembers", "[search]"),
+    SlashCommand("help", "show keys and commands", hosts=APP_ONLY, request=lambda _: rq.Help()),
     SlashCommand(
-        "permissions", "list the allow and deny rules; trust the project's", "[remove RULE | trust]"
+        "model",
+        "show or switch the model",
+        "[ID]",
+        hosts=INTERACTIVE,
+        request=lambda a: rq.SetModel(_optional(a)),
+    ),
+    SlashCommand(
+        "mode",
+        "show or set the permission mode (default, plan, auto-edit, yolo)",
+        "[MODE]",
+        hosts=INTERACTIVE,
+        request=lambda a: rq.SetMode(_optional(a)),
+    ),
+    SlashCommand(
+        "compact",
+        "summarise the older conversation now, optionally focused",
+        "[focus]",
+        request=lambda a: rq.Compact(_optional(a)),
+    ),
+    SlashCommand("clear", "start a new session", hosts=APP_ONLY, request=_no_argument("clear", rq.Clear)),
+    SlashCommand(
+        "resume",
+        "pick an earlier session of this project",
+        "[ID]",
+        hosts=APP_ONLY,
+        request=lambda a: rq.Resume(a),
+    ),
+    SlashCommand(
+        "cost",
+        "tokens and cost of this session by model, and what the cache saved",
+        request=_no_argument("cost", rq.Cost),
+    ),
+    SlashCommand("memory", "list what Wyckoff remembers", "[search]", request=lambda a: rq.Memory(a)),
+    SlashCommand(
+        "permissions",
+        "list the allow and deny rules; trust the project's",
+        "[remove RULE | trust]",
+        request=_permissions,
     ),
     SlashCommand(
         "mcp",
         "MCP servers and their tools; restart one, trust the project's",
         "[restart NAME | trust [NAME]]",
+        hosts=INTERACTIVE,
+        request=lambda a: rq.Mcp(a),
     ),
-    SlashCommand("init", "ask the model to write AGENTS.md for this project"),
-    SlashCommand("export", "export this session as Markdown", "[FILE]"),
-    SlashCommand("skills", "list the skills and what each costs when loaded"),
-    SlashCommand("hooks", "list the user hooks with their source and trust", "[trust]"),
-    SlashCommand("rewind", "go back to an earlier message: code, conversation or both (Esc Esc)"),
-    SlashCommand("undo", "restore the files as they were before the last round that changed them"),
-    SlashCommand("redo", "bring back what the last /undo removed"),
-    SlashCommand("diff", "every change this session made to the work tree"),
-    SlashCommand("top", "jump to the top of the transcript (Ctrl+Home)"),
-    SlashCommand("bottom", "jump to the end of the transcript and follow it (Ctrl+End)"),
-    SlashCommand("find", "find text in the transcript (Ctrl+F)", "TEXT"),
-    SlashCommand("quit", "leave Wyckoff"),
+    SlashCommand(
+        "init",
+        "ask the model to write AGENTS.md for this project",
+        request=lambda a: rq.PromptCommand("init", a),
+    ),
+    SlashCommand("export", "export this session as Markdown", "[FILE]", request=lambda a: rq.Export(a)),
+    SlashCommand(
+        "skills", "list the skills and what each costs when loaded", request=_no_argument("skills", rq.Skills)
+    ),
+    SlashCommand(
+        "hooks", "list the user hooks with their source and trust", "[trust]", request=lambda a: rq.Hooks(a)
+    ),
+    SlashCommand(
+        "rewind",
+        "go back to an earlier message: code, conversation or both (Esc Esc)",
+        "[N] [both|conversation|code]",
+        request=parse_rewind,
+    ),
+    SlashCommand(
+        "undo",
+        "restore the files as they were before the last round that changed them",
+        request=_no_argument("undo", rq.Undo),
+    ),
+    SlashCommand("redo", "bring back what the last /undo removed", request=_no_argument("redo", rq.Redo)),
+    SlashCommand(
+        "diff", "every change this session made to the work tree", request=_no_argument("diff", rq.Diff)
+    ),
+    SlashCommand(
+        "top", "jump to the top of the transcript (Ctrl+Home)", hosts=APP_ONLY, request=lambda _: rq.Top()
+    ),
+    SlashCommand(
+        "bottom",
+        "jump to the end of the transcript and follow it (Ctrl+End)",
+        hosts=APP_ONLY,
+        request=lambda _: rq.Bottom(),
+    ),
+    SlashCommand(
+        "find", "find text in the transcript (Ctrl+F)", "TEXT", hosts=APP_ONLY, request=lambda a: rq.Find(a)
+    ),
+    SlashCommand("quit", "leave Wyckoff", hosts=APP_ONLY, request=lambda _: rq.Quit()),
 )
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
 
-def parse_command(text: str) -> tuple[SlashCommand, str] | None:
-    """`/model openai:gpt-5` → (the model command, "openai:gpt-5"); None if not a command."""
-    if not text.startswith("/"):
+def offered_by(host: str) -> list[SlashCommand]:
+    """The built-in commands `host` offers (ACP advertises these)."""
+    return [command for command in COMMANDS if host in command.hosts]
+
+
+def split(text: str) -> tuple[str, str] | None:
+    """`/model openai:gpt-5` → ("model", "openai:gpt-5"); None if not `/name ...`."""
+    if not text.startswith("/") or len(text) < 2 or text[1].isspace():
         return None
     name, _, rest = text[1:].partition(" ")
-    command = BY_NAME.get(name.strip().lower())
-    return (command, rest.strip()) if command else None
+    return name.strip(), rest.strip()
+
+
+def parse(text: str, prompt_commands: Container[str] = ()) -> rq.Request | None:
+    """Slash-command text as a request; None when `text` names no command.
+    `prompt_commands`: the names that run as a `PromptCommand` instead of a built-in
+    (custom commands, and a built-in's name listed in `commands.prefer`)."""
+    parts = split(text)
+    if parts is None:
+        return None
+    name, argument = parts
+    if name in prompt_commands:
+        return rq.PromptCommand(name, argument)
+    command = BY_NAME.get(name.lower())
+    if command is None or command.request is None:
+        return None
+    return command.request(argument)
 
 
 def complete(prefix: str) -> list[SlashCommand]:

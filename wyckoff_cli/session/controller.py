@@ -1,26 +1,33 @@
 """`ChatController`: one chat as any host drives it, without widgets.
 
 It owns the session's parts (built by the `SessionBuilder`), the conversation, the
-runtime and the recorder, and the figures the status bar shows. A host asks it for
-things — run a turn, change the mode or the model, compact, start or resume a
-session, a slash command — and gets events back; it never assigns into the runtime.
-Every event of a turn is recorded and counted here before the host sees it.
+runtime and the recorder, and the figures the status bar shows. A host sends it
+requests (session/requests.py) — a turn, an interrupt, a mode or model change, a
+slash command parsed by `parse(text)` — and `handle(request)` answers each with
+events in one `match` (`handle_now` for the ones that need no await); a host never
+assigns into the runtime or edits the conversation. Every event of a turn is
+recorded and counted here before the host sees it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.conversation import Conversation
-from wyckoff_cli.core.errors import ConfigError
-from wyckoff_cli.core.messages import ImagePart, with_images
+from wyckoff_cli.core.shown import with_command
+from wyckoff_cli.session import checkpoint_requests as checkpoints
 from wyckoff_cli.session import extensions
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import Session, SessionBuilder
-from wyckoff_cli.session.commands import SlashCommand
+from wyckoff_cli.session.checkpoint_requests import RewindPoint
+from wyckoff_cli.session.commands import BY_NAME, SlashCommand, parse
+from wyckoff_cli.session.compact_request import compaction_events
 from wyckoff_cli.session.custom_commands import (
     CommandCatalog,
     ShellExpansion,
@@ -30,24 +37,34 @@ from wyckoff_cli.session.custom_commands import (
 )
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
-from wyckoff_cli.session.models import check_model, model_id
+from wyckoff_cli.session.images import turn_message
+from wyckoff_cli.session.info_requests import (
+    Exporter,
+    cost_output,
+    events_of,
+    export_output,
+    memories_output,
+    permissions_output,
+    save_rule_quietly,
+    untrusted_allow_notice,
+)
+from wyckoff_cli.session.models import call_price, check_model, context_window_of, skip_to_fallback
 from wyckoff_cli.session.modes import ModeNotes
-from wyckoff_cli.session.status import PriceFn, StatusModel, agent_rows, totals_row
-from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
+from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
+from wyckoff_cli.session.status import PriceFn, StatusModel
+from wyckoff_cli.session.turn_start import preparing
+from wyckoff_cli.session.user_shell import ShellRun, UserShell
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
 
 if TYPE_CHECKING:
+    from wyckoff_cli.core.messages import ImagePart
+    from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.hook_config import HookFile
-    from wyckoff_cli.runtime.loop import AbortSignal
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 
 log = logging.getLogger(__name__)
-
-
-# (store, session id, "md" | "json") -> the exported text; the CLI's `sessions export`
-Exporter = Callable[["SessionStore", str, str], str]
 
 
 class ChatController:
@@ -83,9 +100,11 @@ class ChatController:
         self._approved_snippets: set[str] = set()  # `!`…`` commands approved this app run
         self.shell_runs: list[ShellRun] = []  # `!command` runs whose output goes with the next message
         self._hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
+        self._abort: AbortSignal | None = None  # the running turn's or `!command`'s (`Interrupt`)
+        self.interrupted = False  # the last turn or `!command` was stopped by an `Interrupt`
         if loaded is not None:
             self._recorder = builder.open_recorder(self.model, loaded)
-            self._restore_status(loaded)
+            self.status.restore_session(loaded.info)
 
     # ---------------------------------------------------------------- what there is
 
@@ -115,11 +134,8 @@ class ChatController:
                 model=self.model, mode=self.mode, recorder=self._recorder, allow=self.always_allowed
             )
             self._session.runtime.background.add_listener(self._background_changed)
+            self.status.auto_allow = sandbox_auto_allow(registry_shell(self._session.registry), self.mode)
         return self._session
-
-    @property
-    def started(self) -> bool:
-        return self._session is not None
 
     @property
     def system_prompt(self) -> str:
@@ -149,24 +165,15 @@ class ChatController:
     # ---------------------------------------------------------------- model facts
 
     def context_window(self, name: str) -> int:
-        from wyckoff_cli.models.facts import resolve_model_facts
-
         if self._context_window is not None:
             return self._context_window(name)
-        config = self.builder.config
-        return resolve_model_facts(model_id(name, config), config.model_overrides).context_window
+        return context_window_of(name, self.builder.config)
 
     def price(self, name: str, usage: ev.UsageReported) -> tuple[float, float] | None:
         """(cost, saved by the cache) of one call in USD; None when unpriced."""
-        from wyckoff_cli.models.costs import cost_of
-        from wyckoff_cli.models.facts import resolve_model_facts
-
         if self._price is not None:
             return self._price(name, usage)
-        config = self.builder.config
-        facts = resolve_model_facts(model_id(name, config), config.model_overrides)
-        cost = cost_of(usage.usage, facts.prices)
-        return None if cost is None else (cost.total, cost.saved)
+        return call_price(name, usage, self.builder.config)
 
     async def prepare(self) -> None:
         """Import the model's SDK (and its fallbacks') and the session's modules in a
@@ -181,7 +188,7 @@ class ChatController:
 
     # ---------------------------------------------------------------- turns
 
-    async def turn(
+    async def _turn(
         self,
         text: str,
         abort: AbortSignal,
@@ -194,6 +201,11 @@ class ChatController:
         first, its rules hold for this turn only, its model answers this turn);
         `attached`: `!command` runs whose output goes before the text; `images`: the
         prompt's attachments (kept in `session.images`)."""
+        async for waiting in preparing(self, abort):  # MCP servers starting, the SDK's imports
+            yield waiting
+        if abort.aborted:
+            yield ev.TurnDone("", "aborted", 0)
+            return
         await self.prepare()  # the imports run in a thread, never on the event loop
         session = self.session
         text = self.mode_notes.prefix(self.mode, text)  # a mode change is announced once
@@ -224,9 +236,9 @@ class ChatController:
                 runtime = runtime_for_model(runtime, self.builder.provider(request.model))
         if self.builder.mcp is not None:
             text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
-        message = attach(text, attached) if attached else text  # `!command` output goes with it
-        if images:
-            message = with_images(message, images)
+        message = turn_message(text, attached, images)  # `!command` output and images go with it
+        if request is not None:  # the transcript shows `/NAME ARGS`, a resumed one too
+            message = with_command(message, request.shown)
         try:
             with turn_rules(session.policy, request.allow if request is not None else ()):
                 async for event in runtime.run_stream(
@@ -242,14 +254,10 @@ class ChatController:
             if session.recorder is not None:
                 session.recorder.flush()
 
-    async def shell(self, command: str, abort: AbortSignal) -> AsyncIterator[ev.RuntimeEvent]:
+    async def _shell(self, command: str, abort: AbortSignal) -> AsyncIterator[ev.RuntimeEvent]:
         """`!command`: run it as a `run_shell` call through the session's policy (never
         approved by having been typed); its output goes with the next message."""
-        session = self.session
-        runtime = session.runtime
-        shell = UserShell(
-            session.policy, session.registry, self.root, runtime.tool_env, lambda: runtime.results_dir
-        )
+        shell = UserShell.of(self.session, self.root)
         call_id = f"user-shell-{len(self.shell_runs) + 1}-{id(shell):x}"
         async for event in shell.run(command, call_id, "You typed this after `!`", abort):
             self._observe(event, record=False)  # it is saved with the message it goes with
@@ -272,61 +280,43 @@ class ChatController:
         if isinstance(decided, ev.ApprovalDecided) and decided.decision == "always" and decided.rule:
             self._save_rule(decided.rule)
 
-    def save_deny_rule(self, rule: str) -> None:
+    def _save_deny_rule(self, rule: str) -> None:
         """ "Always reject" (an ACP client's answer): deny calls like it from now on."""
-        from wyckoff_cli.storage.permissions import save_rule
-
         if self._session is not None and rule not in self._session.policy.deny:
             self._session.policy.deny.append(rule)
-        try:
-            save_rule(rule, root=self.root, kind="deny")
-        except OSError as exc:
-            log.warning("cannot save the rule %s: %s", rule, exc)
+        save_rule_quietly(rule, self.root, "deny")
 
     def _save_rule(self, rule: str) -> None:
-        from wyckoff_cli.storage.permissions import save_rule
-        from wyckoff_cli.storage.project_grants import allow_grant, keep_allow_trust
-
         if rule not in self.always_allowed:
             self.always_allowed.append(rule)
-        try:
-            before = allow_grant(self.root)
-            save_rule(rule, root=self.root)
-            keep_allow_trust(self.root, before)  # the user's own rule keeps a trusted list trusted
-        except (OSError, ConfigError) as exc:  # the rule still holds for this run
-            log.warning("cannot save the rule %s: %s", rule, exc)
+        save_rule_quietly(rule, self.root, "allow")  # the rule holds for this run even if not saved
 
     # ---------------------------------------------------------------- requests
 
-    def set_mode(self, mode: str) -> ev.RuntimeEvent:
+    def _set_mode(self, mode: str) -> ev.RuntimeEvent:
         if mode not in PERMISSION_MODES:
             return ev.Notice("error", f"Unknown mode {mode!r}: use one of {', '.join(PERMISSION_MODES)}")
         self.mode = mode
         if self._session is not None:
             self._session.policy.mode = mode
+            self.status.auto_allow = sandbox_auto_allow(registry_shell(self._session.registry), mode)
         changed = ev.ModeChanged(mode)
         self.status.observe(changed)
         return changed
 
-    def approve_plan(self, mode: str) -> ev.RuntimeEvent:
+    def _approve_plan(self, mode: str) -> ev.RuntimeEvent:
         """The person approved an `exit_plan` call and picked `mode`: switch before the
         call runs (its result tells the model, so no note is needed)."""
-        changed = self.set_mode(mode)
+        changed = self._set_mode(mode)
         if isinstance(changed, ev.ModeChanged):
             self.mode_notes.told = mode
         return changed
 
     def skip_to_fallback(self) -> str | None:
-        """Esc while a model's retries wait: the next fallback takes over now (its name
-        is returned); None when nothing waits so or no fallback follows (Esc interrupts)."""
-        provider = self._session.runtime.provider if self._session is not None else None
-        skip = getattr(provider, "skip_waiting", None)
-        return skip() if callable(skip) else None
+        """Esc while a model's retries wait: the next fallback's name, now (models.py)."""
+        return skip_to_fallback(self._session)
 
-    def next_mode(self) -> ev.RuntimeEvent:
-        return self.set_mode(next_permission_mode(self.mode))
-
-    async def set_model(self, model: str) -> ev.RuntimeEvent:
+    async def _set_model(self, model: str) -> ev.RuntimeEvent:
         problem = self.check_model(model)
         if problem:
             return ev.Notice("error", problem)
@@ -336,33 +326,17 @@ class ChatController:
         self.status.observe(changed)
         return changed
 
-    async def compact(self, focus: str | None = None) -> AsyncIterator[ev.RuntimeEvent]:
+    async def _compact(self, focus: str | None = None) -> AsyncIterator[ev.RuntimeEvent]:
         if not len(self.conversation):
             yield ev.Notice("info", "Nothing to compact yet")
             return
-        session = self.session
-        try:
-            event = await session.runtime.compact(session.conversation, session.system_prompt, focus)
-        except Exception as exc:
-            yield ev.Notice("error", f"Compaction failed: {getattr(exc, 'message', exc)}")
-            return
-        finally:
-            for hook_event in self.builder.user_hooks.take_events():  # PreCompact hooks
-                self._observe(hook_event)
-                yield hook_event
-        if event is None:
-            yield ev.Notice("info", "Nothing to compact yet")
-        side = session.runtime.side_usage()
-        if side is not None:
-            await session.runtime.announce(side)
-        for produced in (event, side):
-            if produced is not None:
-                self._observe(produced)
-                yield produced
+        async for event in compaction_events(self.session, self.builder.user_hooks, focus):
+            self._observe(event)
+            yield event
         if self._recorder is not None:
             self._recorder.flush()
 
-    async def new_session(self) -> ev.RuntimeEvent:
+    async def _new_session(self) -> ev.RuntimeEvent:
         await self._close_session(recorder=True, reason="clear")
         self._hook_source = "clear"
         self.shell_runs = []
@@ -372,7 +346,7 @@ class ChatController:
         self.status.reset()
         return ev.SessionChanged(None)
 
-    async def resume(self, session_id: str) -> ev.RuntimeEvent:
+    async def _switch_session(self, session_id: str) -> ev.RuntimeEvent:
         try:
             loaded = self.store.load(session_id)
         except Exception as exc:
@@ -390,14 +364,8 @@ class ChatController:
         self._recorder = recorder
         self.mode_notes = ModeNotes()
         self.status.reset()
-        self._restore_status(loaded)
+        self.status.restore_session(loaded.info)
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))
-
-    def _restore_status(self, loaded: LoadedSession) -> None:
-        info = loaded.info
-        self.status.restore(
-            info.usage_by_model, context_tokens=info.context_tokens, agent_usage=info.agent_usage
-        )
 
     async def _close_session(self, *, recorder: bool = False, reason: str = "exit") -> None:
         if recorder and self._session is not None and self._hook_source is None:
@@ -431,6 +399,13 @@ class ChatController:
         """What `/help` and completion list: the built-ins, then the custom commands."""
         return extensions.slash_commands(self.custom_commands, self.builder.config.commands.prefer)
 
+    def parse(self, text: str) -> rq.Request | None:
+        """Slash-command text as a request (session/commands.py); None when it names no
+        command. A custom command with a built-in's name wins only in `commands.prefer`."""
+        prefer = self.builder.config.commands.prefer
+        custom = {c.name for c in self.custom_commands.commands if c.name not in BY_NAME or c.name in prefer}
+        return parse(text, custom)
+
     def expand(self, name: str, argument: str) -> TurnRequest | None:
         """A command that is a prompt for the model, as the turn to run; else None. A
         custom command with a built-in's name runs only when `commands.prefer` names it."""
@@ -438,158 +413,187 @@ class ChatController:
 
     def untrusted_allow_notice(self) -> str:
         """The notice for the project's allow rules when they are ignored ("" otherwise)."""
-        from wyckoff_cli.storage.project_grants import untrusted_allow_notice
-
-        try:
-            return untrusted_allow_notice(self.root)
-        except ConfigError as exc:
-            return str(exc)
+        return untrusted_allow_notice(self.root)
 
     def hooks_needing_trust(self) -> list[HookFile]:
         """The project's hook files not trusted yet (new or changed)."""
         return self.builder.user_hooks.hooks.needing_trust()
 
-    def trust_hooks(self, files: list[HookFile], trusted: bool) -> ev.RuntimeEvent:
+    def _trust_hooks(self, files: list[HookFile], trusted: bool) -> ev.RuntimeEvent:
         """The user's answer to the trust question: record it, or leave them off."""
         return extensions.answer_trust(self.builder, files, trusted)
 
-    async def command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
-        """Run a slash command; what it shows or changes comes back as events."""
-        if name == "model":
-            if not argument:
-                others = ", ".join(m for m in self.models if m != self.model) or "none configured"
-                yield ev.Notice("info", f"Model: {self.model}. Others: {others}. /model ID switches.")
-            else:
-                changed = await self.set_model(argument)
-                yield changed
-                if isinstance(changed, ev.ModelChanged):
-                    yield ev.Notice("info", f"Model switched to {argument}")
-        elif name == "mode":
-            if not argument:
-                modes = ", ".join(PERMISSION_MODES)
-                yield ev.Notice("info", f"Permission mode: {self.mode} (one of {modes}; Shift+Tab cycles)")
-            else:
-                changed = self.set_mode(argument)
-                yield changed
-                if isinstance(changed, ev.ModeChanged):
-                    yield ev.Notice("info", f"Permission mode: {argument}")
-        elif name == "compact":
-            async for event in self.compact(argument or None):
-                yield event
-        elif name == "clear":
-            yield await self.new_session()
-            yield ev.Notice("info", "New session")
-        elif name == "resume":
-            changed = await self.resume(argument)
-            yield changed
-            if isinstance(changed, ev.SessionChanged):
-                yield ev.Notice("info", f"Resumed session {changed.session_id}")
-        elif name == "cost":
-            yield self._cost()
-        elif name == "memory":
-            yield ev.CommandOutput("memory", text=self._memories(argument) or "No memories yet.")
-        elif name == "permissions":
-            yield self._permissions(argument)
-        elif name == "export":
-            yield self._export(argument)
-        elif name == "mcp" and self.builder.mcp is not None:
-            yield await self.builder.mcp.command(argument)
-        elif name == "skills":
-            yield extensions.skills_output(self.builder.skills)
-        elif name == "hooks":
-            yield extensions.hooks_output(self.builder, argument)
-        else:
-            yield ev.Notice("warning", f"/{name} is not a command here")
+    # ---------------------------------------------------------------- requests
 
-    def _cost(self) -> ev.RuntimeEvent:
-        status = self.status
-        if not status.per_model:
-            return ev.Notice("info", "No model calls in this session yet")
-        columns = [
-            "model",
-            "calls",
-            "input",
-            "output",
-            "cache read",
-            "cache write",
-            "searches",
-            "cost",
-            "cache saved",
-        ]
-        rows = [totals_row(model, totals) for model, totals in status.per_model.items()]
-        rows += agent_rows(status)  # sub-agents' share, already in the models' rows
-        rows.append(
-            [
-                "total",
-                "",
-                f"{status.input_tokens:,}",
-                f"{status.output_tokens:,}",
-                f"{status.cache_read_tokens:,}",
-                f"{status.cache_write_tokens:,}",
-                f"{sum(t.web_searches for t in status.per_model.values()):,}",
-                (f"${status.cost:.4f}" if status.all_priced else f"${status.cost:.4f} + unpriced")
-                if status.any_priced
-                else "unpriced",
-                f"${status.saved:.4f}",
-            ]
-        )
-        return ev.CommandOutput("cost", title="This session", columns=columns, rows=rows)
+    @property
+    def running(self) -> bool:
+        """A turn or `!command` runs (an `Interrupt` would stop it)."""
+        return self._abort is not None and not self._abort.aborted
 
-    def _memories(self, query: str) -> str:
-        from wyckoff_cli.context.memory import MemoryStore
-        from wyckoff_cli.storage.paths import memory_db_path
+    def handle_now(self, request: rq.ImmediateRequest) -> list[ev.RuntimeEvent]:
+        """The requests that need no await (keys, dialogs' answers), answered at once."""
+        match request:
+            case rq.Interrupt():
+                if self._abort is not None:
+                    self._abort.abort()
+                return []
+            case rq.DropShellOutput():
+                dropped = self.shell_runs.pop() if self.shell_runs else None
+                return (
+                    [ev.Notice("info", f"The output of `{dropped.command}` will not be sent")]
+                    if dropped
+                    else []
+                )
+            case rq.SetMode(mode=mode):
+                if mode is None:
+                    modes = ", ".join(PERMISSION_MODES)
+                    return [
+                        ev.Notice("info", f"Permission mode: {self.mode} (one of {modes}; Shift+Tab cycles)")
+                    ]
+                changed = self._set_mode(mode)
+                ok = isinstance(changed, ev.ModeChanged)
+                return [changed, ev.Notice("info", f"Permission mode: {mode}")] if ok else [changed]
+            case rq.CycleMode():
+                return [self._set_mode(next_permission_mode(self.mode))]
+            case rq.ApprovePlan(mode=mode):
+                return [self._approve_plan(mode)]
+            case rq.TrustHooks(files=files, trusted=trusted):
+                return [self._trust_hooks(list(files), trusted)]
+            case rq.RejectAlways(rule=rule):
+                self._save_deny_rule(rule)
+                return []
+            case rq.Invalid(message=message):
+                return [ev.Notice("warning", message)]
+            case _:
+                assert_never(request)
 
-        with MemoryStore(memory_db_path()) as memories:
-            if query:
-                found = [scored.memory for scored in memories.search(query, project=self.root)]
-            else:
-                found = memories.list_memories(project=self.root)
-        return "\n".join(f"#{m.id} [{m.scope}/{m.kind}] {m.text}" for m in found)
+    async def handle(self, request: rq.SessionRequest) -> AsyncIterator[ev.RuntimeEvent]:
+        """Answer one request with events: the one place a host's requests arrive."""
+        match request:
+            case (
+                rq.Interrupt()
+                | rq.DropShellOutput()
+                | rq.SetMode()
+                | rq.CycleMode()
+                | rq.ApprovePlan()
+                | rq.TrustHooks()
+                | rq.RejectAlways()
+                | rq.Invalid()
+            ):
+                events: AsyncIterator[ev.RuntimeEvent] = events_of(self.handle_now(request))
+            case rq.Turn():
+                events = self._run_turn(request)
+            case rq.PromptCommand(name=name, argument=argument):
+                events = self._prompt_command(name, argument)
+            case rq.Shell(command=command):
+                events = self._abortable(lambda abort: self._shell(command, abort))
+            case rq.SetModel(model=model):
+                events = self._switch_model(model)
+            case rq.Compact(focus=focus):
+                events = self._compact(focus)
+            case rq.Clear():
+                events = events_of([await self._new_session(), ev.Notice("info", "New session")])
+            case rq.Resume(session_id=session_id):
+                events = self._resume(session_id)
+            case rq.Export(path=path):
+                events = events_of([self._export(path)])
+            case rq.Rewind(turn=turn, choice=choice):
+                back = partial(
+                    checkpoints.rewind, conversation=self.conversation, turn=turn or 1, choice=choice
+                )
+                events = checkpoints.when_available("rewind", self.checkpoint_commands(), back)
+            case rq.Undo():
+                events = checkpoints.when_available("undo", self.checkpoint_commands(), checkpoints.undo)
+            case rq.Redo():
+                events = checkpoints.when_available("redo", self.checkpoint_commands(), checkpoints.redo)
+            case rq.Diff():
+                events = checkpoints.when_available("diff", self.checkpoint_commands(), checkpoints.diff)
+            case rq.Cost():
+                events = events_of([cost_output(self.status)])
+            case rq.Memory(query=query):
+                events = events_of([memories_output(self.root, query)])
+            case rq.Permissions(trust=True):
+                self._commands = None  # read again: their trust changed
+                events = events_of([extensions.trust_project_grants(self.root, self._session)])
+            case rq.Permissions(remove=remove):
+                policy = self._session.policy if self._session is not None else None
+                ignored = self.builder.workspace.ignored_allow()
+                auto = auto_allow_line(shell_of(self._session, self.builder), self.mode)
+                answer = permissions_output(self.root, remove, self.always_allowed, policy, ignored, auto)
+                events = events_of([answer])
+            case rq.Mcp(argument=argument):
+                events = events_of([await self._mcp(argument)])
+            case rq.Skills():
+                events = events_of([extensions.skills_output(self.builder.skills)])
+            case rq.Hooks(argument=argument):
+                events = events_of([extensions.hooks_output(self.builder, argument)])
+            case _:
+                assert_never(request)
+        async for event in events:
+            yield event
+        if self._recorder is not None:  # what the request changed is on disk before it answers
+            self._recorder.flush()
 
-    def _permissions(self, argument: str) -> ev.RuntimeEvent:
-        from wyckoff_cli.storage.permissions import list_rules, remove_rule
-
-        verb, _, rule = argument.partition(" ")
-        if verb == "trust":
-            self._commands = None  # read again: their trust changed
-            return extensions.trust_project_grants(self.root, self._session)
-        if verb == "remove" and rule.strip():
-            rule = rule.strip()
-            removed = remove_rule(rule, root=self.root)
-            if rule in self.always_allowed:
-                self.always_allowed.remove(rule)
-            if self._session is not None and rule in self._session.policy.session_allow:
-                self._session.policy.session_allow.remove(rule)
-            text = f"Removed {rule} from {len(removed)} list(s)" if removed else f"No saved rule {rule}"
-            return ev.Notice("info", text)
-        ignored = set(self.builder.workspace.ignored_allow())
-        saved = "\n".join(
-            f"{r.kind:<5} {r.rule}  ({r.scope}: {r.file})"
-            + (
-                " [not trusted: ignored]"
-                if r.scope == "project" and r.kind == "allow" and r.rule in ignored
-                else ""
-            )
-            for r in list_rules(self.root)
-        )
-        session = ", ".join(self._session.policy.session_allow) if self._session is not None else ""
-        return ev.CommandOutput(
-            "permissions",
-            text=f"{saved or 'No saved rules.'}\nAllowed for this session: {session or 'none'}\n"
-            "/permissions remove RULE removes a saved rule; /permissions trust trusts the project's "
-            "allow rules and command files.",
-        )
-
-    def _export(self, argument: str) -> ev.RuntimeEvent:
-        from wyckoff_cli.storage.atomic import write_atomic
-
-        if self.id is None or self._recorder is None or self.exporter is None:
-            return ev.Notice("warning", "Nothing to export yet")
-        self._recorder.flush()
-        # a relative FILE is in the project folder
-        path = self.root / (Path(argument).expanduser() if argument else f"wyckoff-session-{self.id}.md")
+    async def _abortable(
+        self, run: Callable[[AbortSignal], AsyncIterator[ev.RuntimeEvent]]
+    ) -> AsyncIterator[ev.RuntimeEvent]:
+        """A turn or `!command` that an `Interrupt` stops."""
+        self._abort = abort = AbortSignal()
         try:
-            write_atomic(path, self.exporter(self.store, self.id, "json" if path.suffix == ".json" else "md"))
-        except Exception as exc:
-            return ev.Notice("error", f"Export failed: {getattr(exc, 'message', exc)}")
-        return ev.Notice("info", f"Exported to {path}")
+            async for event in run(abort):
+                yield event
+        finally:
+            self.interrupted = abort.aborted
+            if self._abort is abort:
+                self._abort = None
+
+    def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
+        return self._abortable(
+            lambda a: self._turn(t.text, a, t.required_tools, t.command, t.attached, t.images)
+        )
+
+    async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
+        expanded = self.expand(name, argument)
+        if expanded is None:
+            yield ev.Notice("warning", f"Unknown command /{name} — /help lists them")
+            return
+        turn = rq.Turn(expanded.text, expanded.required_tools, expanded, tuple(self.take_shell_runs()))
+        async for event in self._run_turn(turn):
+            yield event
+
+    async def _switch_model(self, model: str | None) -> AsyncIterator[ev.RuntimeEvent]:
+        if not model:
+            others = ", ".join(m for m in self.models if m != self.model) or "none configured"
+            yield ev.Notice("info", f"Model: {self.model}. Others: {others}. /model ID switches.")
+            return
+        changed = await self._set_model(model)
+        yield changed
+        if isinstance(changed, ev.ModelChanged):
+            yield ev.Notice("info", f"Model switched to {model}")
+
+    async def _resume(self, session_id: str) -> AsyncIterator[ev.RuntimeEvent]:
+        if not session_id:
+            yield ev.Notice("warning", "/resume ID: name the session (`wyckoff sessions list` lists them)")
+            return
+        changed = await self._switch_session(session_id)
+        yield changed
+        if isinstance(changed, ev.SessionChanged):
+            yield ev.Notice("info", f"Resumed session {changed.session_id}")
+
+    def _export(self, path: str) -> ev.RuntimeEvent:
+        return export_output(self.root, path, self.id, self._recorder, lambda: self.store, self.exporter)
+
+    async def _mcp(self, argument: str) -> ev.RuntimeEvent:
+        if self.builder.mcp is None:
+            return ev.Notice("info", "No MCP servers in this session")
+        return await self.builder.mcp.command(argument)
+
+    def checkpoint_commands(self) -> CheckpointCommands | str:
+        """The session's /rewind, /undo, /redo and /diff, or why there are none."""
+        if self._session is None and self.loaded is None:
+            return "nothing has run in this session yet"
+        return self.session.checkpoints or "checkpoints are off"
+
+    async def rewind_points(self) -> list[RewindPoint] | ev.Notice:
+        """What the app's rewind picker lists (newest first), or why it cannot."""
+        return await checkpoints.points_or_notice(self.checkpoint_commands(), self.conversation)

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.runtime.hook_config import HookFile as HookFile  # re-exported: the trust screen
 from wyckoff_cli.session.commands import BY_NAME, COMMANDS, SlashCommand
 from wyckoff_cli.session.custom_commands import CommandCatalog, TurnRequest, request_for, untrusted_notice
 
 if TYPE_CHECKING:
     from wyckoff_cli.context.skills import SkillCatalog
-    from wyckoff_cli.runtime.hook_config import HookFile
     from wyckoff_cli.session.builder import Session, SessionBuilder
 
 INIT_PROMPT = (

@@ -4,15 +4,20 @@
 per image named by its hash), or a private temporary folder for a session that is
 not recorded. `image_support(config)` tells the runtime, from the model catalogue,
 which models take images and which configured ones do (for the refusal's hint).
+`turn_message` is the user message of a `Turn` request: its `!command` runs, its text
+and its attached images.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wyckoff_cli.core.messages import ImagePart, Message, with_images
 from wyckoff_cli.runtime.image_support import ImageSupport
+from wyckoff_cli.session.user_shell import ShellRun, attach
 from wyckoff_cli.storage.images import ImageStore
 
 if TYPE_CHECKING:
@@ -48,3 +53,9 @@ def image_support(config: Config) -> ImageSupport:
     names = dict.fromkeys([config.model, *config.fallbacks, *config.models])
     capable = tuple(name for name in names if name and takes_images(name, config))
     return ImageSupport(lambda name: takes_images(name, config), capable)
+
+
+def turn_message(text: str, attached: Sequence[ShellRun], images: Sequence[ImagePart]) -> str | Message:
+    """What a turn sends: the `!command` runs' output before `text`, then the images."""
+    message = attach(text, attached) if attached else text
+    return with_images(message, images) if images else message

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from wyckoff_cli.core.errors import ConfigError, ProviderConfigError
+from wyckoff_cli.core.events import UsageReported
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.providers.factory import build_fallback
 from wyckoff_cli.providers.retry import RetryPolicy
 from wyckoff_cli.providers.spec import ModelSpec, parse_model_id
 from wyckoff_cli.storage.config import Config
+
+
+def skip_to_fallback(session: Any) -> str | None:
+    """Esc while a model's retries wait: the next fallback takes over now (its name is
+    returned); None when nothing waits so, no fallback follows or no `session` (a built
+    `Session`) runs yet — then Esc interrupts."""
+    provider = session.runtime.provider if session is not None else None
+    skip = getattr(provider, "skip_waiting", None)
+    return skip() if callable(skip) else None
 
 
 def resolve_model_spec(name: str, config: Config) -> ModelSpec:
@@ -131,3 +143,20 @@ def check_model(name: str, config: Config) -> str | None:
     except ProviderConfigError as exc:
         return exc.message
     return None
+
+
+def context_window_of(name: str, config: Config) -> int:
+    """The context window of a model id or alias (the catalogue, then the overrides)."""
+    from wyckoff_cli.models.facts import resolve_model_facts
+
+    return resolve_model_facts(model_id(name, config), config.model_overrides).context_window
+
+
+def call_price(name: str, usage: UsageReported, config: Config) -> tuple[float, float] | None:
+    """(cost, saved by the cache) of one call in USD; None when unpriced."""
+    from wyckoff_cli.models.costs import cost_of
+    from wyckoff_cli.models.facts import resolve_model_facts
+
+    facts = resolve_model_facts(model_id(name, config), config.model_overrides)
+    cost = cost_of(usage.usage, facts.prices)
+    return None if cost is None else (cost.total, cost.saved)

@@ -8,11 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from wyckoff_cli.core.errors import ConfigError
+from wyckoff_cli.core.errors import ConfigError, WyckoffError
 from wyckoff_cli.tools.permissions.policy import known_tool_hint, unknown_tool_rules
-from wyckoff_cli.tools.permissions.sandbox import SANDBOX_MODES, SandboxMode, ShellSettings, sandbox_status
+from wyckoff_cli.tools.permissions.sandbox import (
+    SANDBOX_MODES,
+    SandboxMode,
+    ShellSettings,
+    resolve_git_dirs,
+    sandbox_status,
+)
+from wyckoff_cli.tools.permissions.sandbox_mounts import MountPoints
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.config import Config
@@ -20,7 +27,7 @@ if TYPE_CHECKING:
 
 # Keys a project's own `.wyckoff/config.toml` may not set: they would loosen the
 # sandbox for everyone who opens the project (a cloned repository could ship them).
-LOOSENING_KEYS = ("sandbox", "network", "writable_roots", "env_keep")
+LOOSENING_KEYS = ("sandbox", "network", "writable_roots", "env_keep", "allow_unix_sockets", "auto_allow")
 
 
 def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> ShellSettings:
@@ -33,6 +40,7 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
     shell = config.shell
     mode: str = shell.sandbox
     network, roots, keep = shell.network, list(shell.writable_roots), list(shell.env_keep)
+    sockets, auto_allow = list(shell.allow_unix_sockets), shell.auto_allow
     notes: list[str] = []
     project = read_toml(paths.project_config_file(root)) or {}
     project_shell = project.get("shell", {}) if isinstance(project.get("shell"), dict) else {}
@@ -46,6 +54,9 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         network = bool(user_shell.get("network", False)) if "network" in ignored else network
         roots = list(user_shell.get("writable_roots", [])) if "writable_roots" in ignored else roots
         keep = list(user_shell.get("env_keep", [])) if "env_keep" in ignored else keep
+        if "allow_unix_sockets" in ignored:
+            sockets = list(user_shell.get("allow_unix_sockets", []))
+        auto_allow = bool(user_shell.get("auto_allow", False)) if "auto_allow" in ignored else auto_allow
         notes.append(
             f"the project's .wyckoff/config.toml may not loosen [shell] ({', '.join(ignored)} ignored)"
         )
@@ -63,14 +74,58 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         env_keep=tuple(keep),
         env_remove=tuple(shell.env_remove),
         notice="; ".join([*notes, notice] if notice else notes),
+        allow_unix_sockets=tuple(Path(s).expanduser() for s in sockets),
+        auto_allow=auto_allow,
+        git_dirs=resolve_git_dirs(root),  # once, from Wyckoff's side, at session start
+        mounts=MountPoints(paths.cache_dir() / "sandbox"),
     )
 
 
 def shell_notice(registry: ToolRegistry) -> str:
     """The one-line start-up notice about the shell sandbox ("" when it is on)."""
+    settings = registry_shell(registry)
+    return settings.notice if settings is not None else ""
+
+
+def registry_shell(registry: ToolRegistry) -> ShellSettings | None:
+    """The settings the registry's `run_shell` runs under."""
     tool = registry.get("run_shell")
     settings = tool.extra.get("shell") if tool is not None else None
-    return settings.notice if isinstance(settings, ShellSettings) else ""
+    return settings if isinstance(settings, ShellSettings) else None
+
+
+def shell_of(session: Any, builder: Any) -> ShellSettings | None:
+    """The shell settings `session` (a built `Session`) runs under, or before it is built,
+    those `builder` (its `SessionBuilder`) would use; None when they cannot be read."""
+    if session is not None:
+        return registry_shell(session.registry)
+    try:
+        settings: ShellSettings = builder.shell()
+    except WyckoffError:
+        return None
+    return settings
+
+
+def auto_allow_line(settings: ShellSettings | None, mode: str) -> str:
+    """`/permissions`' line on sandbox auto-allow."""
+    auto = sandbox_auto_allow(settings, mode)
+    if not auto:
+        return "Sandbox auto-allow: off ([shell] auto_allow = true, or the auto mode, turns it on)"
+    return f"Sandbox auto-allow: {'on' if auto == 'sandbox auto-allow' else auto} (mode {mode})"
+
+
+def sandbox_auto_allow(settings: ShellSettings | None, mode: str) -> str:
+    """How sandbox auto-allow stands for the status bar and `/permissions`: "" when
+    it is off, else a few words (on, or asked for but the sandbox is off)."""
+    if settings is None or mode not in ("default", "auto-edit", "auto"):
+        return ""
+    if mode != "auto" and not settings.auto_allow:
+        return ""
+    if not settings.sandboxed:
+        return "sandbox off: commands ask"
+    if settings.network:
+        return "sandbox has the network: commands ask"
+    return "sandbox auto-allow"
 
 
 def session_tool_names() -> list[str]:

@@ -36,6 +36,7 @@ class ModelTotals:
 class StatusModel:
     model: str
     mode: str = "default"
+    auto_allow: str = ""  # how sandbox auto-allow stands ("" when off), beside the mode
     context_window: int = 64_000
     fallback_model: str | None = None
     state: str = "idle"
@@ -66,6 +67,10 @@ class StatusModel:
         self.per_agent.clear()
         self.context_tokens = 0
         self.fallback_model = None
+
+    def restore_session(self, info: Any) -> None:
+        """Seed the totals from a resumed session's summary (`storage.session_info`)."""
+        self.restore(info.usage_by_model, context_tokens=info.context_tokens, agent_usage=info.agent_usage)
 
     def restore(
         self,
@@ -151,8 +156,14 @@ class StatusModel:
         """The session's cost, saying plainly when some or all calls have no price."""
         if self.per_model and not self.any_priced:
             return "cost unknown (set prices with `wyckoff model cost`)"
-        text = f"${self.cost:.4f} saved ${self.saved:.4f}"
+        text = f"${self.cost:.4f} {self.cache_text()}"
         return text if self.all_priced else f"{text} + unpriced calls"
+
+    def cache_text(self) -> str:
+        """`saved $0.0100`, or, while writing the cache has cost more than reading it
+        saved (a first Anthropic call), what the writes cost: `cache writes +$0.0040`."""
+        cell = saved_cell(self.saved)
+        return f"cache {cell}" if self.saved < 0 else f"saved {cell}"
 
     @property
     def cache_hit_rate(self) -> float:
@@ -163,32 +174,52 @@ class StatusModel:
         return 100.0 * self.context_tokens / self.context_window if self.context_window else 0.0
 
     def segments(self) -> list[tuple[str, str]]:
-        """(name, text) pairs in display order; a narrow bar drops them in `DROP_ORDER`
-        (the state and the cost stay)."""
+        """(name, text) pairs in display order, each in its full form."""
+        return [(name, forms[0]) for name, forms in self.segment_forms()]
+
+    def segment_forms(self) -> list[tuple[str, list[str]]]:
+        """(name, forms) in display order: each segment's full text, then its shorter
+        forms. A narrow bar applies `SHORTEN_ORDER` until it fits."""
         model = self.model if self.fallback_model is None else f"{self.fallback_model} (fallback)"
-        parts = [
-            ("state", self.state),
-            ("model", model),
-            ("mode", self.mode),
-            ("context", f"ctx {self.context_percent:.0f}%"),
-            ("tokens", f"↑{human(self.input_tokens)} ↓{human(self.output_tokens)}"),
+        bare_model = model.split(":", 1)[1] if ":" in model.split(" ", 1)[0] else model
+        cache_rate = f"cache {self.cache_hit_rate:.0%}"
+        parts: list[tuple[str, list[str]]] = [
+            ("state", [self.state]),
+            ("model", [model, bare_model]),
+            (
+                "mode",
+                [f"{self.mode} · {self.auto_allow}", f"{self.mode} · auto"]
+                if self.auto_allow
+                else [self.mode],
+            ),
+            ("context", [f"ctx {self.context_percent:.0f}%"]),
+            ("tokens", [f"↑{human(self.input_tokens)} ↓{human(self.output_tokens)}"]),
             (
                 "cache",
-                f"cache {self.cache_hit_rate:.0%} r{human(self.cache_read_tokens)} w{human(self.cache_write_tokens)}",
+                [
+                    f"{cache_rate} r{human(self.cache_read_tokens)} w{human(self.cache_write_tokens)}",
+                    cache_rate,
+                ],
             ),
-            ("cost", self.cost_text()),
+            ("cost", [self.cost_text(), self.short_cost_text()]),
         ]
         if self.per_agent:  # the sub-agents' share of the cost, beside it
             shares = [f"main ${self.main_cost():.4f}"]
             shares += [f"{name} ${t.cost:.4f}" for name, t in self.per_agent.items()]
-            parts.append(("agents", " · ".join(shares)))
+            parts.append(("agents", [" · ".join(shares)]))
         if self.mcp:
-            parts.insert(3, ("mcp", self.mcp))
+            parts.insert(3, ("mcp", [self.mcp]))
         if self.background_running:
-            parts.append(
-                ("background", f"{self.background_running} bg task{'s' * (self.background_running > 1)}")
-            )
+            count = self.background_running
+            parts.append(("background", [f"{count} bg task{'s' * (count > 1)}", f"{count} bg"]))
         return parts
+
+    def short_cost_text(self) -> str:
+        """The cost without what the cache saved (and an unknown cost without the hint)."""
+        if self.per_model and not self.any_priced:
+            return "cost unknown"
+        text = f"${self.cost:.4f}"
+        return text if self.all_priced else f"{text} + unpriced"
 
 
 def totals_row(label: str, totals: ModelTotals) -> list[str]:
@@ -202,8 +233,14 @@ def totals_row(label: str, totals: ModelTotals) -> list[str]:
         f"{totals.cache_write_tokens:,}",
         f"{totals.web_searches:,}",
         f"${totals.cost:.4f}" if totals.priced else "unpriced",
-        f"${totals.saved:.4f}",
+        saved_cell(totals.saved),
     ]
+
+
+def saved_cell(saved: float) -> str:
+    """`/cost`'s "cache saved": what reading the cache saved, or, while writing it has
+    cost more than reading it saved (a first Anthropic call), the writes' extra cost."""
+    return f"writes +${-saved:.4f}" if saved < 0 else f"${saved:.4f}"
 
 
 def agent_rows(status: StatusModel) -> list[list[str]]:
@@ -211,7 +248,22 @@ def agent_rows(status: StatusModel) -> list[list[str]]:
     return [totals_row(f"agent {name}", totals) for name, totals in status.per_agent.items()]
 
 
-DROP_ORDER = ("cache", "tokens", "agents", "background", "context", "mode", "model")
+SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (
+    ("cache", 1),  # the hit rate only, without the read and written tokens
+    ("model", 1),  # without the provider
+    ("agents", None),  # None: dropped
+    ("cache", None),
+    ("tokens", None),
+    ("background", 1),  # "2 bg"
+    ("mcp", None),
+    ("context", None),
+    ("model", None),
+    ("background", None),
+    ("cost", 1),  # without what the cache saved
+)
+"""How a narrow status bar makes room, step by step (docs/TUI.md): a segment takes a
+shorter form (its index in `segment_forms()`) or is dropped. The state, the permission
+mode and the cost are never dropped."""
 
 
 def human(count: int) -> str:

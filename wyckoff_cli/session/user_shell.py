@@ -68,6 +68,12 @@ class UserShell:
     failed: str | None = None
     result: ShellRun | None = None
 
+    @classmethod
+    def of(cls, session: Any, workspace: Path) -> UserShell:
+        """The shell of `session` (a built `Session`): its policy, tools and environment."""
+        runtime = session.runtime
+        return cls(session.policy, session.registry, workspace, runtime.tool_env, lambda: runtime.results_dir)
+
     async def run(
         self, command: str, call_id: str, reason: str, abort: Any = None
     ) -> AsyncIterator[ev.RuntimeEvent]:

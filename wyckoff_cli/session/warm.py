@@ -62,9 +62,17 @@ async def ready(modules: Iterable[str]) -> None:
     """Import `modules` in a worker thread; returns at once when all are imported.
     A module another thread is still importing counts as not imported: it is in
     `sys.modules` from the start of its import, and the loop must not wait for its
-    lock (this waits for our thread instead)."""
+    lock (this waits for our thread instead). Cancelling the wait leaves the import
+    running for the next caller."""
     for future in _start([name for name in modules if not _imported(name)]):
-        await asyncio.wrap_future(future)
+        # shielded: a cancelled wait (Esc, the app closing) must not cancel the shared
+        # import, or every later turn's wait would raise CancelledError at once
+        await asyncio.shield(asyncio.wrap_future(future))
+
+
+def pending(modules: Iterable[str]) -> bool:
+    """Whether `ready(modules)` would have to wait."""
+    return not all(_imported(name) for name in modules)
 
 
 def _imported(name: str) -> bool:
@@ -89,4 +97,6 @@ def _import_all(modules: list[str]) -> None:
             importlib.import_module(name)
         except Exception:  # the real import raises it again, in context
             log.debug("warm-up import of %s failed", name, exc_info=True)
-        _futures[name].set_result(None)
+        future = _futures[name]
+        if not future.done():  # never cancelled (waits shield it), but never stop the thread
+            future.set_result(None)

@@ -13,7 +13,6 @@ it can be found) and the key, with the expected type.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 import tomllib
 import types
@@ -28,50 +27,11 @@ from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.config_agents import AgentsConfig, SessionConfig
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
+from wyckoff_cli.storage.config_fields import NON_NEGATIVE, POSITIVE, Range
+from wyckoff_cli.storage.config_fields import doc_field as _doc
 from wyckoff_cli.storage.config_mcp import McpServer
 from wyckoff_cli.storage.ui_config import UIConfig
 from wyckoff_cli.storage.web_config import WebConfig
-
-
-@dataclass(frozen=True)
-class Range:
-    """The values a number may take: finite, from `low` to `high` (None: no bound);
-    `low_open` excludes `low` itself."""
-
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-
-    def allows(self, value: float) -> bool:
-        if not math.isfinite(value):
-            return False
-        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
-            return False
-        return self.high is None or value <= self.high
-
-    def describe(self, integer: bool) -> str:
-        what = "an integer" if integer else "a finite number"
-        bounds = []
-        if self.low is not None:
-            bounds.append(f"{'greater than' if self.low_open else 'at least'} {_number(self.low)}")
-        if self.high is not None:
-            bounds.append(f"at most {_number(self.high)}")
-        return what + (" " + " and ".join(bounds) if bounds else "")
-
-
-def _number(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else str(value)
-
-
-POSITIVE = Range(1)
-NON_NEGATIVE = Range(0)
-
-
-def _doc(text: str, *, range: Range | None = None, **kwargs: Any) -> Any:
-    metadata: dict[str, Any] = {"doc": text}
-    if range is not None:
-        metadata["range"] = range
-    return field(metadata=metadata, **kwargs)
 
 
 @dataclass
@@ -202,6 +162,10 @@ class ShellConfig:
     env_remove: list[str] = _doc(
         "More variables (globs) removed from commands' environment.", default_factory=list
     )
+    allow_unix_sockets: list[str] = _doc(
+        "Outside Unix sockets (paths) sandboxed commands may reach (docs/SANDBOX.md).", default_factory=list
+    )
+    auto_allow: bool = _doc("Run commands that stay in the sandbox unasked (docs/SANDBOX.md).", default=False)
 
 
 @dataclass
@@ -215,8 +179,8 @@ class Config:
         "Models tried in order when the default fails with a rate limit, timeout, network or server error.",
         default_factory=list,
     )
-    permission_mode: Literal["default", "plan", "auto-edit", "yolo"] = _doc(
-        "Start-up permission mode: `default`, `plan`, `auto-edit` or `yolo`.", default="default"
+    permission_mode: Literal["default", "plan", "auto-edit", "auto", "yolo"] = _doc(
+        "Start-up permission mode: `default`, `plan`, `auto-edit`, `auto` or `yolo`.", default="default"
     )
     max_tool_rounds: int = _doc(
         "Tool rounds per turn before the turn stops.", default=15, range=Range(1, 10_000)

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.shown import shown_user_text
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.storage.atomic import write_atomic
 from wyckoff_cli.storage.chatlog import FORMAT_VERSION
@@ -82,9 +84,8 @@ class SessionInfo:
         if message.get("role") != "user" or (message.get("meta") or {}).get("synthetic"):
             return
         self.turns += 1
-        if not self.title:
-            text = "".join(p.get("text", "") for p in message.get("parts", ()) if p.get("type") == "text")
-            self.title = shorten(text, TITLE_CHARS)
+        if not self.title:  # what the person saw of it (core/shown.py), not what was sent
+            self.title = shorten(shown_user_text(Message.from_dict(message)), TITLE_CHARS)
 
     def add_usage(self, model: str, usage: Usage, cost: float | None, agent: str | None = None) -> None:
         """Count one call in the session's totals; a sub-agent's (`agent`) also in its

@@ -131,7 +131,8 @@ def read_info(directory: Path) -> SessionInfo | None:
     try:
         with open(directory / SUMMARY_FILE, encoding="utf-8") as handle:
             info = SessionInfo.from_dict(json.load(handle), directory)
-        if os.stat(directory / CHAT_FILE).st_size == info.chat_bytes:
+        stale_title = info.title.startswith("<system-reminder>")  # saved before titles left notes out
+        if os.stat(directory / CHAT_FILE).st_size == info.chat_bytes and not stale_title:
             return info
     except (OSError, ValueError, KeyError, TypeError):
         pass

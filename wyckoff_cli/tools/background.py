@@ -64,10 +64,6 @@ class BackgroundTaskManager:
     def add_listener(self, listener: UpdateListener) -> None:
         self._listeners.append(listener)
 
-    def remove_listener(self, listener: UpdateListener) -> None:
-        with contextlib.suppress(ValueError):
-            self._listeners.remove(listener)
-
     def start(self, name: str, summary: str, work: BackgroundWork) -> BackgroundTask:
         task = BackgroundTask(id=f"bg-{next(self._ids)}", name=name, summary=summary)
         self._tasks[task.id] = task

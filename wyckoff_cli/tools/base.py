@@ -112,6 +112,9 @@ class Tool:
       (a command, the new text); the whole arguments are editable as JSON anyway.
     - `safe_for`: decides `concurrency_safe` per call from the arguments (the `task`
       tool: safe when the chosen agent's tools are all read-only).
+    - `refused_before_run`: the refusal a call would meet when it runs, known from its
+      arguments (web_fetch's address guard): `check_arguments` raises it, so the call
+      is refused before any approval dialog.
     """
 
     name: str
@@ -131,6 +134,9 @@ class Tool:
     summary_arg: str | None = None  # the argument a one-line UI summary shows
     editable_fields: tuple[str, ...] = ()  # arguments a person may edit directly when approving
     safe_for: Callable[[dict[str, Any]], bool] | None = None
+    # Why a call with these arguments would be refused anyway when it runs (web_fetch of
+    # a loopback URL), or None: checked with the schema, so before any approval dialog.
+    refused_before_run: Callable[[dict[str, Any]], str | None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def subject(self, args: dict[str, Any], workspace: Path) -> Subject:
@@ -163,6 +169,9 @@ class Tool:
         problems += path_problems(self.path_args, args)  # lengths the OS would refuse
         if problems:
             raise ToolError(f"invalid arguments for {self.name}: " + "; ".join(problems) + ".")
+        refusal = self.refused_before_run(args) if self.refused_before_run is not None else None
+        if refusal is not None:
+            raise ToolError(refusal)
 
     def arguments_problem(self, args: dict[str, Any]) -> str | None:
         """What is wrong with `args` (the `check_arguments` message), or None."""

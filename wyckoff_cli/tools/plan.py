@@ -25,6 +25,8 @@ MODE_NOTES: dict[str, str] = {
         "or sends notes back."
     ),
     "auto-edit": "File edits inside the workspace run without asking; commands ask the user first.",
+    "auto": "File edits inside the workspace and commands that stay inside the sandbox run without asking; "
+    "network access, unsandboxed runs, outside paths and destructive commands still ask.",
     "yolo": "Everything inside the workspace runs without asking; outside paths and destructive "
     "commands still ask.",
 }

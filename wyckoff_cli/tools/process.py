@@ -10,7 +10,8 @@
   results folder once it grows past what is shown inline.
 - The environment is scrubbed (`child_env`): no variable whose name looks like a
   secret reaches a command.
-- With a `SandboxRun`, the command runs inside bubblewrap (sandbox.py).
+- With a `SandboxRun`, the command runs inside bubblewrap (sandbox.py), without the
+  variables that point at sockets outside (`SSH_AUTH_SOCK` …, sandbox_mounts.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Protocol
 
 from wyckoff_cli.tools.permissions.sandbox import SandboxRun, blocked_note, bwrap_args, cleanup
+from wyckoff_cli.tools.permissions.sandbox_mounts import sandbox_env
 
 HEAD_CHARS = 2_000
 TAIL_CHARS = 4_500
@@ -272,10 +274,12 @@ async def run_process(
     """Run `command` (in `sandbox` when given); see the module docstring."""
     started = time.monotonic()
     argv = [*_shell(), command]
-    if sandbox is not None:
-        argv = bwrap_args(sandbox, cwd, argv)
+    variables = child_env(env, env_keep, env_remove)
     try:
-        result = await _run(argv, cwd, child_env(env, env_keep, env_remove), timeout, emit, capture)
+        if sandbox is not None:
+            argv = bwrap_args(sandbox, cwd, argv)
+            variables = sandbox_env(variables, sandbox.allow_unix_sockets)
+        result = await _run(argv, cwd, variables, timeout, emit, capture)
     finally:
         if sandbox is not None:
             cleanup(sandbox)

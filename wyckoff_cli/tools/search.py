@@ -31,6 +31,7 @@ from wyckoff_cli.tools.grep_results import (
     format_results,
 )
 from wyckoff_cli.tools.ignore import PROJECT_IGNORE, IgnoreMatcher
+from wyckoff_cli.tools.paths import hard_link_count, is_within
 from wyckoff_cli.tools.permissions.workspace import display_path, relative_to_root, resolve_for_tool
 from wyckoff_cli.tools.pygrep import python_grep
 
@@ -227,16 +228,28 @@ def _python_fallback(request: GrepRequest, target: Path, ctx: ToolContext) -> li
     return python_grep(request, target, matcher, "" if rel == "." else rel, rel, "")
 
 
-def _without_denied(found: Found, ctx: ToolContext) -> Found:
-    """Leave out files a deny rule refuses to read (a path deny covers grep too)."""
+def _without_denied(found: Found, ctx: ToolContext, notes: list[str]) -> Found:
+    """Leave out files a deny rule refuses to read (a path deny covers grep too), and
+    hard-linked files, whose other names may lie outside the workspace (a note says
+    how many; reading one by its path asks)."""
     root = Path(os.path.realpath(ctx.workspace))
     kept: list[FileHits] = []
     dropped_lines = 0
+    linked = 0
     for hits in found.files:
-        if ctx.hidden(Path(os.path.realpath(root / hits.path))):
+        path = Path(os.path.realpath(root / hits.path))
+        if ctx.read_denied is not None and ctx.hidden(path):
             dropped_lines += hits.count
+        elif hard_link_count(path) and not any(is_within(path, a) for a in ctx.approved_outside_paths):
+            dropped_lines += hits.count
+            linked += 1
         else:
             kept.append(hits)
+    if linked:
+        notes.append(
+            f"[left out {linked} hard-linked file(s): their other names may lie outside the workspace; "
+            "grep or read one by its path to ask the user]"
+        )
     dropped = len(found.files) - len(kept)
     if not dropped:
         return found
@@ -272,8 +285,7 @@ def make_grep_tool(locate: RgLocator = find_rg) -> Tool:
             notes.append(
                 "[searched without ripgrep (the rg binary is not available here); patterns use Python regex syntax]"
             )
-        if ctx.read_denied is not None:
-            found = _without_denied(found, ctx)
+        found = _without_denied(found, ctx, notes)
         return format_results(found, request, where, notes=notes)
 
     return Tool(

@@ -44,8 +44,9 @@ SANDBOX_DESCRIPTION = """
 the sandbox, the result says so; then set `network: true` to run it with network \
 access, or `unsandboxed: true` to run it outside the sandbox. Both ask the user first."""
 SANDBOX_WHAT = {
-    "workspace-write": "only the workspace and the temp folder are writable, .git/hooks and .wyckoff/ \
-are read-only, and there is no network",
+    "workspace-write": "only the workspace and the temp folder are writable; .git, .wyckoff/, .claude/, \
+.mcp.json and .envrc are read-only (git can read the repository but not commit); sockets outside are \
+unreachable, and there is no network",
     "read-only": "nothing on disk is writable and there is no network",
 }
 

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
+from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.shown import NOTICE, shown_user_text
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.image_chips import chips_line
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
+from wyckoff_cli.tui.widgets.task_call import ChildTranscript, TaskCallView
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 from wyckoff_cli.tui.widgets.transcript import Transcript
@@ -22,12 +26,15 @@ SHOWN_AT_ONCE = 50
 class LoadEarlier(Static, can_focus=True):
     """Click (or Enter) to show earlier messages."""
 
-    def __init__(self, transcript: Transcript, messages: Sequence[Message]) -> None:
+    def __init__(
+        self, transcript: Transcript, messages: Sequence[Message], folder: Path | None = None
+    ) -> None:
         super().__init__(
             Text(f"↑ {len(messages)} earlier messages — click or Enter to show", style="dim italic")
         )
         self.transcript = transcript
         self.messages = messages
+        self.folder = folder
 
     def on_click(self) -> None:
         self.show_earlier()
@@ -36,42 +43,38 @@ class LoadEarlier(Static, can_focus=True):
         self.show_earlier()
 
     def show_earlier(self) -> None:
-        widgets = widgets_for(self.messages[-SHOWN_AT_ONCE:])
+        widgets = widgets_for(self.messages[-SHOWN_AT_ONCE:], self.folder)
         rest = self.messages[:-SHOWN_AT_ONCE]
         if rest:
-            widgets.insert(0, LoadEarlier(self.transcript, rest))
+            widgets.insert(0, LoadEarlier(self.transcript, rest, self.folder))
         self.transcript.mount_all(widgets, after=self)
         self.remove()
 
 
-def replay_history(transcript: Transcript, history: Sequence[Message]) -> None:
+def replay_history(transcript: Transcript, history: Sequence[Message], folder: Path | None = None) -> None:
+    """Show `history`; `folder`, the session's, holds what its messages refer to (a
+    task's saved child transcript)."""
     start = max(0, len(history) - SHOWN_AT_ONCE)
     while start > 0 and history[start].role == "tool":  # never split a call from its results
         start -= 1
-    widgets = widgets_for(history[start:])
+    widgets = widgets_for(history[start:], folder)
     if start:
-        widgets.insert(0, LoadEarlier(transcript, history[:start]))
+        widgets.insert(0, LoadEarlier(transcript, history[:start], folder))
     transcript.mount_all(widgets)
     transcript.follow()
 
 
-def strip_reminders(text: str) -> str:
-    """A user message as the person typed it: without the notes sent before it (a mode
-    change's `<system-reminder>`)."""
-    while text.startswith("<system-reminder>") and "</system-reminder>" in text:
-        text = text.split("</system-reminder>", 1)[1].lstrip("\n")
-    return text
-
-
 def _with_chips(text: str, message: Message) -> str:
-    """The typed text with the message's image chips under it, as shown live."""
+    """The shown text with the message's image chips under it, as shown live."""
     return "\n".join(filter(None, [text, chips_line(message.images)]))
 
 
-def widgets_for(messages: Sequence[Message]) -> list[Widget]:
-    """The transcript of `messages` as it looked live: thinking with its duration, tool
-    calls with their time and diff (saved in the messages' meta), interruptions, and a
-    compaction summary folded into one entry."""
+def widgets_for(messages: Sequence[Message], folder: Path | None = None) -> list[Widget]:
+    """The transcript of `messages` as it looked live: what the person typed (not what
+    was sent: core/shown.py), thinking with its duration, tool calls with their time and
+    diff (saved in the messages' meta), a `task` as the task widget with its agent's
+    transcript (read from `folder`, the session's), the loop guard's notices,
+    interruptions, and a compaction summary folded into one entry."""
     widgets: list[Widget] = []
     calls: dict[str, ToolCallView] = {}
     for message in messages:
@@ -80,16 +83,12 @@ def widgets_for(messages: Sequence[Message]) -> list[Widget]:
             if synthetic == "compaction":
                 widgets.append(SummaryEntry(message))
             elif synthetic:
-                widgets.append(
-                    NoticeLine("retry" if synthetic == "loop_guard" else "background", message.text[:300])
-                )
-            elif isinstance(runs := message.meta.get("shell_runs"), list):  # `!command` output went with it
-                widgets.extend(shell_run_widgets(runs))
-                typed = str(message.meta.get("typed", ""))
-                if strip_reminders(typed) or message.images:
-                    widgets.append(UserMessage(_with_chips(strip_reminders(typed), message)))
+                widgets.append(synthetic_notice(message, str(synthetic)))
             else:
-                widgets.append(UserMessage(_with_chips(strip_reminders(message.text), message)))
+                if isinstance(runs := message.meta.get("shell_runs"), list):  # `!command` output went first
+                    widgets.extend(shell_run_widgets(runs))
+                if shown := _with_chips(shown_user_text(message), message):  # core/shown.py: what they saw
+                    widgets.append(UserMessage(shown))
         elif message.role == "assistant":
             thinking_ms = message.meta.get("thinking_ms")
             for thinking in message.thinking:
@@ -99,7 +98,11 @@ def widgets_for(messages: Sequence[Message]) -> list[Widget]:
             if message.text:
                 widgets.append(MarkdownStreamView(message.text))
             for call in message.tool_calls:
-                view = ToolCallView(call.id, call.name, call.arguments)
+                view = (
+                    TaskCallView(call.id, call.name, call.arguments, _no_approvals)  # a sub-agent
+                    if call.name == "task"
+                    else ToolCallView(call.id, call.name, call.arguments)
+                )
                 calls[call.id] = view
                 widgets.append(view)
             if message.meta.get("interrupted"):
@@ -115,8 +118,39 @@ def widgets_for(messages: Sequence[Message]) -> list[Widget]:
             else:
                 answered.succeed(message.text, 0, display if isinstance(display, dict) else None)
             answered.elapsed_ms = elapsed if isinstance(elapsed, int) else None
+            if isinstance(answered, TaskCallView) and isinstance(display, dict):
+                answered.box = ChildTranscript(
+                    *child_widgets(folder, display.get("transcript")), classes="-hidden"
+                )
             answered.refresh_view()
     return widgets
+
+
+RETRY_NOTICE = "Reminded the model of what this turn still needed"  # a session saved before notices were
+
+
+def synthetic_notice(message: Message, synthetic: str) -> NoticeLine:
+    """The line shown for a message the runtime sent (never the text sent to the model,
+    when the line shown is known: the loop guard's notice)."""
+    notice = message.meta.get(NOTICE)
+    if synthetic == "loop_guard":
+        return NoticeLine("retry", notice if isinstance(notice, str) and notice else RETRY_NOTICE)
+    return NoticeLine("background", notice if isinstance(notice, str) and notice else message.text[:300])
+
+
+def child_widgets(folder: Path | None, saved: object) -> list[Widget]:
+    """A task's agent transcript as it showed live (its answers and tool calls; the
+    prompt it was given is in the task's call), from the file saved in `folder`."""
+    if folder is None or not isinstance(saved, str) or not saved:
+        return []
+    messages = archived_messages(str(folder / saved))
+    if messages and messages[0].role == "user":
+        messages = messages[1:]
+    return widgets_for(messages, folder)
+
+
+def _no_approvals(request: ev.ApprovalRequested, agent: str) -> None:
+    """A replayed task asks nothing: its sub-agent finished long ago."""
 
 
 def shell_run_widgets(runs: list[object]) -> list[Widget]:
@@ -187,8 +221,6 @@ def archived_messages(path: object) -> list[Message]:
     """The messages a compaction archived (empty when the archive is gone)."""
     if not isinstance(path, str) or not path:
         return []
-    from pathlib import Path
-
     from wyckoff_cli.storage.chatlog import read_jsonl
 
     try:

@@ -1,7 +1,8 @@
 """The one place where runtime events become screen updates.
 
 `EventRouter.handle(event)` is a single `match` over the event union ending in
-`assert_never`, so a new event type fails type-checking until it is handled here.
+`assert_never`, so a new event type fails type-checking until it is handled here;
+each arm is one line, naming the method that handles it.
 The figures of the status bar come from the chat controller (which sees every event
 first); the router sets the display state and asks the bar to repaint.
 Deltas are coalesced before they reach a widget: text, thinking and tool output are
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Protocol, assert_never
+from typing import Protocol, assert_never, runtime_checkable
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
@@ -48,6 +49,15 @@ class TranscriptView(Protocol):
     def withdraw_approvals(self) -> None: ...
     def show_output(self, output: ev.CommandOutput) -> None: ...
     def session_changed(self, event: ev.SessionChanged) -> None: ...
+    def confirm(self, request: ev.ConfirmRequested) -> None: ...
+    def rewound(self, event: ev.Rewound) -> None: ...
+
+
+@runtime_checkable
+class ChildHost(Protocol):
+    """A widget that shows a sub-agent's events itself (the task widget)."""
+
+    def child_event(self, wrapped: ev.SubagentEvent) -> None: ...
 
 
 class EventRouter:
@@ -138,138 +148,211 @@ class EventRouter:
             self._waiting.stop()
             self._waiting = None
         match event:
-            case ev.TextDelta(text=text):
-                if self.answer is None:
-                    self.flush()
-                    self.answer = self.view.new_answer()
-                    self._set_state("responding")
-                self._text_buffer.append(text)
-                if self.schedule_flush is None:
-                    self.flush()  # no clock to wait for (a bare router)
-                else:
-                    self._want_flush()
-                return
-            case ev.ThinkingDelta(text=text):
-                self._thinking_buffer += text
-                self._set_state("thinking")
-                self._want_flush()
-                return
-            case ev.ToolOutput(id=call_id, text=text):
-                self._output_buffers[call_id] = self._output_buffers.get(call_id, "") + text
-                self._want_flush()
-                return
+            case ev.TextDelta():
+                self._text(event)
+            case ev.ThinkingDelta():
+                self._thinking_delta(event)
+            case ev.ToolOutput():
+                self._tool_output(event)
             case ev.ModelStart():
-                if self._turn_started is None:
-                    self._turn_started = time.monotonic()
-                self._close_answer()
-                self.thinking = None
-                self._set_state("thinking")
-            case ev.ThinkingDone(text=text, duration_ms=duration):
-                if self.thinking is None:
-                    self.thinking = self.view.new_thinking()
-                self.thinking.finish(text, duration)
-            case ev.ToolCallsReceived(calls=calls):
-                self._close_answer()
-                for call in calls:
-                    self.tools[call["id"]] = self.view.new_tool_call(call["id"], call["name"], call["args"])
-            case ev.ApprovalRequested(id=call_id):
-                view = self.tools.get(call_id)
-                if view is not None:
-                    view.waiting_for_approval()
-                self._set_state("waiting for approval")
-                if not event.answered:
-                    self.view.request_approval(event)
-            case ev.ApprovalDecided(id=call_id, decision=decision, rule=rule, feedback=feedback):
-                if decision == "always" and rule:
-                    # shown on the call itself, before it runs (not after its output)
-                    call_view = self.tools.get(call_id)
-                    if call_view is not None:
-                        call_view.note(f"Always allowed from now on: {rule}")
-                    else:
-                        self.view.add_notice("info", f"Always allowed from now on: {rule}")
-                elif decision == "deny" and feedback:
-                    self.view.add_notice("info", f"Denied with feedback: {feedback}")
-            case ev.ToolStarted(id=call_id, name=name, args=args, background=background):
-                view = self.tools.get(call_id) or self.view.new_tool_call(call_id, name, args)
-                self.tools[call_id] = view
-                view.start(args, background)
-                self._set_state(f"running {name}")
-            case ev.ToolSucceeded(id=call_id, result=result, elapsed_ms=elapsed, display=display):
-                view = self.tools.get(call_id)
-                if view is not None:
-                    view.succeed(result, elapsed, display)
-            case ev.ToolFailed(id=call_id, name=name, error=error, elapsed_ms=elapsed):
-                view = self.tools.get(call_id)
-                if view is None:
-                    view = self.tools[call_id] = self.view.new_tool_call(call_id, name, {})
-                view.fail(error, elapsed)
-            case ev.BackgroundTaskUpdate(task_id=task_id, status=status, summary=summary, exit_code=code):
-                suffix = f" (exit {code})" if code is not None else ""
-                self.view.add_notice("background", f"Background task {task_id} {status}{suffix}: {summary}")
-            case ev.Compacted(
-                before_messages=b, after_messages=a, before_tokens=bt, after_tokens=at, method=m
-            ):
-                how = "summarised" if m == "summary" else "trimmed (the summary failed)"
-                self.view.add_notice(
-                    "compaction", f"Context {how}: {b} → {a} messages, ~{bt:,} → ~{at:,} tokens"
-                )
-            case ev.RetryInjected(attempt=attempt, missing_tools=missing):
-                self.view.add_notice(
-                    "retry", f"Reminded the model to call {', '.join(missing)} (retry {attempt} of 2)"
-                )
+                self._model_start(event)
+            case ev.ThinkingDone():
+                self._thinking_done(event)
+            case ev.ToolCallsReceived():
+                self._tool_calls(event)
+            case ev.ApprovalRequested():
+                self._approval_requested(event)
+            case ev.ApprovalDecided():
+                self._approval_decided(event)
+            case ev.ToolStarted():
+                self._tool_started(event)
+            case ev.ToolSucceeded():
+                self._tool_succeeded(event)
+            case ev.ToolFailed():
+                self._tool_failed(event)
+            case ev.BackgroundTaskUpdate():
+                self._background_task(event)
+            case ev.Compacted():
+                self._compacted(event)
+            case ev.RetryInjected():
+                self._retry_injected(event)
             case ev.UsageReported() | ev.ModelChanged() | ev.ModeChanged():
                 self.view.status_changed()
-            case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
-                self._drop_partial()
-                self.view.add_notice("fallback", f"{old} failed ({error}); continuing with {new}")
-                self.view.status_changed()
+            case ev.Preparing():
+                self._set_state(event.what)
+            case ev.FallbackSwitched():
+                self._fallback(event)
             case ev.Retrying():
-                self._drop_partial()
-                self._waiting = self.view.add_counting_notice("retry", retry_wait_text(event))
-            case ev.ServerToolUsed(summary=summary, sources=sources):
-                self.view.add_notice("info", server_tool_text(summary, sources))
-            case ev.Notice(level=level, message=message):
-                self.view.add_notice(level, message)
-            case ev.HookRan(call_id=call_id):
-                line = hook_line(event)
-                view = self.tools.get(call_id) if call_id else None
-                if view is not None:
-                    view.add_hook_line(line, event.outcome)
-                elif event.outcome != "ok" or event.message:
-                    self.view.add_notice("warning" if event.outcome != "ok" else "info", line)
+                self._retrying(event)
+            case ev.ServerToolUsed():
+                self.view.add_notice("info", server_tool_text(event.summary, event.sources))
+            case ev.Notice():
+                self.view.add_notice(event.level, event.message)
+            case ev.HookRan():
+                self._hook_ran(event)
             case ev.MessageCommitted():
                 pass  # the session recorder persists it
-            case ev.TurnFailed(kind=kind, message=message):
-                self._failure = event
-                self.view.add_notice("error", f"{kind}: {message}")
+            case ev.TurnFailed():
+                self._turn_failed(event)
             case ev.CommandOutput():
                 self.view.show_output(event)
             case ev.SessionChanged():
-                self._close_answer()
-                self.view.session_changed(event)
-            case ev.TurnDone(reason=reason):
-                self.view.withdraw_approvals()
-                self._close_answer()
-                self.last_done = event
-                if reason == "aborted":
-                    self.view.add_notice("aborted", "Interrupted.")
-                elif reason == "max_tool_rounds":
-                    self.view.add_notice(
-                        "warning", "Stopped at the tool-round limit; say “continue” to go on."
-                    )
-                self._set_state("idle")
-                self._turn_ended(event)
-            case ev.SubagentEvent(parent_call_id=call_id):
-                view = self.tools.get(call_id)
-                child = getattr(view, "child_event", None)  # a task's widget (tui/widgets/task_call.py)
-                if child is not None:
-                    child(event)
-                else:
-                    request = ev.approval_of(event)  # no widget to show it in: still ask
-                    if request is not None and not request.answered:
-                        self.view.request_approval(request, event.agent)
+                self._session_changed(event)
+            case ev.ConfirmRequested():
+                self.view.confirm(event)
+            case ev.Rewound():
+                self._rewound(event)
+            case ev.TurnDone():
+                self._turn_done(event)
+            case ev.SubagentEvent():
+                self._subagent(event)
             case _:
                 assert_never(event)
+
+    # ------------------------------------------------------------------ one method per event
+
+    def _text(self, event: ev.TextDelta) -> None:
+        if self.answer is None:
+            self.flush()
+            self.answer = self.view.new_answer()
+            self._set_state("responding")
+        self._text_buffer.append(event.text)
+        if self.schedule_flush is None:
+            self.flush()  # no clock to wait for (a bare router)
+        else:
+            self._want_flush()
+
+    def _thinking_delta(self, event: ev.ThinkingDelta) -> None:
+        self._thinking_buffer += event.text
+        self._set_state("thinking")
+        self._want_flush()
+
+    def _tool_output(self, event: ev.ToolOutput) -> None:
+        self._output_buffers[event.id] = self._output_buffers.get(event.id, "") + event.text
+        self._want_flush()
+
+    def _model_start(self, event: ev.ModelStart) -> None:
+        if self._turn_started is None:
+            self._turn_started = time.monotonic()
+        self._close_answer()
+        self.thinking = None
+        self._set_state("thinking")
+
+    def _thinking_done(self, event: ev.ThinkingDone) -> None:
+        if self.thinking is None:
+            self.thinking = self.view.new_thinking()
+        self.thinking.finish(event.text, event.duration_ms)
+
+    def _tool_calls(self, event: ev.ToolCallsReceived) -> None:
+        self._close_answer()
+        for call in event.calls:
+            self.tools[call["id"]] = self.view.new_tool_call(call["id"], call["name"], call["args"])
+
+    def _approval_requested(self, event: ev.ApprovalRequested) -> None:
+        view = self.tools.get(event.id)
+        if view is not None:
+            view.waiting_for_approval()
+        self._set_state("waiting for approval")
+        if not event.answered:
+            self.view.request_approval(event)
+
+    def _approval_decided(self, event: ev.ApprovalDecided) -> None:
+        if event.decision == "always" and event.rule:
+            # shown on the call itself, before it runs (not after its output)
+            call_view = self.tools.get(event.id)
+            if call_view is not None:
+                call_view.note(f"Always allowed from now on: {event.rule}")
+            else:
+                self.view.add_notice("info", f"Always allowed from now on: {event.rule}")
+        elif event.decision == "deny" and event.feedback:
+            self.view.add_notice("info", f"Denied with feedback: {event.feedback}")
+
+    def _tool_started(self, event: ev.ToolStarted) -> None:
+        view = self.tools.get(event.id) or self.view.new_tool_call(event.id, event.name, event.args)
+        self.tools[event.id] = view
+        view.start(event.args, event.background)
+        self._set_state(f"running {event.name}")
+
+    def _tool_succeeded(self, event: ev.ToolSucceeded) -> None:
+        view = self.tools.get(event.id)
+        if view is not None:
+            view.succeed(event.result, event.elapsed_ms, event.display)
+
+    def _tool_failed(self, event: ev.ToolFailed) -> None:
+        view = self.tools.get(event.id)
+        if view is None:
+            view = self.tools[event.id] = self.view.new_tool_call(event.id, event.name, {})
+        view.fail(event.error, event.elapsed_ms)
+
+    def _background_task(self, event: ev.BackgroundTaskUpdate) -> None:
+        suffix = f" (exit {event.exit_code})" if event.exit_code is not None else ""
+        self.view.add_notice(
+            "background", f"Background task {event.task_id} {event.status}{suffix}: {event.summary}"
+        )
+
+    def _compacted(self, event: ev.Compacted) -> None:
+        how = "summarised" if event.method == "summary" else "trimmed (the summary failed)"
+        self.view.add_notice(
+            "compaction",
+            f"Context {how}: {event.before_messages} → {event.after_messages} messages, "
+            f"~{event.before_tokens:,} → ~{event.after_tokens:,} tokens",
+        )
+
+    def _retry_injected(self, event: ev.RetryInjected) -> None:
+        self.view.add_notice("retry", event.notice)
+
+    def _fallback(self, event: ev.FallbackSwitched) -> None:
+        self._drop_partial()
+        self.view.add_notice(
+            "fallback", f"{event.from_model} failed ({event.error}); continuing with {event.to_model}"
+        )
+        self.view.status_changed()
+
+    def _retrying(self, event: ev.Retrying) -> None:
+        self._drop_partial()
+        self._waiting = self.view.add_counting_notice("retry", retry_wait_text(event))
+
+    def _hook_ran(self, event: ev.HookRan) -> None:
+        line = hook_line(event)
+        view = self.tools.get(event.call_id) if event.call_id else None
+        if view is not None:
+            view.add_hook_line(line, event.outcome)
+        elif event.outcome != "ok" or event.message:
+            self.view.add_notice("warning" if event.outcome != "ok" else "info", line)
+
+    def _turn_failed(self, event: ev.TurnFailed) -> None:
+        self._failure = event
+        self.view.add_notice("error", f"{event.kind}: {event.message}")
+
+    def _session_changed(self, event: ev.SessionChanged) -> None:
+        self._close_answer()
+        self.view.session_changed(event)
+
+    def _rewound(self, event: ev.Rewound) -> None:
+        self._close_answer()
+        self.view.rewound(event)
+
+    def _turn_done(self, event: ev.TurnDone) -> None:
+        self.view.withdraw_approvals()
+        self._close_answer()
+        if self.thinking is not None and self.thinking.live:
+            self.thinking.interrupt()  # its round ended without a ThinkingDone
+        self.last_done = event
+        if event.reason == "aborted":
+            self.view.add_notice("aborted", "Interrupted.")
+        elif event.reason == "max_tool_rounds":
+            self.view.add_notice("warning", "Stopped at the tool-round limit; say “continue” to go on.")
+        self._set_state("idle")
+        self._turn_ended(event)
+
+    def _subagent(self, event: ev.SubagentEvent) -> None:
+        view: object = self.tools.get(event.parent_call_id)
+        if isinstance(view, ChildHost):  # a task's widget (tui/widgets/task_call.py)
+            view.child_event(event)
+            return
+        request = ev.approval_of(event)  # no widget to show it in: still ask
+        if request is not None and not request.answered:
+            self.view.request_approval(request, event.agent)
 
     def _turn_ended(self, done: ev.TurnDone) -> None:
         started, failure = self._turn_started, self._failure

@@ -14,17 +14,18 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.runtime.loop import AbortSignal
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.status import StatusModel
+from wyckoff_cli.tui.router import EventRouter
 
 
 class ShellHost(Protocol):
     """What of the chat screen a `!command` uses (the screen imports this module)."""
 
     controller: ChatController
+    router: EventRouter
     status: StatusModel
-    abort: AbortSignal | None
     turn_worker: Any
     queued: list[str]
     queue_held: bool
@@ -57,13 +58,12 @@ def run_shell_line(screen: ShellHost, command: str) -> None:
         return
     screen.add_user(f"! {command}")
     screen.transcript.follow()
-    abort = screen.abort = AbortSignal()
 
     async def run() -> None:
-        await screen._route(screen.controller.shell(command, abort))
+        await screen._route(screen.controller.handle(rq.Shell(command)))
         screen.status.state = "idle"
         screen.status_changed()
-        if abort.aborted and screen.queued:
+        if screen.controller.interrupted and screen.queued:
             screen.queue_held = True  # as after a turn: Esc stops the work until Enter
         screen._show_queue()
         screen.call_after_refresh(screen._next_queued)
@@ -87,10 +87,9 @@ def attached_lines(screen: ShellHost) -> list[str]:
 
 def drop_attached(screen: ShellHost) -> bool:
     """Backspace on an empty prompt: the last `!` output is not sent after all."""
-    runs = screen.controller.shell_runs
-    if not runs:
-        return False
-    dropped = runs.pop()
-    screen.add_notice("info", f"The output of `{dropped.command}` will not be sent")
-    screen._show_queue()
-    return True
+    dropped = screen.controller.handle_now(rq.DropShellOutput())
+    for event in dropped:
+        screen.router.handle(event)
+    if dropped:
+        screen._show_queue()
+    return bool(dropped)

@@ -56,6 +56,10 @@ def build(auth: dict[str, Any] | None = None) -> MCPServer:
 
     @server.tool(description="Sleep for a while.")
     async def slow(seconds: float = 30.0) -> str:
+        started = os.environ.get("DEMO_STARTED_MARKER")  # for a test waiting until it runs
+        if started:
+            with open(started, "w", encoding="utf-8") as handle:
+                handle.write("started")
         try:
             await asyncio.sleep(seconds)
         except asyncio.CancelledError:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.tools.mcp.conftest import http_spec
+from tests.waiting import eventually
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.storage.paths import credentials_file
 from wyckoff_cli.tools.base import ToolContext, ToolOutcome
@@ -40,10 +41,7 @@ async def test_tools_over_streamable_http(start: Any, http_server: Any, tmp_path
     with pytest.raises(ToolError, match="did not finish within 1 s"):
         await run(started, "mcp__web__slow", {"seconds": 20}, tmp_path)
     await run(started, "mcp__web__grow", {}, tmp_path)
-    for _ in range(200):
-        if "mcp__web__extra" in started.registry:
-            break
-        await asyncio.sleep(0.1)
+    await eventually(lambda: "mcp__web__extra" in started.registry)
     assert "mcp__web__extra" in started.registry
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tools.mcp.conftest import Started, stdio_spec
+from tests.waiting import eventually
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.storage.images import ImageStore
 from wyckoff_cli.tools.base import ToolContext, ToolOutcome
@@ -118,28 +119,22 @@ async def test_slow_tool_times_out_and_the_server_is_told(start: Any, tmp_path: 
     await started.manager.wait_ready()
     with pytest.raises(ToolError, match=r"did not finish within 1 s \(tool_timeout\)"):
         await call(started, "mcp__demo__slow", {"seconds": 30}, ctx(tmp_path))
-    for _ in range(200):
-        if marker.exists():
-            break
-        await asyncio.sleep(0.1)
+    await eventually(marker.exists, what="the server to be told of the cancellation")
     assert marker.read_text() == "cancelled"
     # the connection is still usable
     assert (await call(started, "mcp__demo__echo", {"text": "after"}, ctx(tmp_path))).text == "echo: after"
 
 
 async def test_cancelling_a_call_cancels_it_on_the_server(start: Any, tmp_path: Path) -> None:
-    marker = tmp_path / "cancelled"
-    started = start(stdio_spec(env={"DEMO_CANCEL_MARKER": str(marker)}))
+    marker, running = tmp_path / "cancelled", tmp_path / "started"
+    started = start(stdio_spec(env={"DEMO_CANCEL_MARKER": str(marker), "DEMO_STARTED_MARKER": str(running)}))
     await started.manager.wait_ready()
     task = asyncio.create_task(call(started, "mcp__demo__slow", {"seconds": 30}, ctx(tmp_path)))
-    await asyncio.sleep(1.0)
+    await eventually(running.exists, what="the server to start the slow call")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(200):
-        if marker.exists():
-            break
-        await asyncio.sleep(0.1)
+    await eventually(marker.exists, what="the server to be told of the cancellation")
     assert marker.exists()
 
 
@@ -158,10 +153,7 @@ async def test_list_changed_refreshes_the_tool_set(start: Any, tmp_path: Path) -
     await started.manager.wait_ready()
     assert "mcp__demo__extra" not in started.registry
     await call(started, "mcp__demo__grow", {}, ctx(tmp_path))
-    for _ in range(200):
-        if "mcp__demo__extra" in started.registry:
-            break
-        await asyncio.sleep(0.1)
+    await eventually(lambda: "mcp__demo__extra" in started.registry)
     assert started.registry.names()[-1] == "mcp__demo__extra"
     assert (await call(started, "mcp__demo__extra", {}, ctx(tmp_path))).text == "extra!"
     assert any("new: extra" in n for n in started.notices())
@@ -260,14 +252,15 @@ async def test_close_kills_the_process_group(start: Any, tmp_path: Path) -> None
     child = int((await call(started, "mcp__demo__spawn", {}, ctx(tmp_path))).text)
     os.kill(child, 0)  # alive
     await started.manager.aclose()
-    for _ in range(200):
+
+    def gone() -> bool:
         try:
             os.kill(child, 0)
         except ProcessLookupError:
-            break
-        await asyncio.sleep(0.1)
-    else:
-        pytest.fail("the server's child process survived the shutdown")
+            return True
+        return False
+
+    await eventually(gone, what="the server's child process to end with the shutdown")
 
 
 async def test_restart(start: Any, tmp_path: Path) -> None:

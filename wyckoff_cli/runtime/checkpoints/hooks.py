@@ -7,7 +7,8 @@ Once the round's tools ran (at the next model call, or the end of the turn), the
 state they left is recorded too, so later changes by hand can be told apart.
 
 The first time a command runs in the session a notice says what no checkpoint can
-undo. A failing snapshot never breaks the turn: a warning is shown once and
+undo: once per session, a resumed or rebuilt one included (`commands_ran` says a
+command ran in it before). A failing snapshot never breaks the turn: a warning is shown once and
 checkpoints stay off for the session.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +49,18 @@ class CheckpointHooks(RuntimeHooks):
     """Install one per session: `AgentRuntime(..., hooks=[CheckpointHooks(engine, session_id)])`."""
 
     def __init__(
-        self, engine: CheckpointEngine | None, session_id: str, *, disabled: str | None = None
+        self,
+        engine: CheckpointEngine | None,
+        session_id: str,
+        *,
+        disabled: str | None = None,
+        commands_ran: bool = False,
     ) -> None:
         self.engine = engine
         self.session_id = session_id
         self.message_id: str | None = None
         self.pending: Checkpoint | None = None  # the round whose end state is not recorded yet
-        self.warned_side_effects = False
+        self.warned_side_effects = commands_ran  # the notice went with the session's first command
         self.disabled = disabled if engine is not None else disabled or "no checkpoint engine"
         self.warned_disabled = False
         self.pruned = False
@@ -155,14 +161,27 @@ def checkpoint_hooks(
     session_id: str,
     *,
     redact: Callable[[str], str] | None = None,
+    commands_ran: bool = False,
 ) -> list[CheckpointHooks]:
     """The hooks a session installs: none when `[checkpoints] enabled = false`; one
-    that only warns when checkpoints cannot work here (no git binary)."""
+    that only warns when checkpoints cannot work here (no git binary). `commands_ran`:
+    the session (resumed, or rebuilt for another model) ran a command before, so its
+    side-effects notice was shown already."""
     if not settings.enabled:
         return []
     try:
         engine = CheckpointEngine(workspace, settings, redact=redact or (lambda text: text))
     except (WyckoffError, OSError) as exc:
         message = exc.message if isinstance(exc, WyckoffError) else str(exc)
-        return [CheckpointHooks(None, session_id, disabled=message)]
-    return [CheckpointHooks(engine, session_id)]
+        return [CheckpointHooks(None, session_id, disabled=message, commands_ran=commands_ran)]
+    return [CheckpointHooks(engine, session_id, commands_ran=commands_ran)]
+
+
+def ran_a_command(messages: Iterable[Message], kind_of: Callable[[str], str]) -> bool:
+    """Whether any assistant message of `messages` called a tool of kind `execute`."""
+    return any(
+        kind_of(call.name) == "execute"
+        for message in messages
+        if message.role == "assistant"
+        for call in message.tool_calls
+    )

@@ -29,6 +29,7 @@ from typing import Protocol
 
 from wyckoff_cli.core.errors import WyckoffError
 from wyckoff_cli.storage.paths import ensure_private_dir
+from wyckoff_cli.tools.permissions.git_env import hardened_git_argv, hardened_git_env
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _ATTRIBUTES = "* -text -filter -ident -eol\n"
@@ -94,7 +95,7 @@ class ShadowRepo:
 
     def _env(self) -> dict[str, str]:
         """Only what git needs: no API keys or tokens, no inherited `GIT_*` settings."""
-        env = {k: os.environ[k] for k in _PASSED_ON if k in os.environ}
+        env = hardened_git_env(base={k: os.environ[k] for k in _PASSED_ON if k in os.environ})
         env.update(_IDENTITY)
         env.update(
             {
@@ -116,7 +117,7 @@ class ShadowRepo:
         """Run `git ARGS` against the shadow repository; returns stdout."""
         try:
             done = subprocess.run(
-                [self.git, "-c", "core.quotepath=off", *args],
+                hardened_git_argv(self.git, "-c", "core.quotepath=off", *args),
                 umask=PRIVATE_UMASK,
                 input=input,
                 capture_output=True,
@@ -138,7 +139,7 @@ class ShadowRepo:
         ensure_private_dir(self.git_dir)
         env = {k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
         subprocess.run(
-            [self.git, "init", "-q", "--bare", "--template=", str(self.git_dir)],
+            hardened_git_argv(self.git, "init", "-q", "--bare", "--template=", str(self.git_dir)),
             umask=PRIVATE_UMASK,
             env=env,
             capture_output=True,

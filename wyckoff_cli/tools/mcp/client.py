@@ -8,7 +8,10 @@ open `ClientSession`.
 
 - stdio children get the scrubbed environment the host passes plus the server's own
   `env`; their stderr goes to a private temporary file whose tail is quoted when the
-  server fails. The SDK starts them in a new process group and kills the group on close.
+  server fails. The SDK starts them in a new process group; on close, what is left of
+  that group is killed — the group of the process this connection started, checked
+  by pid, parent and start time (leader.py), its pid file kept in Wyckoff's cache
+  folder, where sandboxed commands cannot write.
 - `notifications/tools/list_changed` (and the resource and prompt variants) re-list and
   call `on_change`; log messages and progress go to the tool calls in flight (shown on the
   running tool's widget) or to the log file.
@@ -32,6 +35,7 @@ from typing import IO, Any, Literal
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.mcp.config import ServerSpec
+from wyckoff_cli.tools.mcp.leader import ServerLeader, pid_folder, read_leader
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +94,8 @@ class ServerConnection:
         self._stderr: IO[str] | None = None
         self._emitters: dict[int, Callable[[str], None]] = {}
         self._refreshing: set[asyncio.Task[None]] = set()
-        self._pidfile: Path | None = None
+        self._pidfile: Path | None = None  # in Wyckoff's cache folder, out of the sandbox's reach
+        self._leader: ServerLeader | None = None
         self._deadline: Any = None  # the start-up cancel scope, while starting
 
     # ----------------------------------------------------------------- lifecycle
@@ -152,6 +157,7 @@ class ServerConnection:
                     self._fail(f"did not start within {self.spec.startup_timeout:g} s")
                     return  # leaving the stack stops the server
                 self._session = session
+                self._note_leader()
                 self.state = "connected"
                 self._ready.set()
                 self.on_change(self, "connected")
@@ -170,19 +176,24 @@ class ServerConnection:
             self._ready.set()
             await self._kill_group()
 
+    def _note_leader(self) -> None:
+        """Remember the server's process (pid and start time) once it answered, when it
+        is our own child: the group killed at the end is that one, nothing the pid
+        file says later."""
+        if self._pidfile is not None and self._leader is None:
+            self._leader = read_leader(self._pidfile)
+
     async def _kill_group(self) -> None:
-        """SIGTERM, then SIGKILL, whatever is left of the server's process group."""
+        """SIGTERM, then SIGKILL, whatever is left of the server's process group: only
+        the group of the process this connection started (see `ServerLeader`)."""
         pidfile, self._pidfile = self._pidfile, None
         if pidfile is None:
             return
-        try:
-            pgid = int(pidfile.read_text().strip())
-        except (OSError, ValueError):
-            pgid = 0
-        finally:
-            shutil.rmtree(pidfile.parent, ignore_errors=True)
-        if pgid <= 1:
+        leader, self._leader = self._leader or read_leader(pidfile), None
+        shutil.rmtree(pidfile.parent, ignore_errors=True)
+        if leader is None or not leader.still_ours():
             return
+        pgid = leader.pid
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(pgid, sig)
@@ -226,11 +237,12 @@ class ServerConnection:
             found = shutil.which(command, path=env.get("PATH") or os.defpath)
             if found is None:
                 raise FileNotFoundError(2, "command not found", command)
-            if os.name == "posix":
+            folder = pid_folder() if os.name == "posix" else None
+            if folder is not None:
                 # The server leads its own process group (the SDK starts it so) and
                 # `exec` keeps the pid: it is recorded so the whole group can be
                 # killed after the server exits, children included.
-                self._pidfile = Path(tempfile.mkdtemp(prefix="wyckoff-mcp-")) / "pid"
+                self._pidfile = Path(tempfile.mkdtemp(prefix="server-", dir=folder)) / "pid"
                 command, args = (
                     "/bin/sh",
                     ["-c", 'echo $$ > "$0" && exec "$@"', str(self._pidfile), found, *args],

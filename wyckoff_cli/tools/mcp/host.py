@@ -4,11 +4,14 @@
 runtime; the servers stay up). The host calls:
 
 - `start()` once the event loop runs (the app: when the chat screen mounts);
+- `connecting()` / `wait_connecting(on_wait)`: the servers still starting, and a wait for
+  them (a turn waits, so their tools are in its first request);
 - `attach(registry)` for every runtime it builds (tools are appended after built-ins);
 - `take_notices()` periodically (or after `on_change`) to show what happened, once each;
 - `status_text()` for the status bar ("MCP 3/4"), `table()` for `/mcp`;
 - `trust_prompt()` / `trust()` for the project's `.mcp.json` (and a server's changed
-  tools), `restart(name)`; `command(argument)` answers `/mcp ...` with an event;
+  tools; `trust_notice` is the notice that asked, for a host to take back once trusted),
+  `restart(name)`; `command(argument)` answers `/mcp ...` with an event;
 - `prepare_message(text)` before a turn: `@SERVER:URI` mentions attach resources;
 - `prompt_commands()` / `render_prompt(command, line)` for `/mcp__SERVER__PROMPT ARGS`;
 - `aclose()` when the session ends (stdio children are killed with their group).
@@ -42,13 +45,15 @@ class McpHost:
         self.results_dir = results_dir
         self._notices: list[tuple[str, str]] = []
         self.on_change: Callable[[], None] = lambda: None
+        self.trust_notice: str | None = None  # the notice asking for trust; stale once trusted
 
     def start(self) -> McpManager:
         if self.manager is None:
             self.manager = self._start(self._event)
             prompt = self.manager.trust_prompt()
             if prompt is not None:
-                self._notices.append(("warning", prompt + "\n(/mcp trust trusts it and starts them.)"))
+                self.trust_notice = prompt + "\n(/mcp trust trusts it and starts them.)"
+                self._notices.append(("warning", self.trust_notice))
         return self.manager
 
     def _event(self, event: McpEvent) -> None:
@@ -62,6 +67,21 @@ class McpHost:
 
     def attach(self, registry: ToolRegistry) -> None:
         self.start().attach(registry)
+
+    def connecting(self) -> list[str]:
+        """The servers still starting (their tools are not offered yet)."""
+        if self.manager is None:
+            return []
+        return [s.name for s in self.manager.statuses() if s.state == "connecting"]
+
+    async def wait_connecting(self, on_wait: Callable[[str], None]) -> None:
+        """Wait for the servers still starting, one after another, each up to its
+        startup timeout; `on_wait(name)` says which one is waited for."""
+        for name in self.connecting():
+            connection = self.manager.connection(name) if self.manager is not None else None
+            if connection is not None:
+                on_wait(name)
+                await connection.wait_ready(connection.spec.startup_timeout)
 
     def take_notices(self) -> list[tuple[str, str]]:
         notices, self._notices = self._notices, []

@@ -27,7 +27,7 @@ from wyckoff_cli.core.tool_schema import VENDORS, usable_for
 from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.mcp.client import ServerConnection, State
 from wyckoff_cli.tools.mcp.config import ExpansionError, McpConfig, ServerSpec, expand_server
-from wyckoff_cli.tools.mcp.names import assign_names, sanitize_part
+from wyckoff_cli.tools.mcp.names import assign_names, sanitize_part, server_prefix
 from wyckoff_cli.tools.mcp.proxy import proxy_tool, tool_definition
 from wyckoff_cli.tools.mcp.trust import TrustStore, definition_hash, server_key
 from wyckoff_cli.tools.registry import ToolRegistry
@@ -297,7 +297,7 @@ class McpManager:
         wanted = [t for t in connection.listing.tools if spec.allows_tool(t.name)]
         taken = [t.name for n, tools in self._tools.items() if n != name for t in tools]
         if self.registry is not None:
-            taken += [n for n in self.registry.names() if not n.startswith(f"mcp__{self._slugs[name]}__")]
+            taken += [n for n in self.registry.names() if not n.startswith(server_prefix(self._slugs[name]))]
         names = assign_names(self._slugs[name], [t.name for t in wanted], taken)
         tools: list[Tool] = []
         dropped = self._dropped.setdefault(name, set())

@@ -97,10 +97,13 @@ class TrustStore:
         }
         self._save(data)
 
-    def forget_project(self, project_file: Path) -> None:
+    def forget_project(self, project_file: Path) -> bool:
+        """Remove the trust of `project_file` (`wyckoff mcp untrust`); False when there was none."""
         data = self._load()
-        if data["projects"].pop(str(project_file.resolve()), None) is not None:
-            self._save(data)
+        if data["projects"].pop(str(project_file.resolve()), None) is None:
+            return False
+        self._save(data)
+        return True
 
     # ----------------------------------------------------------------- tool definitions
 

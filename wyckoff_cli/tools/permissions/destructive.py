@@ -9,7 +9,14 @@ shell and `find -exec` are seen through.
   a path outside the workspace (the system temp folder excepted), of `/`, a system
   folder, the home folder or a folder above it, of the workspace itself (`.`, `*`),
   of a `.git` folder, or of a path only known when it runs (`$X`, `xargs`);
-- `git clean -f` with `-d`/`-x` run at or above the home folder; `git reset --hard`
+- writing, truncating, moving or deleting a single file (`rm`, `unlink`, `truncate`,
+  `cp`/`mv`/`ln`/`install` onto it, `tee`, `dd of=`, `sed -i`, `chmod`, `rsync`,
+  `curl -o`, a redirection) in the home folder's hidden files (`~/.bashrc`,
+  `~/.ssh/…`), the home folder itself or above, or a system file (`/etc/passwd`);
+  moving or deleting the workspace; `crontab` other than `-l` (destructive_files.py),
+  also after a `cd` (`cd ~ && rm -rf .`, `cd ..; rm -rf home`);
+- `git clean -f` with `-x`/`-X` (ignored files: secrets, environments); with `-d`
+  run at or above the home folder; `git reset --hard`
   while there are uncommitted changes; force pushes (`-f`, `--force`,
   `--force-with-lease`, `+refspec`, `--mirror`) and branch deletion on a protected
   branch;
@@ -19,7 +26,7 @@ shell and `find -exec` are seen through.
 - `kill` of every process (`kill -9 -1`), fork bombs, shutting down the machine;
 - downloaded code piped into a shell (`curl … | sh`);
 - inline interpreter code (`python -c`, `perl -e`, `node -e`, `ruby -e`) that deletes
-  trees under home or `/`, or runs a destructive shell command.
+  or writes files under home or `/`, or runs a destructive shell command.
 
 Each check is linear in the command's length.
 """
@@ -28,11 +35,12 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 
+from wyckoff_cli.tools.permissions.danger_paths import DangerContext, contains, resolve_word, tree_danger
+from wyckoff_cli.tools.permissions.destructive_files import file_write_danger, redirect_danger
+from wyckoff_cli.tools.permissions.opaque import script_reason
 from wyckoff_cli.tools.permissions.shellparse import (
     ParsedCommand,
     SimpleCommand,
@@ -42,22 +50,21 @@ from wyckoff_cli.tools.permissions.shellparse import (
     parse_command,
 )
 
+__all__ = ["DangerContext", "command_danger", "find_danger", "unseen_script"]
+
 PROTECTED_BRANCHES = frozenset(
     {"main", "master", "trunk", "develop", "development", "production", "prod", "stable", "HEAD"}
 )
-_SYSTEM_TOP = frozenset(
-    {
-        "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root",
-        "run", "sbin", "srv", "sys", "usr", "var", "mnt", "media", "snap", "nix",
-        "Users", "System", "Library", "Applications", "Volumes", "private",
-    }
-)  # fmt: skip
-_HOME_WORDS = ("~", "$HOME", "${HOME}")
 _DEVICE = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|loop|sr)")
 _POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 _DELETE_API = re.compile(
     r"rmtree|removedirs|os\.remove|os\.unlink|\.unlink\(|rmdir|rm_rf|rm_r\b|rimraf|rmSync|fs\.rm\b|"
     r"\.rm\(|File\.delete|FileUtils\.rm|unlink\s*\(|deleteRecursively|remove_tree|rmtree\("
+)
+_WRITE_API = re.compile(
+    r"\bopen\((?:[^()]|\([^()]*\))*,\s*['\"][rb]*[wax+]|\.write_text\(|\.write_bytes\(|os\.truncate|\.truncate\(|"
+    r"shutil\.(?:copy\w*|move)\(|os\.(?:rename|replace)\(|writeFileSync|appendFileSync|truncateSync|"
+    r"File\.(?:write|open\([^)]*['\"][wa])|IO\.write|FileUtils\.(?:cp|mv)|open\s*\(?\s*\w*\s*,\s*['\"]?[>+]"
 )
 _ROOTISH = re.compile(r"expanduser|Path\.home|homedir|Dir\.home|ENV\{HOME|ENV\[.HOME|\bHOME\b|getenv\(\s*['\"]HOME|['\"]~|['\"]/['\"]|"
                       r"['\"]/(?:etc|usr|bin|var|home|root|boot|lib)\b")  # fmt: skip
@@ -65,30 +72,10 @@ _QUOTED = re.compile(r"'([^'\n]{2,2000})'|\"([^\"\n]{2,2000})\"")
 _SHELLISH = re.compile(r"^\s*(?:sudo\s+)?(?:rm|find|dd|mkfs\S*|shred|chmod|chown|git|kill|wipefs)\b")
 
 
-def _default_dirty(_folder: Path) -> bool:
-    return True
-
-
-@dataclass(frozen=True)
-class DangerContext:
-    """Where a command runs: relative paths resolve against `cwd`; `dirty` says
-    whether a repository folder has uncommitted changes (for `git reset --hard`)."""
-
-    workspace: Path = field(default_factory=Path.cwd)
-    cwd: Path | None = None
-    home: Path = field(default_factory=Path.home)
-    temp: Path = field(default_factory=lambda: Path(os.path.realpath(tempfile.gettempdir())))
-    dirty: Callable[[Path], bool] = _default_dirty
-
-    @property
-    def here(self) -> Path:
-        return self.cwd or self.workspace
-
-
 def find_danger(command: str | ParsedCommand, context: DangerContext | None = None) -> str | None:
     """Why `command` is on the destructive list, or None."""
     parsed = parse_command(command) if isinstance(command, str) else command
-    ctx = context or DangerContext()
+    ctx = replace(context or DangerContext(), variables=_variables(parsed))
     if parsed.fork_bomb:
         return "a fork bomb"
     if parsed.network_code:
@@ -96,11 +83,50 @@ def find_danger(command: str | ParsedCommand, context: DangerContext | None = No
     for redirect in parsed.writes:
         if redirect.target.literal and _DEVICE.match(redirect.target.text):
             return "writes onto a disk device"
+    places = [ctx]
+    here = ctx
     for simple in parsed.commands:
-        reason = command_danger(simple, ctx)
+        if simple.words and simple.name in ("cd", "pushd"):
+            here = _changed_folder(simple, here)
+            places.append(here)
+            continue
+        reason = command_danger(simple, here)
         if reason:
             return reason
+    return redirect_danger(parsed, places)
+
+
+def unseen_script(parsed: ParsedCommand) -> str | None:
+    """A shell script, sourced file or program by path the command runs, whose
+    content no check can see (asked about with the sandbox off), or None."""
+    for simple in parsed.commands:
+        script = script_reason(simple, recipes=False)
+        if script:
+            return script
     return None
+
+
+def _variables(parsed: ParsedCommand) -> dict[str, Word]:
+    """The variables a command sets: assignments, and `export`/`declare` … run through
+    a wrapper (`command export F=~/.bashrc`), which the grammar sees as words."""
+    found = dict(parsed.assignments)
+    for simple in parsed.commands:
+        if simple.name in ("export", "declare", "typeset", "readonly", "local"):
+            for word in simple.words[1:]:
+                name, equals, value = word.text.partition("=")
+                if equals and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                    found[name] = Word(value, word.literal)
+    return found
+
+
+def _changed_folder(command: SimpleCommand, ctx: DangerContext) -> DangerContext:
+    """The context after `cd DIR` / `pushd DIR` (`cd` alone: the home folder)."""
+    operands = [w for w in command.words[1:] if not (w.literal and w.text.startswith("-") and w.text != "-")]
+    target = operands[0] if operands else Word("~")
+    path = None if target.text == "-" else resolve_word(target, ctx)
+    if path is None:
+        return replace(ctx, cwd_known=False)
+    return replace(ctx, cwd=path)
 
 
 def command_danger(command: SimpleCommand, ctx: DangerContext, depth: int = 0) -> str | None:
@@ -117,7 +143,7 @@ def command_danger(command: SimpleCommand, ctx: DangerContext, depth: int = 0) -
     if prog == "rsync" and any(t.startswith("--delete") or t in ("--remove-source-files",) for t in texts):
         targets = [w for w in args if not (w.literal and w.text.startswith("-"))]
         if targets:
-            why = _tree_danger(targets[-1], ctx, whole_ok=False)
+            why = tree_danger(targets[-1], ctx, whole_ok=False)
             if why:
                 return f"`rsync --delete` into {why}"
         return None
@@ -133,7 +159,7 @@ def command_danger(command: SimpleCommand, ctx: DangerContext, depth: int = 0) -
         for word in args:
             if word.literal and word.text.startswith("-"):
                 continue
-            why = _tree_danger(word, ctx, whole_ok=True, system_only=True)
+            why = tree_danger(word, ctx, whole_ok=True, system_only=True)
             if why:
                 return f"recursive `{prog}` of {why}"
         return None
@@ -147,8 +173,8 @@ def command_danger(command: SimpleCommand, ctx: DangerContext, depth: int = 0) -
     if prog in ("init", "telinit") and texts[:1] in (["0"], ["6"]):
         return "shuts down or restarts the machine"
     if command.inline_code is not None and depth < 2:
-        return _code_danger(command.inline_code, ctx, depth)
-    return None
+        return _code_danger(command.inline_code, ctx, depth) or file_write_danger(command, ctx)
+    return file_write_danger(command, ctx)
 
 
 # --------------------------------------------------------------------------- paths
@@ -163,63 +189,12 @@ def _recursive(args: list[str]) -> bool:
     return "r" in flags or "R" in flags or "--recursive" in args
 
 
-def _resolve(word: Word, ctx: DangerContext) -> Path | None:
-    """The absolute path a literal (or `$HOME…`) word names; None when unknown."""
-    text = word.text
-    for home in _HOME_WORDS:
-        if text == home or text.startswith(home + "/"):
-            text = str(ctx.home) + text[len(home) :]
-            break
-    else:
-        if not word.literal:
-            return None
-    text = re.sub(r"/[^/]*[*?\[][^/]*$", "/.", text) if re.search(r"[*?\[]", text) else text
-    if text in ("*", ".*") or re.fullmatch(r"[^/]*[*?\[][^/]*", text):
-        text = "."
-    path = Path(text)
-    if not path.is_absolute():
-        path = ctx.here / path
-    return Path(os.path.normpath(path))
-
-
-def _contains(folder: Path, path: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def _tree_danger(word: Word, ctx: DangerContext, *, whole_ok: bool, system_only: bool = False) -> str | None:
-    """Why deleting (or changing) the tree at `word` is destructive, or None.
-    `whole_ok`: the workspace root itself counts as destructive."""
-    path = _resolve(word, ctx)
-    if path is None:
-        return f"{word.text} (a path only known when it runs)"
-    shown = word.text
-    workspace = Path(os.path.normpath(ctx.workspace))
-    home = Path(os.path.normpath(ctx.home))
-    if path == Path("/") or (len(path.parts) == 2 and path.parts[1] in _SYSTEM_TOP):
-        return f"{shown} (a system folder)"
-    if _contains(path, home):
-        return f"{shown} (the home folder)" if path == home else f"{shown} (above the home folder)"
-    if system_only:
-        return None
-    if _contains(path, workspace):
-        if path == workspace and not whole_ok:
-            return None
-        return f"{shown} (the whole workspace)" if path == workspace else f"{shown} (above the workspace)"
-    if ".git" in path.parts and _contains(workspace, path):
-        return f"{shown} (the repository's history)"
-    if _contains(workspace, path):
-        return None
-    if _contains(ctx.temp, path) and path != ctx.temp:
-        return None
-    return f"{shown} (outside the workspace)"
-
-
 def _rm_danger(command: SimpleCommand, args: list[Word], ctx: DangerContext) -> str | None:
     texts = [w.text for w in args if w.literal]
     if "--no-preserve-root" in texts:
         return "`rm --no-preserve-root`"
     if not _recursive([t for t in texts if t.startswith("-")]):
-        return None
+        return file_write_danger(command, ctx)
     if command.input_args:
         return "recursive `rm` of paths read from input"
     after_dashes = False
@@ -229,7 +204,7 @@ def _rm_danger(command: SimpleCommand, args: list[Word], ctx: DangerContext) -> 
             continue
         if not after_dashes and word.literal and word.text.startswith("-"):
             continue
-        why = _tree_danger(word, ctx, whole_ok=True)
+        why = tree_danger(word, ctx, whole_ok=True)
         if why:
             return f"recursive `rm` of {why}"
     return None
@@ -246,7 +221,7 @@ def _find_danger(command: SimpleCommand, ctx: DangerContext) -> str | None:
     if not deletes:
         return None
     for start in find_start_paths(command):
-        why = _tree_danger(start, ctx, whole_ok=False)
+        why = tree_danger(start, ctx, whole_ok=False)
         if why:
             return f"`find` deleting in {why}"
     return None
@@ -258,16 +233,18 @@ def _git_danger(command: SimpleCommand, args: list[str], ctx: DangerContext) -> 
     sub, rest = args[0], args[1:]
     folder = ctx.here
     if command.chdir is not None:
-        resolved = _resolve(Word(command.chdir), ctx)
+        resolved = resolve_word(Word(command.chdir), ctx)
         folder = resolved or folder
     if sub == "push":
         return _push_danger(rest)
     if sub == "clean":
         flags = _short_flags(rest)
         forced = "f" in flags or "--force" in rest
+        if forced and ("x" in flags or "X" in flags) and "n" not in flags and "--dry-run" not in rest:
+            return "`git clean -x` deletes ignored files (secrets, environments, local data no commit holds)"
         if forced and ("d" in flags or "x" in flags or "X" in flags):
             home = Path(os.path.normpath(ctx.home))
-            if _contains(Path(os.path.normpath(folder)), home):
+            if contains(Path(os.path.normpath(folder)), home):
                 return "`git clean` at or above the home folder"
         return None
     if sub == "reset" and "--hard" in rest and ctx.dirty(folder):
@@ -314,6 +291,8 @@ def _is_device_target(arg: str) -> bool:
 def _code_danger(code: str, ctx: DangerContext, depth: int) -> str | None:
     if _DELETE_API.search(code) and _ROOTISH.search(code):
         return "inline code deleting files under the home folder or /"
+    if _WRITE_API.search(code) and _ROOTISH.search(code):
+        return "inline code writing files under the home folder or /"
     for match in _QUOTED.finditer(code):
         text = match.group(1) or match.group(2) or ""
         if not _SHELLISH.match(text):

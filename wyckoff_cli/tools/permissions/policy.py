@@ -14,24 +14,35 @@ The order of the checks, first match deciding:
    through every tool of the same family) → deny;
 3. a file tool writing inside `.git/` → deny;
 4. plan mode and a tool that edits files or runs commands → deny, telling the model;
-5. a path outside the workspace, including a shell redirection onto one → ask, naming
+4b. while a deny rule for the shell tool exists: a command that runs code the rules
+   cannot see (interpreter inline code, a script file, `source`, a Makefile, a git
+   alias, a program by path, a changed PATH, words only known when it runs after a
+   denied program's name, arguments from input) could match it → ask, in every mode,
+   saying why (rules.deny_could_apply, opaque.py);
+5. a path outside the workspace, including a shell redirection onto one and a
+   hard-linked file (more than one name: the others may lie outside) → ask, naming
    the paths (in every mode; "always" saves nothing for these);
-6. a command on the built-in destructive list → ask (even in yolo, even over an allow
-   rule; "always" saves nothing);
+6. a command on the built-in destructive list (destructive.py, destructive_files.py)
+   → ask (even in yolo, even over an allow rule; "always" saves nothing);
 7. escalations (writing a file that grants permissions or runs code later, `sudo`,
    running outside the sandbox or with the network) → ask in every mode, no rule
    allows them, "always" saves nothing;
 8. a command the grammar could not follow, or whose name is only known when it runs
    (`$(echo rm) -rf x`, `$CMD`, `{rm,-rf,x}`) → ask, in every mode (it could be
    anything, the destructive list included);
+8b. with the sandbox off, a shell script, sourced file or program by path whose
+   content no check can see (`sh s.sh`, `. s.sh`, `./s.sh`) → ask, even in yolo and
+   over a rule without a pattern; only a rule naming it allows it;
 9. a tool that needs no approval (reads, the todo list) → allow;
 10. an allow rule (from config, `--allow`, or "always" this session) → allow;
-11. the mode: yolo allows everything, auto-edit allows file edits → allow;
-12. otherwise ask, offering the narrowest sensible rule for "always".
+11. the mode: yolo allows everything, auto-edit and auto allow file edits → allow;
+12. sandbox auto-allow (`auto` mode or `[shell] auto_allow`): a command that runs in
+    the sandbox without the network → allow (everything above still asks first);
+13. otherwise ask, offering the narrowest sensible rule for "always".
 
 Modes: `default` (reads free; edits and commands ask), `plan` (read-only), `auto-edit`
-(edits inside the workspace free, commands ask), `yolo` (everything inside the
-workspace free). Rules are described in rules.py and docs/TOOLS.md.
+(edits inside the workspace free, commands ask), `auto` (auto-edit, and sandboxed
+commands free), `yolo` (everything inside the workspace free). Rules are described in rules.py and docs/TOOLS.md.
 """
 
 from __future__ import annotations
@@ -46,8 +57,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wyckoff_cli.tools.base import Tool, ToolContext
-from wyckoff_cli.tools.paths import is_within, relative_to_root, resolve_path
-from wyckoff_cli.tools.permissions.destructive import DangerContext, find_danger
+from wyckoff_cli.tools.paths import hard_link_count, is_within, relative_to_root, resolve_path
+from wyckoff_cli.tools.permissions.destructive import DangerContext, find_danger, unseen_script
+from wyckoff_cli.tools.permissions.git_env import (
+    git_args,
+    hardened_git_env,
+    repository_root,
+    untrusted_repository,
+)
 from wyckoff_cli.tools.permissions.protected import protected_reason
 from wyckoff_cli.tools.permissions.rules import (
     ALIASES,
@@ -55,23 +72,25 @@ from wyckoff_cli.tools.permissions.rules import (
     Rule,
     RuleError,
     allowing_rule,
+    deny_could_apply,
     denying_rule,
     parse_rule,
     path_matches,
     suggest_rule,
 )
-from wyckoff_cli.tools.permissions.shellparse import pattern_words
+from wyckoff_cli.tools.permissions.sandbox import sandbox_auto_allows
 from wyckoff_cli.tools.permissions.subject import Subject
 from wyckoff_cli.tools.permissions.workspace import is_git_internal, outside_paths
 
-PermissionMode = Literal["default", "plan", "auto-edit", "yolo"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "plan", "auto-edit", "yolo")
+PermissionMode = Literal["default", "plan", "auto-edit", "auto", "yolo"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "plan", "auto-edit", "auto", "yolo")
 THREAD_ABOVE_CHARS = 2_000  # commands longer than this are decided in a worker thread
 
 MODE_SUMMARIES: dict[str, str] = {
     "default": "reads run freely; file edits and commands ask first",
     "plan": "read-only: file edits and commands are refused",
     "auto-edit": "reads and file edits inside the workspace run freely; commands ask first",
+    "auto": "like auto-edit, and commands that stay inside the sandbox run freely (sandbox auto-allow)",
     "yolo": "everything inside the workspace runs freely; outside paths and destructive commands ask",
 }
 
@@ -134,13 +153,19 @@ def _parsed(texts: list[str]) -> list[Rule]:
 
 def git_worktree_dirty(folder: Path) -> bool:
     """Whether the repository at `folder` has uncommitted changes to tracked files
-    (True when git cannot tell: failing closed)."""
+    (True when git cannot tell: failing closed). git runs hardened (git_env.py): a
+    planted fsmonitor, hook or pager in the repository's config does not run."""
+    root = repository_root(folder)
+    if root is None:
+        return True
     try:
         done = subprocess.run(
-            ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+            git_args("git", root, ["status", "--porcelain", "--untracked-files=no"]),
             capture_output=True,
             timeout=5,
             check=False,
+            env=hardened_git_env(),
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
         return True
@@ -191,9 +216,6 @@ class ApprovalPolicy:
                 f"{tool.name} is refused by the deny rule {denied.text} in the user's permissions. "
                 "Do not retry it; find another way or ask the user.",
             )
-        could = self._deny_could_apply(tool, subject)
-        if could is not None:
-            return Verdict("ask", could)
         if tool.kind == "edit" and subject.kind == "path":
             inside_git = next((p for p in subject.paths if is_git_internal(Path(p.absolute))), None)
             if inside_git is not None:
@@ -204,9 +226,12 @@ class ApprovalPolicy:
                 )
         if self.mode == "plan" and tool.kind in _KIND_WORDS:
             return self._plan(tool)
+        could = deny_could_apply(_parsed(self.deny), tool, subject)
+        if could is not None:
+            return Verdict("ask", could)
         outside = outside_paths(tool, args, ctx) + self._outside_writes(subject, ctx)
         if outside:
-            names = ", ".join(str(p) for p in outside)
+            names = ", ".join(str(p) + _hard_link_note(p) for p in outside)
             return Verdict(
                 "ask", f"{tool.name} would use a path outside the workspace: {names}", None, outside
             )
@@ -225,6 +250,9 @@ class ApprovalPolicy:
             if dynamic is not None:
                 why = dynamic.opaque or f"the program `{dynamic.name}` is only known when it runs"
                 return Verdict("ask", f"{why}, so no rule can vouch for it: always asked about")
+        script = self._unseen_script(tool, args, subject, ctx)
+        if script is not None:
+            return script
         if not tool.requires_approval:
             return Verdict("allow")
         allowed = allowing_rule(_parsed([*self.allow, *self.session_allow]), tool, subject)
@@ -232,29 +260,39 @@ class ApprovalPolicy:
             return Verdict("allow", f"allowed by rule {allowed.text}")
         if self.mode == "yolo":
             return Verdict("allow", "allowed by yolo mode")
-        if self.mode == "auto-edit" and tool.kind == "edit":
-            return Verdict("allow", "allowed by auto-edit mode")
+        if self.mode in ("auto-edit", "auto") and tool.kind == "edit":
+            return Verdict("allow", f"allowed by {self.mode} mode")
+        contained = (
+            sandbox_auto_allows(tool.extra.get("shell"), args, self.mode)
+            if tool.kind == "execute" and ctx.host_terminal is None  # an editor's terminal is no sandbox
+            else None
+        )
+        if contained:
+            return Verdict("allow", contained)
         what = _KIND_WORDS.get(tool.kind, f"using {tool.name}")
         return Verdict("ask", f"{self.mode} mode asks before {what}", suggest_rule(tool, subject))
 
-    def _deny_could_apply(self, tool: Tool, subject: Subject) -> str | None:
-        """A command taking more arguments from its input (xargs, find -exec) whose
-        program a deny rule names: the rule could apply, so it is asked."""
+    def _unseen_script(
+        self, tool: Tool, args: dict[str, Any], subject: Subject, ctx: ToolContext
+    ) -> Verdict | None:
+        """With the sandbox off, a script no check can see (`sh s.sh`, `./s.sh`) is
+        allowed only by a rule naming it, never by yolo or a rule without a pattern."""
         parsed = subject.command
-        if parsed is None:
+        if parsed is None or _runs_sandboxed(tool, args):
             return None
-        for command in parsed.commands:
-            if not command.input_args:
-                continue
-            for rule in _parsed(self.deny):
-                if rule.tool == tool.name and rule.pattern is not None:
-                    first = pattern_words(rule.pattern).split(" ")[0]
-                    if first == command.name or first.rstrip("*") == command.name:
-                        return (
-                            f"`{command.text}` takes arguments from its input, so the deny rule "
-                            f"{rule.text} could apply: always asked about"
-                        )
-        return None
+        script = unseen_script(parsed)
+        if script is None:
+            return None
+        named = [r for r in _parsed([*self.allow, *self.session_allow]) if r.pattern is not None]
+        allowed = allowing_rule(named, tool, subject)
+        if allowed is not None:
+            return Verdict("allow", f"allowed by rule {allowed.text}")
+        return Verdict(
+            "ask",
+            f"the command runs {script}, whose content no check can see, with the sandbox off: asked "
+            "about even in yolo, unless a rule names it",
+            suggest_rule(tool, subject),
+        )
 
     def _plan(self, tool: Tool) -> Verdict:
         return Verdict(
@@ -287,9 +325,12 @@ class ApprovalPolicy:
     def _outside_writes(self, subject: Subject, ctx: ToolContext) -> tuple[Path, ...]:
         root = Path(os.path.realpath(ctx.workspace))
         temp = Path(os.path.realpath(tempfile.gettempdir()))
+        home = Path(os.path.realpath(Path.home()))  # never exempt as temp, even when under it
         out: list[Path] = []
         for _, path in self._redirect_targets(subject, ctx):
-            if path is None or is_within(path, root) or (is_within(path, temp) and path != temp):
+            if path is None or is_within(path, root):
+                continue
+            if is_within(path, temp) and path != temp and not is_within(path, home):
                 continue
             if path not in out:
                 out.append(path)
@@ -340,9 +381,12 @@ class ApprovalPolicy:
 
     def _danger_context(self, subject: Subject, ctx: ToolContext) -> DangerContext:
         cwd = Path(subject.cwd) if subject.cwd else None
-        return DangerContext(
-            workspace=Path(os.path.realpath(ctx.workspace)), cwd=cwd, dirty=self.worktree_dirty
-        )
+        workspace = Path(os.path.realpath(ctx.workspace))
+
+        def dirty(folder: Path) -> bool:  # git is not run where a command could have planted config
+            return untrusted_repository(folder, workspace) or self.worktree_dirty(folder)
+
+        return DangerContext(workspace=workspace, cwd=cwd, dirty=dirty)
 
     # ------------------------------------------------------------------ helpers
 
@@ -403,6 +447,18 @@ def _writes_git_config(argv: tuple[str, ...]) -> bool:
     operands = [a for a in rest if not a.startswith("-")]
     return len(operands) >= 2 or any(a.startswith(("--unset", "--add", "--replace", "--edit", "-e", "--rename",
                                                       "--remove")) or a in ("set", "unset") for a in rest)  # fmt: skip
+
+
+def _runs_sandboxed(tool: Tool, args: dict[str, Any]) -> bool:
+    """Whether this shell call runs in the sandbox (the tool's `extra["shell"]` settings;
+    a tool without them, or `unsandboxed: true`, runs outside)."""
+    shell = tool.extra.get("shell")
+    return bool(getattr(shell, "sandboxed", False)) and not args.get("unsandboxed")
+
+
+def _hard_link_note(path: Path) -> str:
+    links = hard_link_count(path)
+    return f" (a hard link: the file has {links} names, the others may lie outside)" if links else ""
 
 
 def _size(args: dict[str, Any]) -> int:

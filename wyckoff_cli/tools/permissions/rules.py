@@ -38,10 +38,11 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.ignore import glob_to_regex
+from wyckoff_cli.tools.permissions.opaque import BUILTINS, first_opaque, same_program
 from wyckoff_cli.tools.permissions.shellparse import SimpleCommand, basename, normalize, pattern_words
 from wyckoff_cli.tools.permissions.subject import Subject
 from wyckoff_cli.tools.web.urls import check_domain_pattern, host_matches, suggest_url_rule
@@ -311,6 +312,81 @@ def denying_rule(rules: list[Rule], tool: Tool, subject: Subject) -> Rule | None
     return None
 
 
+def deny_could_apply(rules: list[Rule], tool: Tool, subject: Subject) -> str | None:
+    """Why a deny rule for this shell tool could apply to a command it does not match
+    as written, or None: the command runs code the rules cannot see (opaque.py), has
+    words only known when it runs after a denied program's name (`x=push; git $x`),
+    or takes more arguments from its input (xargs, find -exec). Only while such a deny
+    rule exists; the policy then asks, in every mode."""
+    parsed = subject.command
+    if subject.kind != "command" or parsed is None:
+        return None
+    mine = [r for r in rules if r.pattern is not None and applies(r, tool, subject, denying=True)]
+    if not mine:
+        return None
+    rule = mine[0]
+    found = first_opaque(parsed)
+    if found is not None:
+        text, why = found
+        return (
+            f"`{_short(text)}` runs code the rules cannot see: {why}; the deny rule {rule.text} could "
+            "apply to it, so it is always asked about, in every mode"
+        )
+    disguised: dict[tuple[str, str], bool] = {}
+    for command in parsed.commands:
+        if not command.words or not command.words[0].literal:
+            continue
+        for candidate in mine:
+            assert candidate.pattern is not None
+            if not _names_program(candidate.pattern, command.name):
+                program = _program_of(candidate.pattern)
+                key = (command.name, program)
+                if key not in disguised:
+                    disguised[key] = bool(program) and _may_be_disguised(command.name) and same_program(*key)
+                if disguised[key]:
+                    return (
+                        f"`{_short(command.text)}` runs {program} under another name, so the deny rule "
+                        f"{candidate.text} could apply: always asked about, in every mode"
+                    )
+                continue
+            if any(not w.literal for w in command.words[1:]):
+                return (
+                    f"`{_short(command.text)}` has words only known when it runs, so the deny rule "
+                    f"{candidate.text} could apply: always asked about, in every mode"
+                )
+            if command.input_args:
+                return (
+                    f"`{_short(command.text)}` takes arguments from its input, so the deny rule "
+                    f"{candidate.text} could apply: always asked about, in every mode"
+                )
+    return None
+
+
+def _names_program(pattern: str, name: str) -> bool:
+    """Whether the first word of a command pattern could be the program `name`."""
+    first = _command_pattern(pattern).split(" ")[0].removesuffix(":*")
+    if not first:
+        return False
+    if not _WILDCARD.search(first):
+        return _unescape(first) in (name, basename(name))
+    regex = _command_regex(first)
+    return regex.fullmatch(name) is not None or regex.fullmatch(basename(name)) is not None
+
+
+def _may_be_disguised(name: str) -> bool:
+    return "/" not in name and name not in BUILTINS
+
+
+def _program_of(pattern: str) -> str:
+    """The program a command pattern names (`touch*` → `touch`), or "" for a glob."""
+    first = _command_pattern(pattern).split(" ")[0].removesuffix(":*").removesuffix("*")
+    return "" if _WILDCARD.search(first) else _unescape(first)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _allows_command(rule: Rule, command: SimpleCommand, has_writes: bool) -> bool:
     assert rule.pattern is not None
     if rule.writes == "none" and has_writes:
@@ -435,12 +511,3 @@ def suggest_rule(tool: Tool, subject: Subject) -> str:
     if subject.kind in ("text", "url") and subject.text:
         return f"{tool.name}({_escape_command(subject.text)})"
     return tool.name
-
-
-def rule_tool_names(rule: Rule) -> tuple[str, ...]:
-    """The tool names a rule refers to (empty for family aliases)."""
-    return (rule.tool,) if rule.tool else ()
-
-
-def describe_rule(rule: Rule) -> dict[str, Any]:
-    return {"tool": rule.names, "pattern": rule.pattern, "writes": rule.writes}

@@ -3,15 +3,20 @@ a convenience on top of it.
 
 Modes (`[shell] sandbox`, `--sandbox`):
 
-- `workspace-write`: the whole file system read-only; the workspace, its repository
-  (for a git worktree, the main repository's `.git` too), the system temp folder and
-  `[shell] writable_roots` writable; the repository's `hooks/` and `config` and the
-  workspace's `.wyckoff/` read-only (so a command cannot plant code that runs
-  later or grant itself permissions); a minimal `/dev`; its own `/proc` and PID
-  namespace (a command cannot read Wyckoff's environment through
-  `/proc/$PPID/environ`); Wyckoff's config, data and cache folders (credentials,
-  sessions, logs) replaced by empty folders; no network unless `[shell] network =
-  true` or the call asks for it (`network: true`, approved by a person).
+- `workspace-write`: the whole file system read-only; the workspace, the system temp
+  folder and `[shell] writable_roots` writable, and nothing else (a worktree's main
+  repository outside the workspace stays read-only). Inside those, every path that
+  changes what Wyckoff, git or Claude Code run or allow stays read-only, whole and
+  pinned (it cannot be renamed or replaced): the workspace's `.git` (folder or
+  pointer file), `.wyckoff/`, `.claude/`, `.mcp.json`, `.envrc`, and `~/.claude/`,
+  `~/.claude.json` (see sandbox_mounts.py; missing ones get placeholders kept while
+  any sandboxed command runs). A minimal `/dev`; its own `/proc` and PID namespace
+  (a command cannot read Wyckoff's environment through `/proc/$PPID/environ`);
+  Wyckoff's config, data and cache folders (credentials, sessions, logs) replaced by
+  empty folders; every Unix socket outside masked unless `[shell]
+  allow_unix_sockets` names it, and the variables naming sockets (`SSH_AUTH_SOCK` …)
+  left out; no network (abstract sockets included) unless `[shell] network = true`
+  or the call asks for it (`network: true`, approved by a person).
 - `read-only`: nothing on disk is writable; the temp folder is a private empty one.
 - `off`: commands run as the user, with the user's rights.
 
@@ -29,11 +34,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from wyckoff_cli.core.errors import ToolError
+from wyckoff_cli.tools.permissions.sandbox_mounts import MountPoints, outside_sockets, protected_entries
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("workspace-write", "read-only", "off")
@@ -57,6 +65,12 @@ class ShellSettings:
     env_keep: tuple[str, ...] = ()
     env_remove: tuple[str, ...] = ()
     notice: str = ""  # why the sandbox is off although it was asked for, for the start-up line
+    allow_unix_sockets: tuple[Path, ...] = ()  # outside sockets commands may connect to
+    auto_allow: bool = False  # commands that stay inside the sandbox run without asking
+    # The repository folders of the workspace (a worktree's own and its main `.git`),
+    # resolved once from Wyckoff's side when the session starts; None: at each command.
+    git_dirs: tuple[Path, ...] | None = None
+    mounts: MountPoints = field(default_factory=MountPoints, compare=False, repr=False)
 
     @property
     def sandboxed(self) -> bool:
@@ -73,7 +87,10 @@ class SandboxRun:
     writable_roots: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
     bwrap: str = ""
-    created: list[Path] = field(default_factory=list)
+    allow_unix_sockets: tuple[Path, ...] = ()
+    mounts: MountPoints = field(default_factory=MountPoints)
+    git_dirs: tuple[Path, ...] = ()  # kept read-only wherever they are
+    holds: list[MountPoints] = field(default_factory=list)  # what cleanup() lets go of
 
 
 def find_bwrap() -> str | None:
@@ -145,80 +162,178 @@ def sandbox_run(settings: ShellSettings, workspace: Path, *, network: bool = Fal
         tuple(Path(os.path.realpath(p)) for p in settings.writable_roots),
         tuple(Path(os.path.realpath(p)) for p in settings.hidden),
         bwrap,
+        tuple(Path(os.path.realpath(p)) for p in settings.allow_unix_sockets),
+        settings.mounts,
+        settings.git_dirs if settings.git_dirs is not None else resolve_git_dirs(workspace),
     )
 
 
-def _protected_inside(workspace: Path) -> list[tuple[Path, bool]]:
-    """(path, is a folder) that stay read-only: the workspace's `.wyckoff/`, and the
-    hooks and config of its repository (also when `.git` is a worktree's pointer file)."""
-    found: list[tuple[Path, bool]] = [(workspace / ".wyckoff", True)]
-    for git_dir in _git_dirs(workspace)[-1:]:
-        found += [(git_dir / "hooks", True), (git_dir / "config", False)]
-    return found
+def sandbox_auto_allows(shell: object, args: Mapping[str, Any], mode: str) -> str | None:
+    """Why a `run_shell` call may run without asking because the sandbox contains it
+    (`auto` mode, or `[shell] auto_allow` in default and auto-edit mode), or None: the
+    sandbox must be on and startable, and the call must run inside it without the
+    network. The policy asks first about everything else (outside paths, destructive
+    commands, deny rules, escalations, commands it cannot follow)."""
+    if not isinstance(shell, ShellSettings) or not shell.sandboxed:
+        return None
+    if mode != "auto" and not (shell.auto_allow and mode in ("default", "auto-edit")):
+        return None
+    if args.get("unsandboxed") or args.get("network") or shell.network or find_bwrap() is None:
+        return None
+    return f"allowed by sandbox auto-allow: it runs in the {shell.sandbox} sandbox without the network"
 
 
-def _git_dirs(workspace: Path) -> list[Path]:
-    """The repository folders commands must be able to write (git commit), common
-    folder last: `.git`, or for a worktree its own folder and the main `.git`."""
-    git = workspace / ".git"
+def resolve_git_dirs(workspace: Path) -> tuple[Path, ...]:
+    """The workspace's repository folders: `.git`, or for a `.git` pointer file (a
+    worktree, a submodule) the folder it names and that folder's common one. Read
+    from Wyckoff's side; the sandbox only ever mounts them read-only, so what the file
+    says can protect more, never open anything."""
+    git = Path(os.path.realpath(workspace)) / ".git"
     if git.is_dir():
-        return [git]
+        return (git,)
     try:
         text = git.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
-        return []
+        return ()
     if not text.startswith("gitdir:"):
-        return []
+        return ()
     own = Path(text.split(":", 1)[1].strip())
-    own = Path(os.path.realpath(own if own.is_absolute() else workspace / own))
-    try:
-        common_text = (own / "commondir").read_text(encoding="utf-8").strip()
-        common = Path(os.path.realpath(own / common_text))
-    except OSError:
-        common = own
-    return [own, common] if common != own else [own]
+    own = Path(os.path.realpath(own if own.is_absolute() else git.parent / own))
+    found = [own]
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        common = Path(os.path.realpath(own / (own / "commondir").read_text(encoding="utf-8").strip()))
+        if common != own:
+            found.append(common)
+    return tuple(p for p in found if p.is_dir())
 
 
 def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
-    """The `bwrap` command line running `argv` in `cwd` inside the sandbox. Folders that
-    must be read-only but do not exist yet are created (empty) as mount points and
-    recorded in `run.created`, for `cleanup()` to remove afterwards."""
+    """The `bwrap` command line running `argv` in `cwd` inside the sandbox. Every
+    mount comes from the settings and fixed names, never from what a file inside says.
+    In workspace-write mode this holds `run.mounts` (placeholders for protected paths
+    that do not exist) until `cleanup(run)`. Raises ToolError when a protected path is
+    a symbolic link (its name could not be kept read-only)."""
     temp = Path(os.path.realpath(tempfile.gettempdir()))
     args = [run.bwrap, "--die-with-parent", "--unshare-all"]
     if run.network:
         args.append("--share-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    hidden = list(run.hidden)
     if run.mode == "workspace-write":
-        args += ["--bind", str(temp), str(temp), "--bind", str(run.workspace), str(run.workspace)]
-        for root in (*run.writable_roots, *_git_dirs(run.workspace)):
-            if root.exists() and not _contains(run.workspace, root):
-                args += ["--bind", str(root), str(root)]
-        for path, folder in _protected_inside(run.workspace):
-            if not path.exists():
-                if not folder:
-                    continue
-                with contextlib.suppress(OSError):
-                    path.mkdir()
-                    run.created.append(path)
-            if path.exists():
-                args += ["--ro-bind", str(path), str(path)]
+        writable = [temp, *(r for r in run.writable_roots if r.exists()), run.workspace]
+        home = Path(os.path.realpath(Path.home()))
+        pinned = [
+            run.workspace,
+            *run.git_dirs,
+            *hidden,
+            *(p for p, _ in protected_entries(run.workspace, home)),
+        ]
+        for root in _outermost_first([*writable, *_ancestors_inside(pinned, writable)]):
+            args += ["--bind", str(root), str(root)]  # a mount point: it cannot be renamed away
+        args += _read_only_inside(run, writable, hidden)
+        if run.mounts.state_dir is not None:
+            hidden.append(run.mounts.state_dir)  # the lock and the record of placeholders
     else:
         args += ["--tmpfs", str(temp)]
         if _contains(temp, run.workspace):
             args += ["--ro-bind", str(run.workspace), str(run.workspace)]  # still readable
-    for hidden in run.hidden:
-        if hidden.is_dir() and not _contains(hidden, run.workspace):
-            args += ["--tmpfs", str(hidden)]
+    for folder in hidden:
+        if folder.is_dir() and not _contains(folder, run.workspace):
+            args += ["--tmpfs", str(folder)]
+    args += _socket_masks(run, temp, hidden)
     args += ["--chdir", str(cwd), "--", *argv]
     return args
 
 
+def _socket_masks(run: SandboxRun, temp: Path, hidden: list[Path]) -> list[str]:
+    """Outside Unix sockets out of reach: the user's runtime folder (`XDG_RUNTIME_DIR`,
+    where the session bus, ssh/gpg agents and rootless docker live) replaced by an
+    empty one — one mount instead of one per socket —, and `/dev/null` mounted over
+    every other socket bound now; the allowed ones bound back."""
+    args: list[str] = []
+    emptied = [*hidden, temp] if run.mode == "read-only" else list(hidden)
+    runtime = _runtime_dir()
+    kept = (run.workspace, temp, *run.writable_roots)
+    if runtime is not None and not any(_contains(runtime, p) or _contains(p, runtime) for p in kept):
+        args += ["--tmpfs", str(runtime)]
+        emptied.append(runtime)
+    for socket in outside_sockets(run.allow_unix_sockets):
+        if not any(_contains(folder, socket) for folder in emptied):
+            args += ["--ro-bind", os.devnull, str(socket)]  # connecting is refused
+    for socket in run.allow_unix_sockets:
+        if any(_contains(folder, socket) for folder in emptied) and socket.exists():
+            args += ["--bind", str(socket), str(socket)]
+    return args
+
+
+def _runtime_dir() -> Path | None:
+    """The user's runtime folder (`XDG_RUNTIME_DIR`, else `/run/user/UID`), if it exists."""
+    named = os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+    folder = Path(os.path.realpath(named))
+    return folder if len(folder.parts) >= 3 and folder.is_dir() else None  # never `/run` itself
+
+
+def _read_only_inside(run: SandboxRun, writable: list[Path], hidden: list[Path]) -> list[str]:
+    """`--ro-bind` for each protected path inside a writable folder (placeholders made
+    for the missing ones), and Wyckoff's own folders made there so they can be hidden."""
+    for folder in hidden:
+        if not folder.exists() and any(_contains(w, folder) for w in writable):
+            with contextlib.suppress(OSError):
+                folder.mkdir(parents=True, mode=0o700)
+    home = Path(os.path.realpath(Path.home()))
+    entries = [
+        (path, is_folder)
+        for path, is_folder in protected_entries(run.workspace, home)
+        if any(_contains(w, path) for w in writable) and not any(_contains(h, path) for h in hidden)
+    ]
+    entries += [
+        (folder, True)
+        for folder in run.git_dirs
+        if folder not in {p for p, _ in entries} and any(_contains(w, folder) for w in writable)
+    ]
+    for path, _ in entries:
+        if path.is_symlink():
+            raise ToolError(
+                f"{path} is a symbolic link: the sandbox keeps this path read-only and cannot for a link. "
+                "Replace the link by what it points to, or run the command with `unsandboxed: true` (asks the user)."
+            )
+    try:
+        run.mounts.acquire(entries)
+    except OSError as exc:
+        raise ToolError(f"the sandbox could not prepare its read-only paths: {exc}") from exc
+    run.holds.append(run.mounts)
+    args: list[str] = []
+    for path, _ in entries:
+        if os.path.lexists(path):
+            args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def _ancestors_inside(paths: list[Path], areas: list[Path]) -> list[Path]:
+    """The folders between each path and a writable area holding it (both excluded):
+    bound onto themselves, none of them can be renamed, so no command can move a
+    protected path, the workspace or a hidden folder aside and put its own in its place."""
+    found: set[Path] = set()
+    for path in paths:
+        for area in areas:
+            if area in path.parents:
+                folder = path.parent
+                while folder != area:
+                    if folder.is_dir():
+                        found.add(folder)
+                    folder = folder.parent
+    return list(found)
+
+
+def _outermost_first(folders: list[Path]) -> list[Path]:
+    """Each folder once, shallow before deep (a later mount would cover an earlier one inside it)."""
+    return sorted(dict.fromkeys(folders), key=lambda p: len(p.parts))
+
+
 def cleanup(run: SandboxRun) -> None:
-    """Remove the empty mount points `bwrap_args` created."""
-    for path in reversed(run.created):
-        with contextlib.suppress(OSError):
-            path.rmdir()
-    run.created.clear()
+    """Let go of the placeholders `bwrap_args` held (the last one out removes them)."""
+    while run.holds:
+        run.holds.pop().release()
 
 
 def _contains(folder: Path, path: Path) -> bool:

@@ -2,10 +2,13 @@
 
 `normalise()` strips what takes no part in what runs: assignments, transparent
 wrappers (`env`, `command`, `builtin`, `exec`, `nice`, `nohup`, `timeout`, `time`,
-`stdbuf`, `ionice`, `setsid`, `busybox`, `xargs`, `sudo`, `doas`), system paths of
-programs and git's global options; it hands code given as strings (`bash -c`,
-`eval`, `watch`, `env -S`) back to the parser and finds interpreter inline code and
-the commands `find -exec` runs.
+`stdbuf`, `ionice`, `setsid`, `busybox`, `xargs`, `strace`, `ltrace`, `unbuffer`,
+`fakeroot`, `sudo`, `doas`, `pkexec` …), system paths of programs and git's global
+options; it hands code given as strings (`bash -c`, `eval`, `watch`, `env -S`,
+`su -c`, `runuser -c`, `script -c`, `flock -c`, `sg -c`, `trap`) back to the parser
+and finds interpreter inline code and the commands `find -exec` runs. The tables it
+works from (wrappers and their options, variables that change what runs) are in
+shelltables.py.
 """
 
 from __future__ import annotations
@@ -14,24 +17,39 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "rbash"})
-SYSTEM_BIN_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/",
-                   "/opt/homebrew/bin/", "/snap/bin/")  # fmt: skip
-# Assignments that change which program runs or what it loads.
-UNSAFE_VARIABLES = frozenset(
-    {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
-     "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "GIT_SSH_COMMAND", "GIT_EXEC_PATH",
-     "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "PYTHONSTARTUP",
-     "PERL5OPT", "NODE_OPTIONS", "RUBYOPT"}
-)  # fmt: skip
-# Interpreters and the options that take inline code.
-INLINE_CODE_FLAGS: dict[str, tuple[str, ...]] = {
-    "python": ("-c",), "pypy": ("-c",), "pypy3": ("-c",),
-    "node": ("-e", "--eval", "-p", "--print"), "nodejs": ("-e", "--eval", "-p", "--print"),
-    "bun": ("-e", "--eval", "-p", "--print"), "deno": ("eval",),
-    "perl": ("-e", "-E"), "ruby": ("-e",), "php": ("-r",), "lua": ("-e",), "luajit": ("-e",),
-    "Rscript": ("-e",), "julia": ("-e",), "osascript": ("-e",), "awk": (), "tclsh": (),
-}  # fmt: skip
+from wyckoff_cli.tools.permissions.shelltables import (
+    CODE_VARIABLES,
+    ELEVATING,
+    GIT_UNSAFE,
+    GIT_VALUES,
+    INLINE_CODE_FLAGS,
+    SHELLS,
+    STRING_RUNNERS,
+    SYSTEM_BIN_DIRS,
+    UNSAFE_VARIABLES,
+    WRAPPER_VALUES,
+    assignment_note,
+    plain_helper,
+)
+
+__all__ = [
+    "CODE_VARIABLES",
+    "SHELLS",
+    "UNSAFE_VARIABLES",
+    "ParsedCommand",
+    "Redirect",
+    "SimpleCommand",
+    "Word",
+    "assignment_note",
+    "basename",
+    "find_exec_commands",
+    "find_start_paths",
+    "normalise",
+    "plain_helper",
+    "program_name",
+    "reads_code",
+]
+
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
@@ -90,6 +108,8 @@ class ParsedCommand:
     network_code: bool = False  # downloaded text piped into a shell or interpreter
     fork_bomb: bool = False
     problem: str = ""  # why it is incomplete
+    assignments: tuple[tuple[str, Word], ...] = ()  # NAME=value anywhere in it, in order
+    functions: tuple[str, ...] = ()  # names of the functions it defines
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -132,69 +152,6 @@ def _options(words: list[Word], with_value: frozenset[str], start: int = 1) -> i
     return i
 
 
-_WRAPPER_VALUES: dict[str, frozenset[str]] = {
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "exec": frozenset({"-a"}),
-    "nohup": frozenset(),
-    "setsid": frozenset(),
-    "time": frozenset({"-f", "-o", "--format", "--output"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}),
-    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "sudo": frozenset(
-        {
-            "-u",
-            "-g",
-            "-h",
-            "-p",
-            "-C",
-            "-D",
-            "-r",
-            "-t",
-            "-U",
-            "-T",
-            "--user",
-            "--group",
-            "--host",
-            "--prompt",
-            "--chdir",
-            "--role",
-            "--type",
-            "--other-user",
-        }
-    ),  # fmt: skip
-    "doas": frozenset({"-u", "-C"}),
-    "xargs": frozenset(
-        {
-            "-I",
-            "-n",
-            "-P",
-            "-d",
-            "-E",
-            "-L",
-            "-s",
-            "-a",
-            "--max-args",
-            "--max-procs",
-            "--delimiter",
-            "--eof",
-            "--max-lines",
-            "--max-chars",
-            "--arg-file",
-        }
-    ),  # fmt: skip
-    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-    "busybox": frozenset(),
-    "coproc": frozenset(),
-    "chrt": frozenset(),
-    "taskset": frozenset(),
-}
-_GIT_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                         "--super-prefix", "--exec-path", "--list-cmds", "--attr-source"})  # fmt: skip
-_GIT_UNSAFE = ("-c", "--config-env", "--exec-path")
-
 Reparse = Callable[[str, bool, tuple[str, ...]], None]  # text, elevated, unsafe
 Fail = Callable[[str], None]
 
@@ -215,7 +172,7 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
         words[0] = Word(base)
         if base == "command" and len(words) > 1 and words[1].text in ("-v", "-V"):
             break
-        if base not in _WRAPPER_VALUES:
+        if base not in WRAPPER_VALUES:
             break
         start = 1
         if base == "env":
@@ -224,20 +181,21 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
                 reparse(split + " " + " ".join(w.text for w in words[start:]), elevated, tuple(unsafe))
                 return None
         elif base == "timeout":
-            start = _options(words, _WRAPPER_VALUES[base])
+            start = _options(words, WRAPPER_VALUES[base])
             start += 1  # the duration
         elif base in ("chrt", "taskset"):
             start = _options(words, frozenset()) + 1
         elif base == "nice" and len(words) > 1 and re.fullmatch(r"-\d+", words[1].text):
             start = 2
         else:
-            start = _options(words, _WRAPPER_VALUES[base])
-        if base in ("sudo", "doas"):
+            start = _options(words, WRAPPER_VALUES[base])
+        if base in ELEVATING:
             elevated = True
             while start < len(words) and words[start].literal and _ASSIGNMENT.match(words[start].text):
-                var = words[start].text.split("=", 1)[0].rstrip("+")
-                if var in UNSAFE_VARIABLES:
-                    unsafe.append(f"sets {var}")
+                var, value = words[start].text.split("=", 1)
+                note = assignment_note(var.rstrip("+"), value)
+                if note:
+                    unsafe.append(note)
                 start += 1
         if base == "xargs":
             input_args = True
@@ -249,6 +207,16 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
         words = words[start:]
     if not words:
         return None
+    if words[0].literal and program_name(words[0].text) in STRING_RUNNERS:
+        return _string_runner(words, command, elevated, unsafe, reparse)
+    if words[0].literal and program_name(words[0].text) == "trap":
+        handler = [w for w in words[1:] if not (w.literal and w.text.startswith("-"))][:1]
+        if handler and handler[0].literal:
+            reparse(handler[0].text, elevated, tuple(unsafe))
+            return None
+        if handler:
+            return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
+                                 opaque="`trap` of text only known when it runs")  # fmt: skip
     if words[0].literal:
         name = basename(words[0].text)
         if name in SHELLS:
@@ -271,6 +239,13 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
                 return None
             return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
                                  opaque=f"`{name}` of text only known when it runs")  # fmt: skip
+        if name in ("export", "declare", "typeset", "readonly", "local"):  # `command export PATH=…`
+            for word in words[1:]:
+                if _ASSIGNMENT.match(word.text):
+                    var, value = word.text.split("=", 1)
+                    note = assignment_note(var.rstrip("+"), value, word.literal)
+                    if note:
+                        unsafe.append(note)
         if name == "git":
             words, git_unsafe, git_dir = _strip_git_options(words)
             unsafe += git_unsafe
@@ -280,6 +255,47 @@ def normalise(command: SimpleCommand, reparse: Reparse, fail: Fail, _rounds: int
             tuple(words), command.source, elevated, tuple(unsafe), code, flag, input_args, chdir
         )
     return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe), None, "", input_args, chdir)
+
+
+def _string_runner(
+    words: list[Word], command: SimpleCommand, elevated: bool, unsafe: list[str], reparse: Reparse
+) -> SimpleCommand | None:
+    """`su -c CMD`, `script -qc CMD`, `flock FILE -c CMD`, `flock FILE CMD…`: the string
+    is parsed as code (as root for su and runuser); without one it is the command."""
+    name = program_name(words[0].text)
+    takes_string, takes_value = STRING_RUNNERS[name]
+    elevated = elevated or name in ELEVATING
+    operands: list[int] = []
+    i = 1
+    while i < len(words):
+        word = words[i]
+        text = word.text
+        option = text.split("=", 1)[0]
+        if name in ("flock", "sg") and len(operands) == 1 and option not in takes_string:
+            # `flock FILE COMMAND…`, `sg GROUP COMMAND…`: the rest is the command, options included
+            inner = SimpleCommand(tuple(words[i:]), command.source, elevated, tuple(unsafe))
+            return normalise(inner, reparse, _ignore)
+        cluster = text.startswith("-") and not text.startswith("--") and len(text) > 1 and "c" in text[1:]
+        if word.literal and (option in takes_string or cluster):
+            value = text.split("=", 1)[1] if "=" in text else None
+            script = Word(value) if value is not None else (words[i + 1] if i + 1 < len(words) else None)
+            if script is None:
+                break
+            if script.literal:
+                reparse(script.text, elevated, tuple(unsafe))
+                return None
+            return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe),
+                                 opaque=f"`{name}` runs text only known when it runs")  # fmt: skip
+        if word.literal and text == "--" and name == "runuser" and i + 1 < len(words):
+            inner = SimpleCommand(tuple(words[i + 1 :]), command.source, elevated, tuple(unsafe))
+            return normalise(inner, reparse, _ignore)  # runuser -u USER -- COMMAND…
+        if word.literal and option in takes_value and "=" not in text:
+            i += 2
+            continue
+        if not (word.literal and text.startswith("-")):
+            operands.append(i)
+        i += 1
+    return SimpleCommand(tuple(words), command.source, elevated, tuple(unsafe))
 
 
 def _env_prefix(words: list[Word], unsafe: list[str]) -> tuple[int, str | None]:
@@ -297,14 +313,15 @@ def _env_prefix(words: list[Word], unsafe: list[str]) -> tuple[int, str | None]:
         elif text.startswith("--split-string="):
             split = text.split("=", 1)[1]
             i += 1
-        elif text in _WRAPPER_VALUES["env"]:
+        elif text in WRAPPER_VALUES["env"]:
             i += 2
         elif text == "--" or text.startswith("-") and text != "-":
             i += 1
         elif _ASSIGNMENT.match(text):
-            var = text.split("=", 1)[0].rstrip("+")
-            if var in UNSAFE_VARIABLES:
-                unsafe.append(f"sets {var}")
+            var, value = text.split("=", 1)
+            note = assignment_note(var.rstrip("+"), value)
+            if note:
+                unsafe.append(note)
             i += 1
         else:
             break
@@ -348,9 +365,9 @@ def _strip_git_options(words: list[Word]) -> tuple[list[Word], list[str], str | 
     while i < len(words) and words[i].literal and words[i].text.startswith("-"):
         text = words[i].text
         option = text.split("=", 1)[0]
-        if option in _GIT_UNSAFE:
+        if option in GIT_UNSAFE:
             unsafe.append(f"git {option}")
-        if text in _GIT_VALUES:
+        if text in GIT_VALUES:
             if text == "-C" and i + 1 < len(words):
                 chdir = words[i + 1].text
             i += 2

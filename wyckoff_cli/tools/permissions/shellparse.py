@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.tools.permissions.shellcommand import (
     SHELLS,
-    UNSAFE_VARIABLES,
     ParsedCommand,
     Redirect,
     SimpleCommand,
     Word,
+    assignment_note,
     basename,
     find_exec_commands,
     find_start_paths,
@@ -108,6 +108,8 @@ def parse_command(text: str) -> ParsedCommand:
         walker.network_code,
         walker.fork_bomb,
         walker.problem,
+        tuple(walker.assignments),
+        tuple(walker.functions),
     )
 
 
@@ -119,6 +121,8 @@ class _Walker:
     network_code: bool = False
     fork_bomb: bool = False
     nodes: int = 0
+    assignments: list[tuple[str, Word]] = field(default_factory=list)
+    functions: list[str] = field(default_factory=list)
     _pending_pipelines: list[Node] = field(default_factory=list)
 
     def fail(self, why: str) -> None:
@@ -170,11 +174,14 @@ class _Walker:
                 name_node = node.child_by_field_name("name")
                 name = _text(name_node, data) if name_node is not None else ""
                 functions.setdefault(name, [0, 0])
+                self.functions.append(name)
                 if b"&" in data[node.start_byte : node.end_byte]:
                     functions[name][1] += 1
                 function = name
             elif kind == "file_redirect":
-                self._redirect(node, data)
+                self._redirect(node, data, depth, built)
+            elif kind == "variable_assignment":
+                self._assignment(node, data)
             elif kind in ("heredoc_redirect", "herestring_redirect"):
                 self._fed_text(node, data, depth, built)
             elif kind == "pipeline":
@@ -197,8 +204,13 @@ class _Walker:
             kind = child.type
             if kind == "variable_assignment":
                 name = child.child_by_field_name("name")
-                if name is not None and _text(name, data) in UNSAFE_VARIABLES:
-                    unsafe.append(f"sets {_text(name, data)}")
+                value = child.child_by_field_name("value")
+                word = word_of(value, data) if value is not None else Word("")
+                note = (
+                    assignment_note(_text(name, data), word.text, word.literal) if name is not None else None
+                )
+                if note:
+                    unsafe.append(note)
             elif kind == "command_name":
                 inner = child.children[0] if child.children else child
                 words.append(word_of(inner, data))
@@ -223,12 +235,23 @@ class _Walker:
                 self.commands.append(nested)
         return normal
 
-    def _redirect(self, node: Node, data: bytes) -> None:
+    def _assignment(self, node: Node, data: bytes) -> None:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is None:
+            return
+        word = word_of(value, data) if value is not None else Word("")
+        self.assignments.append((_text(name, data), word))
+
+    def _redirect(self, node: Node, data: bytes, depth: int, built: dict[int, SimpleCommand | None]) -> None:
         op = ""
         target: Node | None = node.child_by_field_name("destination")
         for child in node.children:
             if not child.is_named:
                 op = child.type
+        if op == "<" and target is not None:
+            self._code_from_file(node, word_of(target, data), data, depth, built)
+            return
         if target is None or op not in _WRITE_OPS and not (op == ">&" and target.type != "number"):
             return
         word = word_of(target, data)
@@ -237,6 +260,18 @@ class _Walker:
         ):
             return
         self.writes.append(Redirect(op, word))
+
+    def _code_from_file(
+        self, node: Node, source: Word, data: bytes, depth: int, built: dict[int, SimpleCommand | None]
+    ) -> None:
+        """`python3 < script.py`, `sh < s.sh`: a shell or interpreter running a file fed
+        on its input runs code no rule can see."""
+        consumer = _consumer(node)
+        if consumer is None:
+            return
+        command = self._command_for(consumer, data, depth, built)
+        if command is not None and reads_code(command):
+            self.commands.append(replace(command, inline_code=source.text, inline_flag="<"))
 
     def _fed_text(self, node: Node, data: bytes, depth: int, built: dict[int, SimpleCommand | None]) -> None:
         """A heredoc or herestring fed to a shell (or to `cat … | sh`) is code too."""
@@ -311,7 +346,11 @@ def _consumer(node: Node) -> Node | None:
     if parent.type == "command":
         return parent
     if parent.type == "redirected_statement":
-        return parent.child_by_field_name("body")
+        body = parent.child_by_field_name("body")
+        # the grammar puts `a && b <<EOF` under one redirection; bash gives it to `b`
+        while body is not None and body.type in ("list", "pipeline") and body.named_children:
+            body = body.named_children[-1]
+        return body
     return None
 
 

@@ -6,6 +6,11 @@ outside path nobody approved): relative paths are joined to the workspace root, 
 is expanded and symlinks are resolved, so a link inside the workspace pointing out
 of it counts as outside.
 
+A regular file with more than one name (a hard link, `st_nlink > 1`) counts as outside
+the workspace too, in every mode, for reading and writing: its other names cannot be
+found cheaply and may lie outside (`ln ~/.ssh/id_rsa key` made inside the workspace).
+Approving the path once lets that call use it, like any outside path.
+
 Reads may also reach the runtime's results folder (`ToolContext.results_dir`), where
 large tool results are offloaded for `read_file` to page through.
 """
@@ -20,11 +25,12 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext
-from wyckoff_cli.tools.paths import is_within, relative_to_root, resolve_path
+from wyckoff_cli.tools.paths import hard_link_count, is_within, relative_to_root, resolve_path
 
 __all__ = [
     "display_path",
     "ensure_not_git_internal",
+    "hard_link_count",
     "is_git_internal",
     "is_within",
     "outside_paths",
@@ -60,9 +66,15 @@ def _allowed_roots(ctx: ToolContext, *, reading: bool) -> list[Path]:
     return roots
 
 
+def _inside(path: Path, roots: list[Path]) -> bool:
+    """Inside one of `roots` and not a hard link (whose other names may lie outside)."""
+    return any(is_within(path, root) for root in roots) and not hard_link_count(path)
+
+
 def outside_paths(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> tuple[Path, ...]:
     """The resolved path arguments of a call that lie outside the workspace (reads may
-    also use the results folder). Unresolvable paths are left for the tool to report."""
+    also use the results folder), hard-linked files included. Unresolvable paths are
+    left for the tool to report."""
     found: list[Path] = []
     roots = _allowed_roots(ctx, reading=tool.kind == "read")
     for raw in _path_values(tool, args):
@@ -70,7 +82,7 @@ def outside_paths(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> tuple[P
             path = resolve_path(ctx.workspace, raw)
         except ToolError:
             continue
-        if not any(is_within(path, root) for root in roots) and path not in found:
+        if not _inside(path, roots) and path not in found:
             found.append(path)
     return tuple(found)
 
@@ -86,10 +98,17 @@ def resolve_for_tool(ctx: ToolContext, raw: str, *, reading: bool) -> Path:
     """Resolve `raw` for a running tool; raise `ToolError` when it is outside the
     workspace (and the results folder, for reads) and was not approved."""
     path = resolve_path(ctx.workspace, raw)
-    if any(is_within(path, root) for root in _allowed_roots(ctx, reading=reading)):
+    if _inside(path, _allowed_roots(ctx, reading=reading)):
         return path
     if any(is_within(path, approved) for approved in ctx.approved_outside_paths):
         return path
+    links = hard_link_count(path)
+    if links and any(is_within(path, root) for root in _allowed_roots(ctx, reading=reading)):
+        raise ToolError(
+            f"{path} is a hard link (the file has {links} names; the others may lie outside the "
+            "workspace), so it is treated as outside the workspace and needs the user's approval "
+            "for that exact path."
+        )
     raise ToolError(
         f"{path} is outside the workspace ({ctx.workspace}). Paths outside it need the "
         "user's approval for that exact path; use a path inside the workspace, or ask the user."

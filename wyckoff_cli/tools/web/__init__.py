@@ -6,7 +6,7 @@ composition root appends them after the built-ins (docs/TOOLS.md, docs/CONFIG.md
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from wyckoff_cli.core.errors import ConfigError
@@ -60,10 +60,18 @@ def check_web_config(config: WebOptions) -> None:
             raise ConfigError(f"[web] allow_hosts: {problem.removeprefix('domain: takes ')}")
 
 
-def web_tools(config: WebOptions, env: Mapping[str, str], *, provider_searches: bool = False) -> list[Tool]:
+def web_tools(
+    config: WebOptions,
+    env: Mapping[str, str],
+    *,
+    provider_searches: bool = False,
+    current: Callable[[], WebOptions] | None = None,
+) -> list[Tool]:
     """The session's web tools: web_fetch (unless `[web] fetch = false`) and, when a
     search API is configured with its key and the model has no server-side search of
-    its own (`provider_searches`), web_search. Each call makes new tools (a new cache)."""
+    its own (`provider_searches`), web_search. Each call makes new tools (a new cache).
+    With `current` (the `[web]` of now), `allow_private` and `allow_hosts` are read at
+    every fetch, so changing them needs no restart; the other settings are read here."""
     from wyckoff_cli.tools.web.addresses import AddressGuard
     from wyckoff_cli.tools.web.client import FetchLimits, WebClient
     from wyckoff_cli.tools.web.fetch import WebFetch
@@ -72,7 +80,9 @@ def web_tools(config: WebOptions, env: Mapping[str, str], *, provider_searches: 
     check_web_config(config)
     tools: list[Tool] = []
     if config.fetch:
-        guard = AddressGuard(allow_private=config.allow_private, allow_hosts=config.allow_hosts)
+        guard = AddressGuard(
+            allow_private=config.allow_private, allow_hosts=config.allow_hosts, settings=current
+        )
         limits = FetchLimits(max_bytes=config.max_bytes, timeout=config.timeout)
         fetch = WebFetch(WebClient(guard, limits), cache_seconds=config.cache_minutes * 60)
         tools.append(fetch.tool())

@@ -9,7 +9,12 @@ slip through. IPv6 forms that carry an IPv4 address (`::ffff:127.0.0.1`, NAT64, 
 Teredo) are judged by the address they carry.
 
 `allow_private` turns the check off; `allow_hosts` names hosts (`127.0.0.1`,
-`intranet.example`, `*.corp.example`) that may be private.
+`intranet.example`, `*.corp.example`) that may be private. A guard given `settings`
+reads both from it at every check, so a changed `[web]` applies without a restart.
+
+`known_refusal(host)` answers before anything is sent, without DNS, for the hosts whose
+answer is known from the name alone (an IP literal, `localhost`, `*.localhost`): a call
+that would be refused is refused before any approval dialog.
 """
 
 from __future__ import annotations
@@ -17,11 +22,22 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from wyckoff_cli.tools.web.urls import host_matches
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class AddressSettings(Protocol):
+    """The two `[web]` settings the guard reads (storage.web_config.WebConfig has them)."""
+
+    @property
+    def allow_private(self) -> bool: ...
+    @property
+    def allow_hosts(self) -> list[str]: ...
+
+
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 _SHARED = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT
@@ -29,14 +45,16 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
 class BlockedAddress(Exception):
-    """A connection web_fetch refused to make."""
+    """A connection web_fetch refused to make: why, and the setting that allows it."""
 
     def __init__(self, host: str, address: str, reason: str) -> None:
         self.host, self.address, self.reason = host, address, reason
         shown = host if host == address else f"{host} ({address})"
+        named = host.strip("[]").rstrip(".").lower()
         super().__init__(
             f"{shown} is a {reason} address: web_fetch only reads public web sites. "
-            "A person can allow it with [web] allow_hosts or allow_private in the config."
+            f'A person can allow it in the config: allow_hosts = ["{named}"] (or allow_private = '
+            "true) under [web]; the change applies to the next fetch, no restart needed."
         )
 
 
@@ -95,15 +113,43 @@ class AddressGuard:
         allow_private: bool = False,
         allow_hosts: Iterable[str] = (),
         resolver: Resolver = system_resolver,
+        settings: Callable[[], AddressSettings] | None = None,
     ) -> None:
-        self.allow_private = allow_private
-        self.allow_hosts = tuple(allow_hosts)
+        self._allow_private = allow_private
+        self._allow_hosts = tuple(allow_hosts)
         self.resolver = resolver
+        self.settings = settings  # the current `[web]`, read at every check when given
+
+    @property
+    def allow_private(self) -> bool:
+        return self.settings().allow_private if self.settings is not None else self._allow_private
+
+    @property
+    def allow_hosts(self) -> tuple[str, ...]:
+        return tuple(self.settings().allow_hosts) if self.settings is not None else self._allow_hosts
 
     def trusted(self, host: str) -> bool:
         """Whether `host` may be private (allow_private, or named in allow_hosts)."""
         host = host.strip("[]").rstrip(".").lower()
         return self.allow_private or any(host_matches(pattern, host) for pattern in self.allow_hosts)
+
+    def known_refusal(self, host: str) -> BlockedAddress | None:
+        """The refusal of a connection to `host` when the name alone decides it (an IP
+        literal, `localhost`, `*.localhost`: RFC 6761 loopback names), without DNS; None
+        when it is allowed or only a lookup can tell."""
+        bare = host.strip("[]").rstrip(".").lower()
+        if self.trusted(bare):
+            return None
+        try:
+            literal: IPAddress | None = ipaddress.ip_address(bare.split("%", 1)[0])
+        except ValueError:
+            literal = None
+        if literal is not None:
+            reason = refusal_reason(literal)
+            return BlockedAddress(bare, str(literal), reason) if reason is not None else None
+        if bare == "localhost" or bare.endswith(".localhost"):
+            return BlockedAddress(bare, bare, "loopback")
+        return None
 
     async def addresses(self, host: str, port: int) -> list[str]:
         """The checked addresses to connect to; raises `BlockedAddress`."""

@@ -201,6 +201,17 @@ class WebFetch:
             return None
         return entry[1], age
 
+    def refused_before_run(self, args: dict[str, Any]) -> str | None:
+        """The refusal a fetch of `args["url"]` would meet, when the URL alone decides it
+        (not a URL web_fetch reads; an IP literal or `localhost` the address guard
+        refuses): said before any approval dialog, with the setting that allows it."""
+        try:
+            url = canonical_url(str(args.get("url", "")))
+        except BadURL as exc:
+            return f"Refused: web_fetch: {exc}"
+        blocked = self.client.guard.known_refusal(url.host)
+        return f"Refused: web_fetch: {url.url}: {blocked}" if blocked is not None else None
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         try:
             url = canonical_url(str(args.get("url", "")))
@@ -271,6 +282,7 @@ class WebFetch:
                 "additionalProperties": False,
             },
             run=self.run,
+            refused_before_run=self.refused_before_run,
             concurrency_safe=True,
             requires_approval=True,
             kind="other",

@@ -135,12 +135,6 @@ def url_for_rules(raw: str) -> str:
         return raw.strip()
 
 
-def url_rule_matches(pattern: str, url: str) -> bool:
-    """Whether a `domain:HOST` / `domain:*.HOST` pattern covers `url`."""
-    host = host_of(url)
-    return host is not None and host_matches(pattern.removeprefix("domain:"), host)
-
-
 def check_domain_pattern(pattern: str) -> str | None:
     """What is wrong with a `domain:` pattern (None when it is fine or not one)."""
     if not pattern.startswith("domain:"):

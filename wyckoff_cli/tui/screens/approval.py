@@ -11,7 +11,6 @@ them with PageUp/PageDown/Home/End.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from textual.widgets.option_list import Option
 
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.events import ApprovalRequested
+from wyckoff_cli.tui.literal import json_text, literal, visible
 from wyckoff_cli.tui.notifications import call_summary
 from wyckoff_cli.tui.typing_guard import TypingGuard
 from wyckoff_cli.tui.widgets.call_editor import CallEditor, editable_field, field_label
@@ -46,24 +46,24 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
     outside = preview.get("outside_paths") or []
     if outside:
         text = Text("Outside the workspace: ", style="bold red")
-        text.append(", ".join(outside), style="bold")
+        text.append(visible(", ".join(outside)), style="bold")
         parts.append(text)
     elif preview.get("reason"):  # with outside paths, the reason would only repeat them
-        parts.append(Text(str(preview["reason"]), style="yellow"))
+        parts.append(literal(str(preview["reason"]), style="yellow"))
     if preview.get("error"):
-        parts.append(Text(f"This call would fail: {preview['error']}", style="red"))
+        parts.append(literal(f"This call would fail: {preview['error']}", style="red"))
     diff = preview.get("diff")
     command = preview.get("command")
     if isinstance(diff, str) and diff:
         parts.append(render_diff(diff))
     elif isinstance(command, str):
-        parts.append(Text.assemble(("$ ", "bold"), (command, "bold")))
-        parts.append(Text(f"in {preview.get('cwd') or workspace or '.'}", style="dim"))
+        parts.append(Text.assemble(("$ ", "bold"), (visible(command), "bold")))
+        parts.append(literal(f"in {preview.get('cwd') or workspace or '.'}", style="dim"))
     elif preview.get("kind") == "fetch" and preview.get("host"):  # web_fetch
-        parts.append(Text.assemble(("GET ", "bold"), (str(preview.get("url", "")), "bold")))
-        parts.append(Text(f"domain {preview['host']}", style="dim"))
+        parts.append(Text.assemble(("GET ", "bold"), (visible(str(preview.get("url", ""))), "bold")))
+        parts.append(literal(f"domain {preview['host']}", style="dim"))
         if request.args.get("prompt"):
-            parts.append(Text(f"looking for: {request.args['prompt']}", style="dim"))
+            parts.append(literal(f"looking for: {request.args['prompt']}", style="dim"))
     else:
         # the outside paths were named above: the arguments are shown without them
         rest = {k: v for k, v in request.args.items() if not _names_outside(v, outside, workspace)}
@@ -71,7 +71,7 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
             return Group(*parts)
         parts.append(
             Syntax(
-                json.dumps(rest, indent=2, ensure_ascii=False),
+                json_text(rest),
                 "json",
                 theme="ansi_dark",
                 background_color="default",
@@ -159,15 +159,15 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             asker = f" (asked by the {self.agent} agent)" if self.agent else ""
-            yield Static(Text(f"Allow {self.request.name}?{asker}"), id="title")
+            yield Static(literal(f"Allow {self.request.name}?{asker}"), id="title")
             with VerticalScroll(id="preview", can_focus=False):
                 yield Static(render_preview(self.request, self.workspace))
             with Vertical(id="bottom"):
                 yield Static(PAUSED, id="paused")
                 yield OptionList(
                     Option("1  Allow once  (y)", id="allow"),
-                    Option(f"2  {always_label(self.request)}  (a)", id="always"),
-                    Option(f"3  Edit {field_label(self._field)}  (e)", id="edit"),
+                    Option(literal(f"2  {always_label(self.request)}  (a)"), id="always"),
+                    Option(literal(f"3  Edit {field_label(self._field)}  (e)"), id="edit"),
                     Option("4  Deny, with optional feedback  (n, Esc)", id="deny"),
                     id="choices",
                 )

@@ -10,12 +10,10 @@ permission modes; Ctrl+O shows or hides all thinking; PageUp/PageDown scroll.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from rich.table import Table
-from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -26,19 +24,16 @@ from textual.worker import Worker
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
-from wyckoff_cli.core.messages import ImagePart
-from wyckoff_cli.runtime.loop import AbortSignal
-from wyckoff_cli.session.commands import parse_command
+from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
-from wyckoff_cli.session.user_shell import ShellRun
 from wyckoff_cli.tools.plan import EXIT_PLAN
-from wyckoff_cli.tui import image_attach
-from wyckoff_cli.tui.checkpoint_commands import NAMES as CHECKPOINT_COMMANDS
-from wyckoff_cli.tui.checkpoint_commands import run_checkpoint_command
+from wyckoff_cli.tui import chat_requests, image_attach
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.help_table import help_table
 from wyckoff_cli.tui.input_history import load_input_history, save_input_history
+from wyckoff_cli.tui.literal import literal, visible
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -46,6 +41,7 @@ from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
+from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.image_chips import ImageChips, chips_line
@@ -58,26 +54,6 @@ from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
 QUIT_WINDOW = 2.0
-# commands that may run while a turn is running
-WHILE_BUSY = ("help", "cost", "mode", "quit", "permissions", "memory", "top", "bottom", "find")
-
-KEYS = (
-    ("Enter", "send"),
-    ("Shift+Enter, Ctrl+J", "new line"),
-    ("Ctrl+G", "edit the input (in a dialog: the call being edited) in $VISUAL / $EDITOR"),
-    ("Up / Down", "input history (Up on an empty prompt edits a queued message)"),
-    ("Esc", "interrupt the turn"),
-    ("Ctrl+C", "clear the input, or interrupt; twice quits"),
-    ("Ctrl+D", "quit on an empty input"),
-    ("!command", "run a command in the workspace shell; its output goes with your next message"),
-    ("Ctrl+V", "attach the clipboard's image (or paste an image's path); Backspace on empty drops it"),
-    ("Shift+Tab", "cycle permission modes"),
-    ("Ctrl+O", "show / hide all thinking"),
-    ("PageUp / PageDown", "scroll the transcript"),
-    ("Ctrl+Home / Ctrl+End", "top / bottom of the transcript (also /top, /bottom)"),
-    ("Ctrl+F", "find in the transcript (also /find TEXT); Enter next, Shift+Enter previous"),
-    ("Tab", "next widget (Enter on a tool call or thinking expands it)"),
-)
 
 
 class ChatScreen(Screen[None]):
@@ -103,7 +79,6 @@ class ChatScreen(Screen[None]):
         self.status = controller.status
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
         self.queued: list[str] = []
-        self.abort: AbortSignal | None = None
         self.turn_worker: Worker[None] | None = None
         self.thinking_expanded = False
         self._last_ctrl_c = 0.0
@@ -114,6 +89,8 @@ class ChatScreen(Screen[None]):
         )
         self.finder = Finder()
         self.queue_held = False  # after Esc, queued messages wait for Enter
+        self._held: list[Widget] | None = None  # mounted once the transcript is replaced
+        self._mcp_trust_notice: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -147,7 +124,6 @@ class ChatScreen(Screen[None]):
             mcp.on_change = self._mcp_changed  # no polling: the servers report changes
             mcp.start()
             self._show_mcp()
-            self.call_after_refresh(self._ask_mcp_trust)
         if len(self.controller.conversation):
             self.render_history()
             self.add_notice(
@@ -158,20 +134,23 @@ class ChatScreen(Screen[None]):
                 "info",
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
-        self._ask_hook_trust()
+        self.call_after_refresh(self._ask_hook_trust, self._ask_mcp_trust)  # one dialog after the other
 
     def _prepare(self) -> None:
         self.run_worker(self.controller.prepare(), group="prepare")
 
-    def _ask_hook_trust(self) -> None:
-        """Project hooks not trusted yet: ask, naming each command, before any turn."""
+    def _ask_hook_trust(self, then: Callable[[], None]) -> None:
+        """Project hooks not trusted yet: ask, naming each command, before any turn;
+        `then` (the MCP question) once answered, so two dialogs never stack."""
         waiting = self.controller.hooks_needing_trust()
         if not waiting:
+            then()
             return
         from wyckoff_cli.tui.screens.trust import HookTrustScreen
 
         def answered(trusted: bool | None) -> None:
-            self.router.handle(self.controller.trust_hooks(waiting, bool(trusted)))
+            chat_requests.send_now(self, rq.TrustHooks(tuple(waiting), bool(trusted)))
+            then()
 
         self.app.push_screen(HookTrustScreen(waiting), answered)
 
@@ -191,6 +170,9 @@ class ChatScreen(Screen[None]):
 
     def _mount(self, widget: Widget) -> None:
         if not self.is_attached:  # the app is closing: a late event has nowhere to go
+            return
+        if self._held is not None:  # the transcript is being replaced: after it
+            self._held.append(widget)
             return
         self.transcript.mount(widget)
 
@@ -236,6 +218,7 @@ class ChatScreen(Screen[None]):
         def answered(trusted: bool | None) -> None:
             if trusted:
                 self.add_notice("info", mcp.trust())
+                self._show_mcp()
 
         self.app.push_screen(McpTrustScreen(question), answered)
 
@@ -246,7 +229,13 @@ class ChatScreen(Screen[None]):
         mcp = self.controller.builder.mcp
         assert mcp is not None
         for kind, message in mcp.take_notices():
-            self.add_notice(kind, message)
+            notice = NoticeLine(kind, message)
+            self._mount(notice)
+            if message == mcp.trust_notice:
+                self._mcp_trust_notice = notice
+        if self._mcp_trust_notice is not None and mcp.manager is not None and mcp.trust_prompt() is None:
+            self._mcp_trust_notice.remove()  # trusted (here or by /mcp trust): the request is stale
+            self._mcp_trust_notice = None
         if self.status.mcp != mcp.status_text():
             self.status.mcp = mcp.status_text()
             self.query_one(StatusBar).refresh_status()
@@ -254,26 +243,37 @@ class ChatScreen(Screen[None]):
     def show_output(self, output: ev.CommandOutput) -> None:
         """A command's output: its text, or its table (the last row, a total, in bold)."""
         if output.columns:
-            table = Table(title=output.title or None, title_justify="left", show_edge=False)
-            for number, column in enumerate(output.columns):
-                table.add_column(column, justify="left" if number == 0 else "right")
-            total = output.command == "cost"  # its last row is the total
-            for number, row in enumerate(output.rows):
-                table.add_row(*row, style="bold" if total and number == len(output.rows) - 1 else None)
-            self._mount(Static(table, classes="command-output"))
+            self._mount(Static(CommandTable(output), classes="command-output"))
             if output.text:
-                self._mount(Static(Text(output.text), classes="command-output"))
+                self._mount(Static(literal(output.text), classes="command-output"))
+        elif output.command == "diff":
+            chat_requests.show_diff(self.app, output)  # coloured, in its own screen
         else:
-            self._mount(Static(Text(output.text), classes="command-output"))
+            self._mount(Static(literal(output.text), classes="command-output"))
+
+    def confirm(self, request: ev.ConfirmRequested) -> None:
+        chat_requests.confirm(self.app, request)
+
+    def rewound(self, event: ev.Rewound) -> None:
+        """`/rewind` went back: show the shorter conversation, the message in the input."""
+        if event.messages_removed:
+            self.session_changed(ev.SessionChanged(self.controller.id, resumed=True))
+        if event.input_text:
+            self.query_one(PromptInput).load_text(event.input_text)
 
     def session_changed(self, event: ev.SessionChanged) -> None:
         """Another session is shown: clear the transcript, replay a resumed one."""
+
+        held = self._held = [] if self._held is None else self._held
 
         async def swap() -> None:
             await self.transcript.remove_children()
             self.router.tools.clear()
             if event.resumed:
                 self.render_history()
+            self._held = None
+            for widget in held:  # what came meanwhile (a command's notices) goes after it
+                self._mount(widget)
             self.status_changed()
 
         self.run_worker(swap(), group="session")
@@ -291,10 +291,13 @@ class ChatScreen(Screen[None]):
         self.query_one(StatusBar).refresh_status()
 
     def resume(self, session_id: str) -> None:
-        self._run_command("resume", session_id)
+        chat_requests.send(self, rq.Resume(session_id))
 
     def render_history(self) -> None:
-        replay_history(self.transcript, self.controller.conversation)
+        loaded = self.controller.loaded  # the session's folder holds its tasks' transcripts
+        replay_history(
+            self.transcript, self.controller.conversation, loaded.info.directory if loaded else None
+        )
 
     # ------------------------------------------------------------------ approval
 
@@ -306,7 +309,7 @@ class ChatScreen(Screen[None]):
             if screen in self._approvals:
                 self._approvals.remove(screen)
             if isinstance(screen, PlanApprovalScreen) and screen.chosen_mode:
-                self.router.handle(self.controller.approve_plan(screen.chosen_mode))  # before it runs
+                chat_requests.send_now(self, rq.ApprovePlan(screen.chosen_mode))  # before it runs
             request.respond(decision or ApprovalDecision.deny(None))
 
         prompt = self.query_one(PromptInput)
@@ -336,22 +339,15 @@ class ChatScreen(Screen[None]):
         if (line := shell_line(text)) is not None:  # `!command`: the workspace shell
             run_shell_line(self, line)
             return
-        command = parse_command(text)
-        if command is not None:
-            self.run_command(command[0].name, command[1])
+        request = self.controller.parse(text)
+        if request is not None:
+            chat_requests.submit(self, request, text[1:].split(" ", 1)[0])
             return
         if text.startswith("/mcp__") and self.controller.builder.mcp is not None:
             self._run_mcp_prompt(text)  # a server's prompt (tools/mcp/host.py)
             return
-        if text.startswith("/"):
-            name, _, argument = text[1:].partition(" ")
-            request = self.controller.expand(name.strip(), argument.strip())
-            if request is None:
-                self.add_notice("warning", f"Unknown command {text.split()[0]} — /help lists them")
-            elif self.busy:
-                self.add_notice("warning", f"/{name} waits for the turn to end (Esc interrupts it)")
-            else:
-                self.start_request(request)
+        if text.startswith("/") and len(text) > 1 and not text[1].isspace():
+            self.add_notice("warning", f"Unknown command {text.split()[0]} — /help lists them")
             return
         if self.busy:
             self.queued.append(text)
@@ -374,10 +370,9 @@ class ChatScreen(Screen[None]):
         images = self.query_one(ImageChips).take()  # the chips go with this message
         self.add_user("\n".join(filter(None, [text if shown is None else shown, chips_line(images)])))
         self.transcript.follow()
-        self.abort = AbortSignal()
-        attached = self.controller.take_shell_runs()  # `!command` output goes with this message
+        attached = tuple(self.controller.take_shell_runs())  # `!command` output goes with this message
         self._show_queue()
-        self.turn_worker = self.run_turn(text, self.abort, required_tools, request, attached, images)
+        self.turn_worker = self.run_turn(rq.Turn(text, required_tools, request, attached, tuple(images)))
 
     def start_request(self, request: TurnRequest) -> None:
         """A command that is a turn (/init, a custom command)."""
@@ -386,16 +381,8 @@ class ChatScreen(Screen[None]):
         )
 
     @work(exclusive=True, group="turn")
-    async def run_turn(
-        self,
-        text: str,
-        abort: AbortSignal,
-        required_tools: tuple[str, ...] = (),
-        request: TurnRequest | None = None,
-        attached: Sequence[ShellRun] = (),
-        images: Sequence[ImagePart] = (),
-    ) -> None:
-        await self._route(self.controller.turn(text, abort, required_tools, request, attached, images))
+    async def run_turn(self, turn: rq.Turn) -> None:
+        await self._route(self.controller.handle(turn))
         done = self.router.last_done
         if done is not None and done.reason == "aborted" and self.queued:
             self.queue_held = True  # Esc stops the work: nothing more is sent until Enter
@@ -418,44 +405,12 @@ class ChatScreen(Screen[None]):
     # ------------------------------------------------------------------ slash commands
 
     def run_command(self, name: str, argument: str) -> None:
-        if self.busy and name not in WHILE_BUSY:
-            self.add_notice("warning", f"/{name} waits for the turn to end (Esc interrupts it)")
-            return
-        if name == "help":
-            self._help()
-        elif name in ("top", "bottom"):
-            self.action_top() if name == "top" else self.action_bottom()
-        elif name == "find":
-            self.action_find(argument)
-        elif name == "quit":
-            self.app.exit()
-        elif name == "resume" and not argument:
-            from wyckoff_cli.tui.screens.sessions import SessionPicker
-
-            def picked(session_id: str | None) -> None:
-                if session_id:
-                    self.resume(session_id)
-
-            self.app.push_screen(SessionPicker(self.controller.store, self.controller.root), picked)
-        elif name in CHECKPOINT_COMMANDS:
-            run_checkpoint_command(self, name)
-        elif (request := self.controller.expand(name, argument)) is not None:
-            self.start_request(request)
+        """`/name argument`, as if typed."""
+        request = self.controller.parse(f"/{name} {argument}".rstrip())
+        if request is None:
+            self.add_notice("warning", f"Unknown command /{name} — /help lists them")
         else:
-            self._run_command(name, argument)
-
-    def _run_command(self, name: str, argument: str) -> None:
-        if name == "compact":
-            self.status.state = "compacting"
-            self.status_changed()
-
-        async def run() -> None:
-            await self._route(self.controller.command(name, argument))
-            if name == "compact":
-                self.status.state = "idle"
-                self.status_changed()
-
-        self.run_worker(run(), exclusive=True, group="command")
+            chat_requests.submit(self, request, name)
 
     def _run_mcp_prompt(self, text: str) -> None:
         """`/mcp__SERVER__PROMPT ARGS`: the server's prompt, sent as the user's message."""
@@ -473,17 +428,8 @@ class ChatScreen(Screen[None]):
 
         self.run_worker(send(), group="mcp")
 
-    def _help(self) -> None:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
-        table.add_column()
-        for command in self.controller.slash_commands:
-            table.add_row(command.usage, command.description)
-        table.add_row("", "")
-        for key, what in KEYS:
-            table.add_row(key, what)
-        table.add_row("@path", "mention a file: the model must read it")
-        self._mount(Static(table, classes="command-output"))
+    def show_help(self) -> None:
+        self._mount(Static(help_table(self.controller.slash_commands), classes="command-output"))
 
     def send_held_queue(self) -> bool:
         """Enter on an empty prompt sends the queue held after Esc."""
@@ -509,7 +455,7 @@ class ChatScreen(Screen[None]):
                 else "  (Up on an empty prompt edits)"
             )
         lines = attached_lines(self) + lines
-        queued.update(Text("\n".join(lines)))
+        queued.update(literal("\n".join(lines)))
         queued.display = bool(lines)
 
     def pull_queued(self) -> str | None:
@@ -521,6 +467,21 @@ class ChatScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
+    def on_key(self, event: events.Key) -> None:
+        """A character typed with the focus in the transcript (Tab moved it there) goes to
+        the prompt, and the focus with it. Space is left to the widget (it expands it)."""
+        if not event.is_printable or event.character in (None, " ") or not self._focus_in_transcript():
+            return
+        event.stop()
+        event.prevent_default()
+        prompt = self.query_one(PromptInput)
+        prompt.focus()
+        prompt.insert(event.character)
+
+    def _focus_in_transcript(self) -> bool:
+        focused = self.focused
+        return focused is not None and self.transcript in focused.ancestors_with_self
+
     def action_interrupt(self) -> None:
         if isinstance(self.app.screen, ApprovalScreen):
             return
@@ -529,13 +490,17 @@ class ChatScreen(Screen[None]):
             find.remove_class("-open")
             self.query_one(PromptInput).focus()
             return
-        if self.busy and self.abort is not None:
+        if self._focus_in_transcript():  # Esc brings the focus back (and still interrupts)
+            self.query_one(PromptInput).focus()
+            if not self.busy:
+                return
+        if self.busy:
             if skipped_to := self.controller.skip_to_fallback():  # a retry's wait: the next model now
                 self.add_notice("fallback", f"Trying {skipped_to} now")
             else:
-                self.abort.abort()
+                chat_requests.send_now(self, rq.Interrupt())
         elif not self.query_one(PromptInput).text and self._escapes.press():
-            run_checkpoint_command(self, "rewind")  # Esc Esc on an empty input
+            chat_requests.submit(self, rq.Rewind(), "rewind")  # Esc Esc on an empty input
 
     def action_ctrl_c(self) -> None:
         selected = self.get_selected_text()
@@ -548,8 +513,8 @@ class ChatScreen(Screen[None]):
         if prompt.text:
             prompt.clear()
             return
-        if self.busy and self.abort is not None:
-            self.abort.abort()
+        if self.busy:
+            chat_requests.send_now(self, rq.Interrupt())
             return
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW:
@@ -575,6 +540,7 @@ class ChatScreen(Screen[None]):
         find = self.query_one(FindBar)
         find.add_class("-open")
         find.focus()
+        query = visible(query)  # the transcript shows control characters so: find them so
         if query:
             find.value = query
             self.on_find_bar_step(FindBar.Step(query, forward=False))
@@ -584,10 +550,10 @@ class ChatScreen(Screen[None]):
             self.finder.search(self.transcript, event.query)
         found = self.finder.step(self.transcript, event.forward)
         text = f"{found[0]} of {found[1]}: {event.query}" if found else f"Not found: {event.query}"
-        self.notify(text, timeout=2)
+        self.notify(visible(text), timeout=2, markup=False)
 
     def action_cycle_mode(self) -> None:
-        self.router.handle(self.controller.next_mode())
+        chat_requests.send_now(self, rq.CycleMode())
 
     def action_toggle_thinking(self) -> None:
         self.thinking_expanded = not self.thinking_expanded

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import time
 
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from wyckoff_cli.tui.literal import literal
 
 GRACE_SECONDS = 0.3
 
@@ -42,7 +43,7 @@ class McpTrustScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(self.question), id="question")
+            yield Static(literal(self.question), id="question")
             yield Static("y  trust it and start them    n / Esc  not now (/mcp trust later)", id="keys")
 
     async def on_key(self, event: events.Key) -> None:

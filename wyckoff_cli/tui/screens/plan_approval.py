@@ -38,7 +38,9 @@ class PlanApprovalScreen(ApprovalScreen):
         with Vertical(id="dialog"):
             yield Static("The model's plan — approve it to leave plan mode?", id="title")
             with VerticalScroll(id="preview", can_focus=False):
-                yield MarkdownStreamView(plan)  # the transcript's renderer: tables wrap, links show
+                view = MarkdownStreamView(plan)  # the transcript's renderer: tables wrap, links show
+                view.finish()  # the whole plan: rendered as a finished answer, not a growing one
+                yield view
             with Vertical(id="bottom"):
                 yield Static(PAUSED, id="paused")
                 yield OptionList(

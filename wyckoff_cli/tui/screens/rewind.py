@@ -1,4 +1,5 @@
-"""Screens for /rewind, /undo, /redo and /diff (the logic is in runtime/checkpoints/rewind.py).
+"""Screens for /rewind, /undo, /redo and /diff (the requests are answered in
+session/checkpoint_requests.py; tui/chat_requests.py shows these).
 
 - `RewindPickerScreen(points)`: the session's user messages, newest first, each with
   the files changed after it; Enter picks one, then one of the three choices (code and
@@ -29,7 +30,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wyckoff_cli.runtime.checkpoints.rewind import CHOICES, RewindChoice, RewindPoint
+from wyckoff_cli.session.checkpoint_requests import CHOICES, RewindChoice, RewindPoint
+from wyckoff_cli.tui.literal import literal, visible
 from wyckoff_cli.tui.widgets.diff import render_diff
 
 GRACE_SECONDS = 0.3  # keys this soon after a confirmation dialog opens are ignored
@@ -86,7 +88,7 @@ class RewindPickerScreen(ModalScreen[RewindSelection | None]):
             yield Static("Rewind to before which message?", id="title")
             if self.points:
                 yield OptionList(
-                    *(Option(p.label, id=f"m{i}") for i, p in enumerate(self.points)), id="messages"
+                    *(Option(literal(p.label), id=f"m{i}") for i, p in enumerate(self.points)), id="messages"
                 )
             else:
                 yield Static("No messages in this session yet.", id="messages")
@@ -105,7 +107,7 @@ class RewindPickerScreen(ModalScreen[RewindSelection | None]):
         if event.option_list.id == "messages":
             self.point = self.points[int(option_id[1:])]
             self.add_class("-choosing")
-            self.query_one("#title", Static).update(Text(f"Rewind to before: {self.point.label}"))
+            self.query_one("#title", Static).update(literal(f"Rewind to before: {self.point.label}"))
             self.query_one("#choices", OptionList).focus()
         elif self.point is not None:
             self.dismiss(RewindSelection(self.point, RewindChoice(option_id)))
@@ -130,7 +132,7 @@ def render_restore_preview(text: str) -> RenderableType:
     out, the diff is coloured."""
     head, marker, diff = text.partition("\ndiff --git ")
     lines = Text()
-    for number, line in enumerate(head.rstrip("\n").splitlines()):
+    for number, line in enumerate(visible(head).rstrip("\n").splitlines()):
         if number:
             lines.append("\n")
         if "! changed by you" in line:
@@ -177,7 +179,7 @@ class RestorePreviewScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(self.title_text), id="title")
+            yield Static(literal(self.title_text), id="title")
             with VerticalScroll(id="preview"):
                 yield Static(self.rendered)
             yield OptionList(
@@ -233,7 +235,7 @@ class DiffScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(self.title_text), id="title")
+            yield Static(literal(self.title_text), id="title")
             with VerticalScroll(id="diff"):
                 yield Static(self.rendered)
             yield Static("Esc or q closes · arrows and PgUp/PgDn scroll", id="hint")

@@ -12,6 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from wyckoff_cli.storage.sessions import SessionStore
+from wyckoff_cli.tui.literal import literal
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -31,10 +32,12 @@ class SessionPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         sessions = self.store.list(self.project_root)
         with Vertical():
-            yield Static(f"Resume a session of {self.project_root} (Enter picks, Esc cancels)")
+            yield Static(literal(f"Resume a session of {self.project_root} (Enter picks, Esc cancels)"))
             options = [
                 Option(
-                    f"{s.id}  {s.updated[:16].replace('T', ' ')}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model:<28} {s.title}",
+                    literal(
+                        f"{s.id}  {s.updated[:16].replace('T', ' ')}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model:<28} {s.title}"
+                    ),
                     id=s.id,
                 )
                 for s in sessions

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,6 +23,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from wyckoff_cli.core.provider_table import ProviderEntry, setup_entries
+from wyckoff_cli.tui.literal import literal, visible
 
 LIST_KEYS = "↑↓ choose a provider · Enter paste its key · Esc quit"
 PASTE_KEYS = "Paste the key, then Enter saves it · Esc goes back to the list"
@@ -92,7 +93,7 @@ class SetupScreen(Screen[str | None]):
         label = f"Paste a key for {entry.setup_label}"
         if entry.name == self.needs.provider:
             label += f" — needed for {self.needs.model}"
-        return escape(label)
+        return label  # shown with literal(): a model name is never markup
 
     def _table(self) -> Table:
         table = Table(show_edge=False, box=None, padding=(0, 2))
@@ -106,14 +107,14 @@ class SetupScreen(Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"[b]Set up a model[/b]\n\n{escape(self.needs.problem)}\n")
+            yield Static(Text.assemble(("Set up a model", "bold"), "\n\n", visible(self.needs.problem), "\n"))
             yield Static(self._table(), id="providers")
             yield Static(
                 "\nExport the variable before starting Wyckoff, set `api_key_env` for an alias in "
                 "config.toml (OpenAI-compatible endpoints), or paste a key here: it is stored in the "
                 "credentials file with mode 0600, never in config.toml."
             )
-            yield OptionList(*[Option(self._label(e), id=e.name) for e in self._entries()])
+            yield OptionList(*[Option(literal(self._label(e)), id=e.name) for e in self._entries()])
             yield Static(LIST_KEYS, id="keys")
             yield Input(password=True, placeholder="the API key")
             yield Static("", id="message")
@@ -124,7 +125,7 @@ class SetupScreen(Screen[str | None]):
     def _say(self, text: str, kind: str) -> None:
         message = self.query_one("#message", Static)
         message.set_classes(f"-{kind}")
-        message.update(text)
+        message.update(literal(text))
 
     def _show_list(self) -> None:
         self.provider = None

@@ -14,7 +14,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from wyckoff_cli.runtime.hook_config import HookFile
+from wyckoff_cli.session.extensions import HookFile
+from wyckoff_cli.tui.literal import visible
 from wyckoff_cli.tui.typing_guard import TypingGuard
 
 
@@ -22,11 +23,11 @@ def describe_files(files: list[HookFile]) -> Text:
     text = Text()
     for file in files:
         changed = " (changed since you trusted it)" if file.state == "changed" else ""
-        text.append(f"{file.path}{changed}\n", style="bold")
+        text.append(visible(f"{file.path}{changed}") + "\n", style="bold")
         for spec in file.specs:
-            text.append(f"  {spec.event}", style="cyan")
-            text.append(f" [{spec.matcher or '*'}]  ", style="dim")
-            text.append(f"{spec.command}\n")
+            text.append(visible(f"  {spec.event}"), style="cyan")
+            text.append(visible(f" [{spec.matcher or '*'}]  "), style="dim")
+            text.append(visible(spec.command) + "\n")
     return text
 
 

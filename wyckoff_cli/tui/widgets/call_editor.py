@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.widgets import Input, Static, TextArea
 
 from wyckoff_cli.tui.external_editor import EditResult, edit_in_app, suffix_for
+from wyckoff_cli.tui.literal import has_control, json_text, literal
 
 Validate = Callable[[dict[str, Any]], "str | None"]
 FIELD_LABELS = {"new": "the new text", "content": "the file's content", "command": "the command"}
@@ -31,8 +32,10 @@ CONTEXT_LINES = 3
 
 
 def editable_field(args: dict[str, Any], fields: list[str]) -> str | None:
-    """The first declared field whose value is text (others are edited as JSON)."""
-    return next((f for f in fields if isinstance(args.get(f), str)), None)
+    """The first declared field whose value is text (others are edited as JSON). Text
+    holding control characters (an escape sequence) is edited as JSON too, where they
+    are `\\u` escapes: an editor widget would send them to the terminal."""
+    return next((f for f in fields if isinstance(value := args.get(f), str) and not has_control(value)), None)
 
 
 def field_label(name: str | None) -> str:
@@ -42,7 +45,7 @@ def field_label(name: str | None) -> str:
 def _context_text(lines: object, last: bool) -> Text:
     shown = [str(line) for line in lines] if isinstance(lines, list) else []
     shown = shown[-CONTEXT_LINES:] if not last else shown[:CONTEXT_LINES]
-    return Text("\n".join(shown), style="dim")
+    return literal("\n".join(shown), style="dim")
 
 
 class CallEditor(Vertical):
@@ -102,7 +105,7 @@ class CallEditor(Vertical):
                 yield TextArea(value, id="field-text", soft_wrap=True)
                 if self.context.get("after"):
                     yield Static(_context_text(self.context["after"], last=True), classes="context")
-        yield TextArea(json.dumps(self.args, indent=2, ensure_ascii=False), id="json", soft_wrap=True)
+        yield TextArea(json_text(self.args), id="json", soft_wrap=True)
         yield Static(self._help(), id="edit-help")
         yield Static("", id="edit-error")
 
@@ -119,7 +122,7 @@ class CallEditor(Vertical):
         text = f"Editing {field_label(None if self.json_mode else self.field)} · {run} · Esc goes back"
         if self.field is not None:
             text += " · Ctrl+R " + ("edits the field" if self.json_mode else "edits all arguments as JSON")
-        return Text(text + " · Ctrl+G in your editor")
+        return literal(text + " · Ctrl+G in your editor")
 
     def _editor(self) -> Input | TextArea:
         if self.json_mode:
@@ -135,9 +138,7 @@ class CallEditor(Vertical):
             self.remove_class("-json")
         else:
             # the JSON starts from the field's current text
-            self.query_one("#json", TextArea).load_text(
-                json.dumps(self._field_args(), indent=2, ensure_ascii=False)
-            )
+            self.query_one("#json", TextArea).load_text(json_text(self._field_args()))
             self.add_class("-json")
         self.query_one("#edit-help", Static).update(self._help())
         self._editor().focus()
@@ -158,7 +159,7 @@ class CallEditor(Vertical):
     def _took_back(self, result: EditResult) -> None:
         error = self.query_one("#edit-error", Static)
         if result.text is None:
-            error.update(result.message)
+            error.update(literal(result.message))
             self._editor().focus()
             return
         editor = self._editor()
@@ -166,9 +167,7 @@ class CallEditor(Vertical):
         if isinstance(editor, Input) and "\n" in result.text:
             # a command of several lines does not fit the one-line input: edit it as JSON
             assert self.field is not None
-            self.query_one("#json", TextArea).load_text(
-                json.dumps({**self.args, self.field: result.text}, indent=2, ensure_ascii=False)
-            )
+            self.query_one("#json", TextArea).load_text(json_text({**self.args, self.field: result.text}))
             self.add_class("-json")
             self.query_one("#edit-help", Static).update(self._help())
             message += " It has several lines: shown as JSON."
@@ -179,7 +178,7 @@ class CallEditor(Vertical):
             editor.load_text(result.text)
             editor.move_cursor(editor.document.end)
         _, problem = self.edited()
-        error.update(problem or "")
+        error.update(literal(problem or ""))
         self.query_one("#edit-help", Static).update(Text(f"{message} ") + self._help())
         self._editor().focus()
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from wyckoff_cli.tui.literal import visible
+
 
 def render_diff(diff: str) -> Text:
     text = Text()
-    for number, line in enumerate(diff.rstrip("\n").splitlines()):
+    for number, line in enumerate(visible(diff).rstrip("\n").splitlines()):
         if number:
             text.append("\n")
         if line.startswith(("+++", "---")):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from wyckoff_cli.tui.literal import literal, visible
+
 NOTICE_STYLES = {
     "info": ("ℹ", "dim"),
     "warning": ("⚠", "bold yellow"),
@@ -24,7 +26,7 @@ class UserMessage(Static):
     """
 
     def __init__(self, text: str, **kwargs: object) -> None:
-        super().__init__(Text(text), **kwargs)  # type: ignore[arg-type]
+        super().__init__(literal(text), **kwargs)  # type: ignore[arg-type]
         self.text = text
 
 
@@ -35,6 +37,6 @@ class NoticeLine(Static):
 
     def __init__(self, kind: str, message: str, **kwargs: object) -> None:
         icon, style = NOTICE_STYLES.get(kind, NOTICE_STYLES["info"])
-        super().__init__(Text.assemble((f"{icon} ", style), (message, style)), **kwargs)  # type: ignore[arg-type]
+        super().__init__(Text.assemble((f"{icon} ", style), (visible(message), style)), **kwargs)  # type: ignore[arg-type]
         self.kind = kind
         self.message = message

@@ -20,6 +20,7 @@ from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 from textual.strip import Strip
 
+from wyckoff_cli.tui.literal import visible
 from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
 from wyckoff_cli.tui.widgets.markdown_links import LINK_TEXT, LINK_URL, may_hold_links, show_links
 from wyckoff_cli.tui.widgets.markdown_table import WrappingTable
@@ -75,6 +76,7 @@ class _Markdown(Markdown):
 
     def __init__(self, markup: str, code_theme: str = DEFAULT_CODE_THEME, hyperlinks: bool = True) -> None:
         # Same attributes as Markdown.__init__ (rich 15), without a parser per instance.
+        markup = visible(markup)  # an escape sequence in the text is shown, never obeyed
         self.markup = markup
         self.parsed = _PARSER.parse(markup)
         if may_hold_links(markup):
@@ -114,7 +116,7 @@ def render_code_line(
     line: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
 ) -> list[Strip]:
     """One line of code as the code block shows it, without highlighting (cheap)."""
-    syntax = Syntax(line, "text", theme=_syntax_theme(code_theme), word_wrap=True, padding=(0, 1))
+    syntax = Syntax(visible(line), "text", theme=_syntax_theme(code_theme), word_wrap=True, padding=(0, 1))
     options = console.options.update(width=width, min_width=width, max_width=width, height=None)
     return [Strip(segments, width) for segments in console.render_lines(syntax, options, pad=True)]
 

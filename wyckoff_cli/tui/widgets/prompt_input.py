@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
@@ -22,6 +21,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from wyckoff_cli.tui.external_editor import edit_in_app
+from wyckoff_cli.tui.literal import literal, visible
 from wyckoff_cli.tui.textual_compat import KeyFirstTextArea
 
 Completer = Callable[[str], list[tuple[str, str]]]  # word -> [(replacement, label)]
@@ -144,7 +144,9 @@ class PromptInput(KeyFirstTextArea):
         if callable(add_notice):
             add_notice(kind, message)
         else:
-            self.notify(message, severity="warning" if kind == "warning" else "information")
+            self.notify(
+                visible(message), severity="warning" if kind == "warning" else "information", markup=False
+            )
 
     def type_key(self, event: events.Key) -> None:
         """A key typed while a dialog was open and paused: as if the prompt had it."""
@@ -222,7 +224,9 @@ class PromptInput(KeyFirstTextArea):
             return
         self.menu.clear_options()
         # Text, not markup: an argument hint `[MODE]` or a path with brackets is shown as typed
-        self.menu.add_options([Option(Text(label), id=str(i)) for i, (_, label) in enumerate(self._matches)])
+        self.menu.add_options(
+            [Option(literal(label), id=str(i)) for i, (_, label) in enumerate(self._matches)]
+        )
         self.menu.highlighted = 0
         self.menu.add_class("-visible")
 

@@ -7,8 +7,9 @@ import time
 from rich.text import Text
 from textual.widgets import Static
 
-from wyckoff_cli.session.status import DROP_ORDER, StatusModel
+from wyckoff_cli.session.status import SHORTEN_ORDER, StatusModel
 from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.literal import visible
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPIN_SECONDS = 0.1
@@ -74,20 +75,26 @@ class StatusBar(Static):
 
 
 def render_status(model: StatusModel, width: int, spinner: tuple[str, str] | None = None) -> Text:
-    """Segments joined by " │ ", dropping the least important ones (`DROP_ORDER`) that
-    do not fit; the state and the cost are never dropped."""
-    segments = model.segments()
+    """Segments joined by " │ ". While they do not fit, the steps of `SHORTEN_ORDER`
+    shorten or drop them one after another; the state, the mode and the cost stay.
+    Every text is shown literally (a model name or a state never holds markup or an
+    escape sequence)."""
+    forms = dict(model.segment_forms())
+    order = list(forms)
     if spinner:
         frame, elapsed = spinner
-        segments = [(n, f"{frame} {v} {elapsed}" if n == "state" else v) for n, v in segments]
-    droppable = [name for name in DROP_ORDER if any(n == name for n, _ in segments)]
+        forms["state"] = [f"{frame} {forms['state'][0]} {elapsed}"]
+    level: dict[str, int | None] = dict.fromkeys(order, 0)
+    steps = [(name, form) for name, form in SHORTEN_ORDER if name in forms]
     while True:
         text = Text()
-        for index, (name, value) in enumerate(segments):
+        for index, name in enumerate(name for name in order if level[name] is not None):
             if index:
                 text.append(" │ ", style="dim")
-            text.append(value, style=STYLES.get(name, ""))
-        if text.cell_len <= width or not droppable:
+            shown = forms[name][level[name] or 0]
+            text.append(visible(shown), style=STYLES.get(name, ""))
+        if text.cell_len <= width or not steps:
             return text
-        dropped = droppable.pop(0)
-        segments = [(n, v) for n, v in segments if n != dropped]
+        name, form = steps.pop(0)
+        if form is None or form < len(forms[name]):
+            level[name] = form

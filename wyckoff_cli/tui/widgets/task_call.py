@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
+from wyckoff_cli.tui.literal import visible
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
@@ -81,7 +82,7 @@ class TaskCallView(ToolCallView):
     def render_call(self) -> RenderableType:
         parts: list[RenderableType] = [self._header()]
         if self.status in ("running", "waiting"):
-            parts.append(Text(f"  {self.live_line()}", style="dim italic"))
+            parts.append(Text(f"  {visible(self.live_line())}", style="dim italic"))
         elif self.status in ("ok", "error"):
             parts.append(self._body())
         return Group(*parts)
@@ -95,22 +96,24 @@ class TaskCallView(ToolCallView):
 
     def _header(self) -> Text:
         icon, style = self.status_icon()
-        header = Text.assemble((f"{icon} ", style), ("task", "bold"), (f" · {self.agent}", "bold magenta"))
+        header = Text.assemble(
+            (f"{icon} ", style), ("task", "bold"), (f" · {visible(self.agent)}", "bold magenta")
+        )
         if self.description:
-            header.append(f"  {self.description}")
+            header.append(f"  {visible(self.description)}")
         self.append_progress(header)
         return header
 
     def _body(self) -> RenderableType:
         footer = (self.display_data or {}).get("footer")
         answer = self.result.rsplit("\n\n", 1)[0] if footer else self.result
-        lines = answer.rstrip("\n").splitlines()
+        lines = visible(answer).rstrip("\n").splitlines()
         shown = lines if self.expanded else lines[:4]
         parts: list[RenderableType] = [Text("\n".join(shown), style="red" if self.status == "error" else "")]
         if len(lines) > len(shown):
             parts.append(Text(f"… {len(lines) - len(shown)} more lines", style="dim italic"))
         if footer:
-            parts.append(Text(str(footer), style="dim"))
+            parts.append(Text(visible(str(footer)), style="dim"))
         if not self.expanded:
             parts.append(Text("Enter shows the agent's transcript", style="dim italic"))
         return Group(*parts)
@@ -159,4 +162,10 @@ class TaskCallView(ToolCallView):
         return None
 
     def session_changed(self, event: ev.SessionChanged) -> None:
+        return None
+
+    def confirm(self, request: ev.ConfirmRequested) -> None:
+        request.respond(False)  # a sub-agent sends no session requests; never leave one waiting
+
+    def rewound(self, event: ev.Rewound) -> None:
         return None

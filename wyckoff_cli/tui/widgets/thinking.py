@@ -7,6 +7,8 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Static
 
+from wyckoff_cli.tui.literal import visible
+
 
 class ThinkingPane(Static, can_focus=True):
     """Click or Enter toggles; `ChatScreen` toggles all with Ctrl+O."""
@@ -23,6 +25,7 @@ class ThinkingPane(Static, can_focus=True):
         self.live = True
         self.expanded = False
         self.duration_ms: int | None = 0
+        self.interrupted = False
 
     def append(self, text: str) -> None:
         self.text += text
@@ -33,6 +36,14 @@ class ThinkingPane(Static, can_focus=True):
         self.text = text or self.text
         self.duration_ms = duration_ms
         self.live = False
+        self.update(self._content())
+
+    def interrupt(self) -> None:
+        """The turn ended (Esc, an error) while this round was still thinking: it stops
+        saying "Thinking…" and keeps what was thought, collapsed like a finished one."""
+        self.live = False
+        self.interrupted = True
+        self.duration_ms = None
         self.update(self._content())
 
     def action_toggle_open(self) -> None:
@@ -48,13 +59,15 @@ class ThinkingPane(Static, can_focus=True):
     def _content(self) -> Text:
         if self.live:
             tail = self.text[-600:]
-            return Text.assemble(("✻ Thinking…\n", "italic"), (tail, "italic dim"))
+            return Text.assemble(("✻ Thinking…\n", "italic"), (visible(tail), "italic dim"))
         words = len(self.text.split())
         marker = "▾" if self.expanded else "▸"
         took = "Thought" if self.duration_ms is None else f"Thought for {self.duration_ms / 1000:.1f}s"
+        if self.interrupted:
+            took = "Interrupted while thinking"
         header = Text(f"{marker} {took} ({words} words)", style="italic")
         if self.expanded:
-            header.append("\n" + self.text, style="italic dim")
+            header.append("\n" + visible(self.text), style="italic dim")
         return header
 
 

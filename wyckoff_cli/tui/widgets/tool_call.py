@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.literal import visible
 from wyckoff_cli.tui.widgets.diff import render_diff
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -95,7 +96,7 @@ class ToolCallView(Static, can_focus=True):
 
     def add_hook_line(self, line: str, outcome: str) -> None:
         style = {"ok": "dim", "blocked": "yellow", "error": "red", "timeout": "red"}.get(outcome, "dim")
-        self.hook_lines.append(Text(line, style=style))
+        self.hook_lines.append(Text(visible(line), style=style))
         self.refresh_view()
 
     def succeed(self, result: str, elapsed_ms: int, display: dict[str, Any] | None) -> None:
@@ -148,9 +149,9 @@ class ToolCallView(Static, can_focus=True):
 
     def render_call(self) -> RenderableType:
         parts: list[RenderableType] = [self._header()]
-        parts.extend(Text(f"  {note}", style="cyan") for note in self.notes)
+        parts.extend(Text(f"  {visible(note)}", style="cyan") for note in self.notes)
         if self.status in ("running", "waiting") and self.output:
-            tail = "\n".join(self.output.rstrip("\n").splitlines()[-LIVE_LINES:])
+            tail = "\n".join(visible(self.output).rstrip("\n").splitlines()[-LIVE_LINES:])
             parts.append(Text(tail, style="dim"))
         elif self.status in ("ok", "error"):
             parts.append(self._body())
@@ -178,10 +179,10 @@ class ToolCallView(Static, can_focus=True):
 
     def _header(self) -> Text:
         icon, style = self.status_icon()
-        header = Text.assemble((f"{icon} ", style), (self.tool_name, "bold"))
+        header = Text.assemble((f"{icon} ", style), (visible(self.tool_name), "bold"))
         summary = summarize_args(self.tool_name, self.args)
         if summary:
-            header.append(f"  {summary}", style="")
+            header.append(f"  {visible(summary)}", style="")
         self.append_progress(header)
         if self.background:
             header.append("  (background)", style="dim")
@@ -196,7 +197,7 @@ class ToolCallView(Static, can_focus=True):
         return self._clip_renderable(self.result or self.output, diff=False)
 
     def _clip_renderable(self, text: str, *, diff: bool) -> RenderableType:
-        lines = text.rstrip("\n").splitlines()
+        lines = visible(text).rstrip("\n").splitlines()  # a carriage return is shown, not a line break
         shown = lines if self.expanded else lines[: COLLAPSED_DIFF_LINES if diff else COLLAPSED_LINES]
         body: RenderableType
         if diff:
@@ -230,5 +231,5 @@ def todo_checklist(items: list[Any]) -> Text:
         style = {"completed": "dim strike", "in_progress": "bold"}.get(status, "")
         if text:
             text.append("\n")
-        text.append(f"{mark} {item.get('content') or item.get('text') or ''}", style=style)
+        text.append(visible(f"{mark} {item.get('content') or item.get('text') or ''}"), style=style)
     return text
