@@ -21,6 +21,7 @@ import pytest
 from acp import schema
 from acp.helpers import text_block
 
+from tests.acp.wire_check import WireCheck
 from tests.waiting import eventually
 from wyckoff_cli.testing.fake_server import FakeServer
 
@@ -59,7 +60,10 @@ class Editor:
         **kwargs: Any,
     ) -> schema.RequestPermissionResponse:
         self.permissions.append(tool_call)
-        assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+        kinds = ["allow_once", "allow_always", "reject_once", "reject_always"]
+        if tool_call.title and tool_call.title.startswith("mcp__"):  # always for the tool, for the server
+            kinds += ["allow_always", "allow_always"]
+        assert [o.kind for o in options] == kinds
         answer = self.answers.pop(0)
         return schema.RequestPermissionResponse(
             outcome=schema.AllowedOutcome(outcome="selected", option_id=answer)
@@ -118,7 +122,9 @@ def agent_env(server: FakeServer) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def wyckoff_acp(editor: Editor, server: FakeServer, workspace: Path) -> AsyncIterator[Any]:
-    """`wyckoff acp` started as an editor starts it, with `editor` as the client."""
+    """`wyckoff acp` started as an editor starts it, with `editor` as the client; every
+    message it sends is checked against the ACP JSON schema (tests/acp/wire_check.py)."""
+    wire = WireCheck()
     async with acp.spawn_agent_process(
         lambda _agent: editor,
         sys.executable,
@@ -129,8 +135,10 @@ async def wyckoff_acp(editor: Editor, server: FakeServer, workspace: Path) -> As
         MODEL,
         env=agent_env(server),
         cwd=workspace,
+        observers=[wire],
     ) as (conn, _process):
         yield conn
+    wire.assert_clean()
 
 
 async def until(predicate: Any, timeout: float = 20) -> None:
@@ -289,6 +297,18 @@ async def test_a_sub_agents_permission_request_reaches_the_editor(workspace: Pat
             done = await conn.prompt(session_id=new.session_id, prompt=[text_block("write notes")])
     assert done.stop_reason == "end_turn"
     assert [p.title for p in editor.permissions] == ["general agent: write_file: notes.txt"]
+    # the child's call shows as a call of its own, nested under the `task` call
+    assert [p.tool_call_id for p in editor.permissions] == ["toolu_task/toolu_w"]
+    nested = [s for s in editor.of(schema.ToolCallStart) if s.tool_call_id == "toolu_task/toolu_w"]
+    assert [(s.title, s.field_meta) for s in nested] == [
+        ("general agent: write_file: notes.txt", {"parentToolCallId": "toolu_task"})
+    ]
+    finished = [
+        u.status
+        for u in editor.of(schema.ToolCallProgress)
+        if u.tool_call_id in ("toolu_task/toolu_w", "toolu_task")
+    ]
+    assert finished[-2:] == ["completed", "completed"]  # the child's write, then the task
     assert (workspace / "notes.txt").read_text() == "hi"
     text = "".join(u.content.text for u in editor.of(schema.AgentMessageChunk))
     assert "The agent wrote notes.txt." in text

@@ -20,9 +20,11 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.helpers import update_agent_message_text
 
 from wyckoff_cli import __version__
+from wyckoff_cli.acp.choices import SessionChoices, read_choices, save_choices
 from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
 from wyckoff_cli.acp.prompt import prompt_images, prompt_text
-from wyckoff_cli.acp.updates import UpdateTranslator, replay, stop_reason
+from wyckoff_cli.acp.updates import UpdateTranslator, nested_id, replay, stop_reason
+from wyckoff_cli.acp.usage import TurnUsage
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.errors import ImageError
@@ -33,6 +35,7 @@ from wyckoff_cli.session.commands import ACP, BY_NAME, offered_by, split
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.info_requests import Exporter
 from wyckoff_cli.session.mcp import start_session_mcp
+from wyckoff_cli.tools.mcp.names import wider_rules
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
 log = logging.getLogger(__name__)
@@ -121,12 +124,19 @@ class WyckoffAgent:
         return schema.AuthenticateResponse()
 
     def _controller(self, cwd: str, loaded: Any = None) -> ChatController:
+        """A controller for `cwd`; a loaded session starts with the mode and model chosen
+        for it over ACP before (acp/choices.py)."""
         folder = Path(cwd).expanduser().resolve()
         if not folder.is_dir():
             raise RequestError.invalid_params({"message": f"{folder} is not a folder"})
         builder = SessionBuilder(open_workspace(folder), cwd=folder)
+        chosen = read_choices(loaded.directory) if loaded is not None else SessionChoices()
         controller = ChatController(
-            builder, model=self.model, mode=self.mode, loaded=loaded, exporter=self.exporter
+            builder,
+            model=chosen.model or self.model,
+            mode=chosen.mode or self.mode,
+            loaded=loaded,
+            exporter=self.exporter,
         )
         problem = controller.check_model(controller.model)
         if problem:
@@ -212,10 +222,7 @@ class WyckoffAgent:
         changed = state.controller.handle_now(rq.SetMode(mode_id))[0]
         if not isinstance(changed, ev.ModeChanged):
             raise RequestError.invalid_params({"message": getattr(changed, "message", "unknown mode")})
-        await self._send(
-            session_id,
-            schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id),
-        )
+        await self._changed(session_id, state, changed)
         return schema.SetSessionModeResponse()
 
     async def set_config_option(
@@ -229,6 +236,7 @@ class WyckoffAgent:
             raise RequestError.invalid_params(
                 {"message": getattr(changed, "message", "cannot use that model")}
             )
+        self._keep_choices(state)  # the response carries the options: no update needed
         return schema.SetSessionConfigOptionResponse(config_options=model_options(state))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -244,7 +252,19 @@ class WyckoffAgent:
         state = self._state(session_id)
         text = prompt_text(prompt, state.controller.root).strip()
         images = self._prompt_images(prompt, state)
-        request = state.controller.parse(text) or rq.Turn(text, images=tuple(images))
+        mcp = state.controller.builder.mcp
+        parsed = None
+        if text.startswith("/mcp__") and mcp is not None:  # a server's prompt, as in the app
+            name, _, line = text[1:].partition(" ")
+            try:
+                text = await mcp.render_prompt(name, line)
+            except Exception as exc:  # an unknown prompt or a server error: said, nothing sent
+                problem = getattr(exc, "message", None) or str(exc)
+                await self._send(session_id, update_agent_message_text(problem))
+                return schema.PromptResponse(stop_reason="end_turn")
+        else:
+            parsed = state.controller.parse(text)
+        request = parsed or rq.Turn(text, images=tuple(images))
         if images and not isinstance(request, rq.Turn):
             message = "Images are sent with a prompt, not with a slash command: nothing was sent"
             raise RequestError.invalid_params({"message": message})
@@ -258,15 +278,17 @@ class WyckoffAgent:
             return schema.PromptResponse(stop_reason="end_turn")
         command = not isinstance(request, rq.Turn | rq.PromptCommand)
         done: ev.TurnDone | None = None
+        used = TurnUsage(prompt_chars=len(text), context_tokens=state.controller.status.context_tokens)
         async for event in state.controller.handle(request):
             await self._forward(session_id, state, event, command=command)
+            used.observe(event, state.controller.status.context_tokens)
             if isinstance(event, ev.TurnDone):
                 done = event
         if command:
             return schema.PromptResponse(stop_reason="end_turn")
         return schema.PromptResponse(
             stop_reason=stop_reason(done.reason if done else "aborted", done.stop_reason if done else None),
-            usage=_usage(done),
+            usage=used.response(done),
         )
 
     def _prompt_images(self, prompt: list[Any], state: AcpSession) -> list[ImagePart]:
@@ -287,8 +309,9 @@ class WyckoffAgent:
     ) -> None:
         request = ev.approval_of(event)  # the agent's own, or a sub-agent's (wrapped)
         if request is not None:
-            agent = event.agent if isinstance(event, ev.SubagentEvent) else None
-            await self._ask(session_id, state, request, agent)
+            await self._ask(
+                session_id, state, request, event if isinstance(event, ev.SubagentEvent) else None
+            )
             return
         if isinstance(event, ev.ConfirmRequested):  # the command typed is the consent
             preview = f"**{event.title}**\n\n```\n{event.text}```\n"
@@ -298,6 +321,8 @@ class WyckoffAgent:
         if command and isinstance(event, ev.Notice) and event.level == "info":
             await self._send(session_id, update_agent_message_text(f"{event.message}\n"))
             return
+        if isinstance(event, ev.ModeChanged | ev.ModelChanged):  # `/mode X`, `/model X`
+            await self._changed(session_id, state, event)
         for update in state.translator.translate(event):
             await self._send(session_id, update)
         if isinstance(event, ev.UsageReported):
@@ -308,24 +333,30 @@ class WyckoffAgent:
                 schema.UsageUpdate(
                     session_update="usage_update",
                     used=status.context_tokens,
-                    size=status.context_window,
+                    size=state.controller.context_window(state.controller.model),  # the catalogue's
                     cost=cost,
                 ),
             )
 
     async def _ask(
-        self, session_id: str, state: AcpSession, request: ev.ApprovalRequested, agent: str | None = None
+        self,
+        session_id: str,
+        state: AcpSession,
+        request: ev.ApprovalRequested,
+        wrapped: ev.SubagentEvent | None = None,
     ) -> None:
-        """`session/request_permission` (its title naming the sub-agent that asks, if
-        one does); the answer goes back through the request."""
+        """`session/request_permission` (for a sub-agent's call: its nested call id and
+        a title naming the agent); the answer goes back through the request."""
         call = state.translator.permission_call(request)
-        if agent is not None:
-            call.title = f"{agent} agent: {call.title}"
+        if wrapped is not None:
+            call.title = f"{wrapped.agent} agent: {call.title}"
+            call.tool_call_id = nested_id(wrapped.parent_call_id, request.id)
+        wider = wider_rules(request.name)  # an MCP tool: "always" for the tool, for its server
         try:
             response = await self.client.request_permission(
                 session_id=session_id,
                 tool_call=call,
-                options=PERMISSION_OPTIONS,
+                options=PERMISSION_OPTIONS + (mcp_options(wider[1]) if wider else []),
             )
         except Exception as exc:  # the client failed to answer: nothing runs
             log.warning("permission request failed: %s", exc)
@@ -339,6 +370,8 @@ class WyckoffAgent:
             request.respond(ApprovalDecision.allow())
         elif choice == "always":
             request.respond(ApprovalDecision.always())
+        elif choice in ("always_tool", "always_server") and wider:
+            request.respond(ApprovalDecision.always(wider[0] if choice == "always_tool" else wider[1]))
         elif choice == "never":
             if request.rule:
                 state.controller.handle_now(rq.RejectAlways(request.rule))
@@ -347,6 +380,27 @@ class WyckoffAgent:
             )
         else:
             request.respond(ApprovalDecision.deny(None))
+
+    async def _changed(
+        self, session_id: str, state: AcpSession, event: ev.ModeChanged | ev.ModelChanged
+    ) -> None:
+        """The mode or model changed (by the client or a command): tell the client, and
+        keep the choice for the next `session/load`."""
+        self._keep_choices(state)
+        if isinstance(event, ev.ModeChanged):
+            update: Any = schema.CurrentModeUpdate(
+                session_update="current_mode_update", current_mode_id=event.mode
+            )
+        else:
+            update = schema.ConfigOptionUpdate(
+                session_update="config_option_update", config_options=model_options(state)
+            )
+        await self._send(session_id, update)
+
+    def _keep_choices(self, state: AcpSession) -> None:
+        recorder = state.controller.session.recorder
+        if recorder is not None:
+            save_choices(recorder.directory, SessionChoices(state.controller.mode, state.controller.model))
 
     async def _send(self, session_id: str, update: Any) -> None:
         await self.client.session_update(session_id=session_id, update=update)
@@ -364,6 +418,17 @@ class WyckoffAgent:
 
 
 # ---------------------------------------------------------------------- what we offer
+
+
+def mcp_options(server_rule: str) -> list[schema.PermissionOption]:
+    """The wider "always" choices for an MCP tool's call (`server_rule`: `mcp__SERVER__*`)."""
+    server = server_rule.split("__")[1]
+    return [
+        schema.PermissionOption(option_id="always_tool", name="Always allow this tool", kind="allow_always"),
+        schema.PermissionOption(
+            option_id="always_server", name=f"Always allow every tool of {server}", kind="allow_always"
+        ),
+    ]
 
 
 def _auth_variables() -> list[tuple[str, tuple[str, ...]]]:
@@ -423,19 +488,4 @@ def available_commands() -> schema.AvailableCommandsUpdate:
     ]
     return schema.AvailableCommandsUpdate(
         session_update="available_commands_update", available_commands=commands
-    )
-
-
-def _usage(done: ev.TurnDone | None) -> schema.Usage | None:
-    if done is None or not done.usage:
-        return None
-    usage = done.usage
-    total = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
-    return schema.Usage(
-        total_tokens=total,
-        input_tokens=int(usage.get("input_tokens", 0)),
-        output_tokens=int(usage.get("output_tokens", 0)),
-        thought_tokens=int(usage.get("reasoning_tokens", 0)) or None,
-        cached_read_tokens=int(usage.get("cache_read_tokens", 0)) or None,
-        cached_write_tokens=int(usage.get("cache_write_tokens", 0)) or None,
     )

@@ -7,6 +7,7 @@ output, and the terminal it ran in.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -16,15 +17,16 @@ from acp.helpers import (
     start_tool_call,
     text_block,
     tool_content,
-    tool_diff_content,
     tool_terminal_ref,
     update_agent_message_text,
     update_agent_thought_text,
     update_tool_call,
 )
 
+from wyckoff_cli.acp.call_content import absolute, disk_text, edit_diffs, permission_content
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.shown import shown_user_text
 from wyckoff_cli.tools.registry import ToolRegistry
 
 Update = Any  # one of the schema's session update models
@@ -79,6 +81,9 @@ class UpdateTranslator:
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.output: dict[str, str] = {}
         self.terminals: dict[str, str] = {}
+        self.before: dict[str, str] = {}  # a write's file text before it ran
+        self.answered = False  # this turn has shown answer text
+        self.new_answer = False  # a model call started since: its text is a new answer
 
     # ------------------------------------------------------------------ tool calls
 
@@ -102,8 +107,10 @@ class UpdateTranslator:
         absolute = (self.workspace / path).resolve() if not Path(path).is_absolute() else Path(path)
         return [schema.ToolCallLocation(path=str(absolute))]
 
-    def start(self, call_id: str, name: str, args: dict[str, Any]) -> Update:
+    def start(self, call_id: str, name: str, args: dict[str, Any], *, replayed: bool = False) -> Update:
         self.calls[call_id] = (name, args)
+        if name == "write_file" and isinstance(args.get("path"), str) and not replayed:  # what it replaces
+            self.before[call_id] = disk_text(absolute(self.workspace, args["path"])) or ""
         return start_tool_call(
             call_id,
             self.title(name, args),
@@ -121,6 +128,7 @@ class UpdateTranslator:
             status="pending",
             raw_input=request.args,
             locations=self.locations(request.args),
+            content=permission_content(request.name, request.args, request.preview, self.workspace),
         )
 
     def terminal(self, call_id: str, terminal_id: str) -> Update:
@@ -131,22 +139,74 @@ class UpdateTranslator:
         if call_id in self.terminals:
             return [tool_terminal_ref(self.terminals[call_id])]
         name, args = self.calls.get(call_id, ("", {}))
-        if display and isinstance(display.get("diff"), str) and isinstance(args.get("path"), str):
-            path = str((self.workspace / args["path"]).resolve())
-            if name == "write_file":
-                return [tool_diff_content(path, str(args.get("content", "")), None)]
-            if name == "edit_file" and isinstance(args.get("new"), str):
-                return [tool_diff_content(path, args["new"], args.get("old"))]
-            return [tool_content(text_block(display["diff"]))]
+        if display and isinstance(display.get("diff"), str):
+            before = self.before.pop(call_id, None)
+            unknown = name == "write_file" and before is None and not display.get("new_file")
+            diffs = [] if unknown else edit_diffs(name, args, self.workspace, before=before, on_disk=False)
+            return diffs or [tool_content(text_block(display["diff"]))]  # a replayed overwrite
         return [tool_content(text_block(text))]
+
+    def replayed_result(self, call_id: str, result: Message) -> Update:
+        """A saved call's result as its final update (`session/load`)."""
+        if result.is_error:
+            return update_tool_call(
+                call_id,
+                status="failed",
+                content=[tool_content(text_block(result.text))],
+                raw_output={"error": result.text},
+            )
+        display = result.meta.get("display")
+        shown = display if isinstance(display, dict) else None
+        return update_tool_call(
+            call_id,
+            status="completed",
+            content=self._result_content(call_id, result.text, shown),
+            raw_output=raw_output(result.text, shown),
+        )
+
+    # ------------------------------------------------------------------ sub-agents
+
+    def subagent(self, wrapped: ev.SubagentEvent) -> list[Update]:
+        """A sub-agent's tool calls as calls of their own, nested under its `task` call:
+        ids `TASK/CALL`, titles naming the agent, `_meta.parentToolCallId` the task's
+        id. Its text and thinking stay inside (the task's result is its answer)."""
+        inner = wrapped.event
+        if isinstance(inner, ev.SubagentEvent):  # a sub-agent's own sub-agent
+            inner = dataclasses.replace(
+                inner, parent_call_id=nested_id(wrapped.parent_call_id, inner.parent_call_id)
+            )
+            return self.subagent(inner)
+        if isinstance(inner, ev.ToolCallsReceived):
+            calls = [{**c, "id": nested_id(wrapped.parent_call_id, str(c["id"]))} for c in inner.calls]
+            updates = self.translate(dataclasses.replace(inner, calls=calls))
+        elif isinstance(inner, ev.ToolStarted | ev.ToolOutput | ev.ToolSucceeded | ev.ToolFailed):
+            updates = self.translate(
+                dataclasses.replace(inner, id=nested_id(wrapped.parent_call_id, inner.id))
+            )
+        else:
+            return []
+        for update in updates:
+            update.field_meta = {**(update.field_meta or {}), "parentToolCallId": wrapped.parent_call_id}
+            if isinstance(update, schema.ToolCallStart):
+                update.title = f"{wrapped.agent} agent: {update.title}"
+        return [u for u in updates if isinstance(u, schema.ToolCallStart | schema.ToolCallProgress)]
 
     # ------------------------------------------------------------------ events
 
     def translate(self, event: ev.RuntimeEvent) -> list[Update]:
         """The updates one event becomes (often none)."""
         match event:
+            case ev.ModelStart():
+                self.new_answer = True
+                return []
             case ev.TextDelta(text=text):
+                if self.new_answer and self.answered:  # a re-ask's answer, apart from the last
+                    text = "\n\n" + text
+                self.new_answer, self.answered = False, True
                 return [update_agent_message_text(text)]
+            case ev.TurnDone():
+                self.answered = False
+                return []
             case ev.ThinkingDelta(text=text):
                 return [update_agent_thought_text(text)]
             case ev.ToolCallsReceived(calls=calls):
@@ -168,14 +228,21 @@ class UpdateTranslator:
                         call_id,
                         status="completed",
                         content=self._result_content(call_id, result, display),
-                        raw_output=result,
+                        raw_output=raw_output(result, display),
                     )
                 ]
                 if name == "todo_write" and display and isinstance(display.get("todos"), list):
                     updates.append(plan(display["todos"]))
                 return updates
             case ev.ToolFailed(id=call_id, error=error):
-                return [update_tool_call(call_id, status="failed", content=[tool_content(text_block(error))])]
+                return [
+                    update_tool_call(
+                        call_id,
+                        status="failed",
+                        content=[tool_content(text_block(error))],
+                        raw_output={"error": error},
+                    )
+                ]
             case ev.FallbackSwitched(from_model=old, to_model=new, error=error):
                 return [update_agent_thought_text(f"\n[{old} failed ({error}); continuing with {new}]\n")]
             case ev.Retrying(model=model, attempt=attempt, attempts=attempts, delay=delay, error=error):
@@ -197,8 +264,24 @@ class UpdateTranslator:
                 return [update_agent_message_text(f"\n\n> error ({kind}): {message}\n")]
             case ev.CommandOutput(title=title, text=text, columns=columns, rows=rows):
                 return [update_agent_message_text(command_markdown(title, text, columns, rows))]
+            case ev.SubagentEvent():
+                return self.subagent(event)
             case _:
                 return []
+
+
+def nested_id(parent_call_id: str, call_id: str) -> str:
+    """A sub-agent's call's id in the client: unique beside the parent's own calls."""
+    return f"{parent_call_id}/{call_id}"
+
+
+def raw_output(result: str, display: dict[str, Any] | None) -> dict[str, Any]:
+    """A call's `rawOutput`: an object, as clients expect (the result the model got,
+    and the diff of an edit when there is one)."""
+    raw: dict[str, Any] = {"output": result}
+    if display and isinstance(display.get("diff"), str):
+        raw["diff"] = display["diff"]
+    return raw
 
 
 def plan(todos: Sequence[dict[str, Any]]) -> schema.AgentPlanUpdate:
@@ -228,28 +311,34 @@ def command_markdown(title: str, text: str, columns: Sequence[str], rows: Sequen
 
 
 def replay(messages: Sequence[Message], translator: UpdateTranslator) -> list[Update]:
-    """A saved conversation as the updates a client shows (`session/load`)."""
+    """A saved conversation as the updates a client showed live (`session/load`): what
+    the person typed (core/shown.py: no `<system-reminder>`, a command as typed), every
+    answer — a cancelled turn's partial text too, marked as interrupted — each answer
+    apart from the one before it, and each call with its result (an edit's diff, saved
+    in the result's meta). Messages the runtime sent itself are left out."""
     from acp.helpers import update_user_message_text
 
     updates: list[Update] = []
-    results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+    pending: set[str] = set()  # calls shown, their results still to come
+    answered = False  # an answer was shown since the last user message
     for message in messages:
         if message.role == "user":
-            if not message.meta.get("synthetic"):
-                updates.append(update_user_message_text(message.text))
+            shown = shown_user_text(message) if not message.meta.get("synthetic") else ""
+            if shown:
+                updates.append(update_user_message_text(shown))
+                answered = False
         elif message.role == "assistant":
             for thinking in message.thinking:
                 updates.append(update_agent_thought_text(thinking.text))
             if message.text:
-                updates.append(update_agent_message_text(message.text))
+                updates.append(update_agent_message_text(("\n\n" if answered else "") + message.text))
+                answered = True
+            if message.meta.get("interrupted"):
+                updates.append(update_agent_message_text("\n\n> Interrupted.\n"))
             for call in message.tool_calls:
-                updates.append(translator.start(call.id, call.name, call.arguments))
-                result = results.get(call.id)
-                if result is not None:
-                    status: Literal["completed", "failed"] = "failed" if result.is_error else "completed"
-                    updates.append(
-                        update_tool_call(
-                            call.id, status=status, content=[tool_content(text_block(result.text))]
-                        )
-                    )
+                updates.append(translator.start(call.id, call.name, call.arguments, replayed=True))
+                pending.add(call.id)
+        elif message.tool_call_id in pending:  # a result, after its call (ids may repeat across turns)
+            pending.discard(message.tool_call_id)
+            updates.append(translator.replayed_result(message.tool_call_id, message))
     return updates

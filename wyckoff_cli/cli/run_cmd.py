@@ -204,7 +204,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
     try:
         start = "resume" if args.continue_session or args.resume else "startup"
-        turn = _turn(builder, session, prompt, request, abort, start, args.image)
+        turn = _turn(builder, session, prompt, request, abort, start, mcp, args.image)
         async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
@@ -321,9 +321,12 @@ async def _turn(
     request: TurnRequest | None,
     abort: AbortSignal,
     start: str,
+    mcp: Any = None,
     images: Sequence[Path] = (),
 ) -> AsyncIterator[RuntimeEvent]:
-    """SessionStart hooks, a custom command's snippets, the `--image` files, then the turn."""
+    """SessionStart hooks, a custom command's snippets or an MCP server's prompt
+    (`/mcp__SERVER__PROMPT ARGS`), `@SERVER:URI` resources attached (as in the app), the
+    `--image` files, then the turn."""
     from wyckoff_cli.core import events as ev
     from wyckoff_cli.core.errors import ImageError
     from wyckoff_cli.core.messages import Message
@@ -346,7 +349,20 @@ async def _turn(
                 return
             text = expansion.text
     from wyckoff_cli.core.shown import with_command
+    from wyckoff_cli.tools.mcp.extras import attach_resources, render_prompt
 
+    shown = request.shown if request is not None else None
+    results = session.recorder.results_dir if session.recorder is not None else None
+    if mcp is not None and request is None and text.startswith("/mcp__"):
+        name, _, line = text[1:].partition(" ")
+        try:
+            text, shown = await render_prompt(mcp, name, line, results), text
+        except Exception as exc:  # an unknown prompt or a server error: said, nothing sent
+            yield ev.TurnFailed("invalid_request", getattr(exc, "message", None) or str(exc))
+            yield ev.TurnDone("", "error", 0)
+            return
+    if mcp is not None and "@" in text:
+        text = await attach_resources(mcp, text, results)  # @SERVER:URI attaches a resource
     required = request.required_tools if request is not None else ()
     try:
         attached = [session.images.add_file(path.expanduser()) for path in images] if session.images else []
@@ -355,8 +371,8 @@ async def _turn(
         yield ev.TurnDone("", "error", 0)
         return
     message = Message.user(text, images=attached) if attached else text
-    if request is not None:  # as typed, when resumed
-        message = with_command(message, request.shown)
+    if shown is not None:  # as typed, when resumed
+        message = with_command(message, shown)
     async for event in session.runtime.run_stream(
         session.conversation,
         message,

@@ -23,14 +23,17 @@ class ApprovalDecision:
     args: dict[str, Any] | None = None  # the edited arguments, with `edit`
     feedback: str | None = None  # a message to the model, with `deny`
     unattended: bool = False  # no person was asked: a headless rule answered (`deny_without_approver`)
+    rule: str | None = None  # with `always`: a wider rule the person chose (an MCP tool's, its server's)
 
     @classmethod
     def allow(cls) -> ApprovalDecision:
         return cls("allow")
 
     @classmethod
-    def always(cls) -> ApprovalDecision:
-        return cls("always")
+    def always(cls, rule: str | None = None) -> ApprovalDecision:
+        """Allow, and calls like it from now on: the request's rule, or `rule` when it
+        is one of the wider ones offered for the call (tools/mcp/names.py)."""
+        return cls("always", rule=rule)
 
     @classmethod
     def edit(cls, args: dict[str, Any]) -> ApprovalDecision:

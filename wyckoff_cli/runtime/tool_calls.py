@@ -30,6 +30,7 @@ from wyckoff_cli.storage.images import ImageStore
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
+from wyckoff_cli.tools.mcp.names import always_rule
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, Verdict
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -254,8 +255,9 @@ class ToolCallRunner:
             await emit(ev.ApprovalDecided(call.id, call.name, "deny", feedback=decision.feedback))
             await self._answer(denied_result(call, decision), emit)
             return None
-        if decision.kind == "always" and verdict.rule:
-            self.policy.remember(verdict.rule)
+        saved = always_rule(decision.rule, verdict.rule, call.name) if decision.kind == "always" else None
+        if saved:
+            self.policy.remember(saved)
         proposed = None
         if decision.kind == "edit" and decision.args is not None and decision.args != args:
             proposed, args = args, decision.args
@@ -279,7 +281,7 @@ class ToolCallRunner:
                 return None
             outside = outside | frozenset(again.outside_paths)
             call = ToolCallPart(call.id, call.name, args, None, dict(call.extra))
-        rule = verdict.rule if decision.kind == "always" else None
+        rule = saved
         ran = args if proposed is not None else None
         await emit(ev.ApprovalDecided(call.id, call.name, decision.kind, rule=rule, args=ran))
         return _Prepared(call, tool, args, outside, proposed)

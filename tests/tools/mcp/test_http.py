@@ -54,6 +54,27 @@ async def test_sse_transport(start: Any, http_server: Any, tmp_path: Path) -> No
     assert await run(started, "mcp__old__echo", {"text": "over sse"}, tmp_path) == "echo: over sse"
 
 
+async def test_an_sse_server_configured_as_http_connects_over_sse_and_says_so(
+    start: Any, http_server: Any, tmp_path: Path
+) -> None:
+    url = http_server(sse=True)
+    started = start(http_spec(url, name="old"))  # `type` http (the default for a URL)
+    await started.manager.wait_ready()
+    (status,) = started.manager.statuses()
+    assert (status.state, status.transport) == ("connected", "sse"), status.reason
+    assert await run(started, "mcp__old__echo", {"text": "fell back"}, tmp_path) == "echo: fell back"
+    (said,) = [n for n in started.notices() if "connected over SSE" in n]
+    assert said.startswith("MCP server old: connected over SSE (streamable HTTP failed: ")
+
+
+async def test_a_streamable_http_server_does_not_fall_back(start: Any, http_server: Any) -> None:
+    started = start(http_spec(http_server(), name="web"))
+    await started.manager.wait_ready()
+    (status,) = started.manager.statuses()
+    assert (status.state, status.transport) == ("connected", "http"), status.reason
+    assert not [n for n in started.notices() if "SSE" in n]
+
+
 async def test_unreachable_http_server_fails_clearly(start: Any) -> None:
     import socket
 
@@ -64,7 +85,7 @@ async def test_unreachable_http_server_fails_clearly(start: Any) -> None:
     await started.manager.wait_ready()
     (status,) = started.manager.statuses()
     assert status.state == "failed"
-    assert status.reason
+    assert status.reason.startswith("streamable HTTP: ") and "; SSE: " in status.reason  # both were tried
     assert started.notices() == [f"MCP server web failed: {status.reason}"]
 
 

@@ -87,6 +87,8 @@ class ServerConnection:
         self.reason = ""
         self.listing = ServerListing()
         self.instructions: str | None = None
+        self.transport: str = spec.transport  # the one that connected (`http` may fall back to `sse`)
+        self.fallback_reason = ""  # why streamable HTTP failed, when SSE was tried after it
         self._session: Any = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -128,47 +130,28 @@ class ServerConnection:
             self._stderr = None
 
     async def _run(self) -> None:
-        from mcp.client.session import ClientSession
-        from mcp.types import Implementation
-
-        from wyckoff_cli import __version__
-
+        """Connect and stay connected until closed. An `http` server is tried over
+        streamable HTTP first, then, if that fails before connecting, over the older
+        SSE transport (as the SDK recommends); `transport` says which one connected."""
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
-                session = await stack.enter_async_context(
-                    ClientSession(
-                        read,
-                        write,
-                        logging_callback=self._on_log,
-                        message_handler=self._on_message,
-                        client_info=Implementation(name="wyckoff", version=__version__),
-                    )
-                )
-                import anyio
-
-                with anyio.move_on_after(self.spec.startup_timeout) as deadline:
-                    self._deadline = deadline
-                    result = await session.initialize()
-                    self.instructions = getattr(result, "instructions", None)
-                    self.listing = await self._list_all(session)
-                self._deadline = None
-                if deadline.cancelled_caught:
-                    self._fail(f"did not start within {self.spec.startup_timeout:g} s")
-                    return  # leaving the stack stops the server
-                self._session = session
-                self._note_leader()
-                self.state = "connected"
-                self._ready.set()
-                self.on_change(self, "connected")
-                await self._stop.wait()
+            try:
+                await self._connect(self.spec.transport)
+            except Exception as first:
+                if self.spec.transport != "http" or self._stop.is_set() or self.state != "connecting":
+                    raise
+                log.info("MCP server %s: streamable HTTP failed (%s); trying SSE", self.spec.name, first)
+                self.fallback_reason = failure_reason(first)
+                await self._connect("sse")
         except BaseException as exc:  # reported, never raised into the host
             if isinstance(exc, asyncio.CancelledError) and self._stop.is_set():
                 return
             if self._stop.is_set() and self.state == "connected":
                 return
             if self.state != "failed":
-                self._fail(failure_reason(exc))
+                reason = failure_reason(exc)
+                if self.fallback_reason:
+                    reason = f"streamable HTTP: {self.fallback_reason}; SSE: {reason}"
+                self._fail(reason)
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -182,6 +165,43 @@ class ServerConnection:
         file says later."""
         if self._pidfile is not None and self._leader is None:
             self._leader = read_leader(self._pidfile)
+
+    async def _connect(self, transport: str) -> None:
+        from mcp.client.session import ClientSession
+        from mcp.types import Implementation
+
+        from wyckoff_cli import __version__
+
+        async with contextlib.AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(self._transport(transport))
+            session = await stack.enter_async_context(
+                ClientSession(
+                    read,
+                    write,
+                    logging_callback=self._on_log,
+                    list_roots_callback=self._list_roots,
+                    message_handler=self._on_message,
+                    client_info=Implementation(name="wyckoff", version=__version__),
+                )
+            )
+            import anyio
+
+            with anyio.move_on_after(self.spec.startup_timeout) as deadline:
+                self._deadline = deadline
+                result = await session.initialize()
+                self.instructions = getattr(result, "instructions", None)
+                self.listing = await self._list_all(session)
+            self._deadline = None
+            if deadline.cancelled_caught:
+                self._fail(f"did not start within {self.spec.startup_timeout:g} s")
+                return  # leaving the stack stops the server
+            self._session = session
+            self._note_leader()
+            self.transport = transport
+            self.state = "connected"
+            self._ready.set()
+            self.on_change(self, "connected")
+            await self._stop.wait()
 
     async def _kill_group(self) -> None:
         """SIGTERM, then SIGKILL, whatever is left of the server's process group: only
@@ -223,9 +243,9 @@ class ServerConnection:
         self._ready.set()
         self.on_change(self, "failed")
 
-    def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
+    def _transport(self, transport: str) -> contextlib.AbstractAsyncContextManager[Any]:
         spec = self.spec
-        if spec.transport == "stdio":
+        if transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             self._stderr = tempfile.TemporaryFile("a+", encoding="utf-8", errors="replace")  # noqa: SIM115
@@ -249,7 +269,7 @@ class ServerConnection:
                 )
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
             return stdio_client(params, errlog=self._stderr)
-        if spec.transport == "sse":
+        if transport == "sse":
             from mcp.client.sse import sse_client
 
             return sse_client(spec.url or "", headers=dict(spec.headers), auth=self.auth)
@@ -317,6 +337,15 @@ class ServerConnection:
             log.info("MCP server %s: re-listing %s failed: %s", self.spec.name, what, exc)
             return
         self.on_change(self, what)
+
+    async def _list_roots(self, context: Any) -> Any:
+        """`roots/list`: the workspace the session works in (a server that works on
+        files should stay inside it)."""
+        from mcp import types
+        from pydantic import FileUrl
+
+        root = self.root.resolve()
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(root.as_uri()), name=root.name)])
 
     async def _on_log(self, params: Any) -> None:
         data = params.data

@@ -59,6 +59,19 @@ EventFn = Callable[[McpEvent], None]
 LOGIN_SECONDS = 300.0  # how long a browser sign-in may take during start-up
 
 
+TASK_ONLY = (
+    'it runs only as an MCP task (`taskSupport: "required"`), and Wyckoff does not run '
+    "MCP tasks yet, so every call would fail"
+)
+
+
+def task_only(mcp_tool: Any) -> str | None:
+    """Why a tool that the server runs only as a task is not offered (None if it runs
+    as a plain call)."""
+    execution = getattr(mcp_tool, "execution", None)
+    return TASK_ONLY if getattr(execution, "task_support", None) == "required" else None
+
+
 class McpManager:
     def __init__(
         self,
@@ -224,9 +237,9 @@ class McpManager:
         for spec in self.config.servers:
             state, reason = self._states.get(spec.name, ("closed", ""))
             names = tuple(t.name for t in self._tools.get(spec.name, []))
-            out.append(
-                ServerStatus(spec.name, spec.scope, spec.transport, state, reason, names, spec.describe())
-            )
+            connection = self.connections.get(spec.name)
+            transport = connection.transport if connection is not None else spec.transport  # which connected
+            out.append(ServerStatus(spec.name, spec.scope, transport, state, reason, names, spec.describe()))
         return out
 
     def counts(self) -> tuple[int, int]:
@@ -261,6 +274,15 @@ class McpManager:
         if what not in ("connected", "tools"):
             self.on_event(McpEvent("state", name, f"MCP server {name}: {what} changed", connection.state))
             return
+        if what == "connected" and connection.transport != connection.spec.transport:
+            self.on_event(
+                McpEvent(
+                    "notice",
+                    name,
+                    f"MCP server {name}: connected over SSE (streamable HTTP failed: "
+                    f'{connection.fallback_reason}); `type = "sse"` skips the first try',
+                )
+            )
         hashes = self._hashes(connection)
         key = self._key(connection.spec)
         change = self.trust.check_tools(key, hashes)
@@ -302,7 +324,8 @@ class McpManager:
         tools: list[Tool] = []
         dropped = self._dropped.setdefault(name, set())
         for mcp_tool in wanted:
-            problem = usable_for(mcp_tool.input_schema, self.vendors)
+            unusable = usable_for(mcp_tool.input_schema, self.vendors)
+            problem = f"its schema cannot be made valid ({unusable})" if unusable else task_only(mcp_tool)
             if problem is not None:
                 if mcp_tool.name not in dropped:
                     dropped.add(mcp_tool.name)
@@ -310,8 +333,7 @@ class McpManager:
                         McpEvent(
                             "notice",
                             name,
-                            f"MCP tool {mcp_tool.name} of {name} is not offered: its schema cannot be "
-                            f"made valid ({problem})",
+                            f"MCP tool {mcp_tool.name} of {name} is not offered: {problem}",
                         )
                     )
                 continue

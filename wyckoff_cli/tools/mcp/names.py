@@ -59,3 +59,19 @@ def assign_names(server: str, tools: Iterable[str], taken: Iterable[str] = ()) -
 def prompt_command(server: str, prompt: str) -> str:
     """The slash command of a server's prompt: `mcp__SERVER__PROMPT`."""
     return tool_name(server, prompt)
+
+
+def wider_rules(name: str) -> tuple[str, str] | None:
+    """For a call of the MCP tool `name`: the rules "always for this tool" (any
+    arguments) and "always for this server" (`mcp__SERVER__*`) save; None for other tools."""
+    parts = name.split(SEPARATOR, 2)
+    if len(parts) != 3 or parts[0] != PREFIX or not parts[1] or not parts[2]:
+        return None
+    return name, f"{PREFIX}{SEPARATOR}{parts[1]}{SEPARATOR}*"
+
+
+def always_rule(chosen: str | None, offered: str | None, name: str) -> str | None:
+    """The rule an "always" answer saves: the wider one the person `chosen`, when it is
+    one offered for this call, else the request's own (`offered`)."""
+    wider = wider_rules(name) or ()
+    return chosen if chosen is not None and chosen in wider else offered
