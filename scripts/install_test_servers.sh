@@ -11,6 +11,8 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
 fi
 packages=(
     "@modelcontextprotocol/server-everything"
+    "typescript-language-server@4"
+    "typescript@5"
 )
 npm install --silent --no-audit --no-fund --prefix .test-servers "${packages[@]}" \
     || echo "install_test_servers: npm install failed; the tests of npm servers will be skipped"

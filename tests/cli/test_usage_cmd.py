@@ -81,3 +81,85 @@ def test_usage_prices_known_models(tmp_path: Path, workspace: Path) -> None:
 def test_bad_days_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["usage", "--days", "0"]) == 2
     assert "--days must be a positive number" in capsys.readouterr().err
+
+
+def _write_trace(directory: Path, records: list[dict[str, object]]) -> None:
+    directory.mkdir()
+    (directory / "scratchpad.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in [{"kind": "header"}, *records])
+    )
+
+
+def test_usage_groups_by_agent_purpose_and_day_with_the_children(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from wyckoff_cli.cli.usage_cmd import collect_usage
+
+    now = datetime.now(UTC)
+    yesterday = (now - timedelta(days=1)).isoformat()
+    call = {"model": "m", "input_tokens": 100, "output_tokens": 10}
+    _write_trace(
+        tmp_path / "s1",
+        [
+            {"type": "usage", "ts": yesterday, **call, "cost_usd": 1.0},
+            {"type": "usage", "ts": now.isoformat(), **call, "purpose": "compaction", "cost_usd": 0.5},
+            {
+                "type": "subagent",
+                "ts": now.isoformat(),
+                "agent": "explore",
+                "agent_id": "explore-1",
+                "event": {"type": "usage", **call, "purpose": "turn"},
+                "cost_usd": 2.0,
+            },
+            {"type": "subagent", "ts": now.isoformat(), "agent": "explore", "event": {"type": "done"}},
+        ],
+    )
+    since = now - timedelta(days=30)
+    by_agent = collect_usage([tmp_path / "s1"], since, lambda model, usage: None, by="agent")
+    assert {k: (v.calls, v.cost_usd) for k, v in by_agent.items()} == {"explore": (1, 2.0), "main": (2, 1.5)}
+    assert list(by_agent) == ["explore", "main"]  # the costliest first
+    by_purpose = collect_usage([tmp_path / "s1"], since, lambda model, usage: None, by="purpose")
+    assert {k: v.cost_usd for k, v in by_purpose.items()} == {"turn": 3.0, "compaction": 0.5}
+    by_day = collect_usage([tmp_path / "s1"], since, lambda model, usage: None, by="day")
+    assert list(by_day) == [yesterday[:10], now.isoformat()[:10]]
+    by_model = collect_usage([tmp_path / "s1"], since, lambda model, usage: None)
+    assert by_model["m"].calls == 3 and by_model["m"].input_tokens == 300  # the child's call counts
+
+
+def test_usage_since_and_by_on_the_command_line(
+    tmp_path: Path, workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_session(tmp_path, workspace, [{"text": "a", "usage": {"input_tokens": 7, "output_tokens": 3}}])
+    monkeypatch.chdir(workspace)
+    capsys.readouterr()
+    assert main(["usage", "--by", "purpose", "--since", "2000-01-01", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["by"] == "purpose" and data["since"].startswith("2000-01-01")
+    assert data["groups"]["turn"]["input_tokens"] == 7
+    assert main(["usage", "--by", "agent"]) == 0
+    out = capsys.readouterr().out
+    assert "by agent" in out and "main" in out
+    assert main(["usage", "--since", "2999-01-01", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["groups"] == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--by", "colour"], "--by takes one of model, agent, purpose, tool, day"),
+        (["--since", "yesterday"], "--since takes a date as YYYY-MM-DD"),
+        (["--since", "2026-13-01"], "--since takes a date as YYYY-MM-DD"),
+        (["--days", "0"], "--days must be a positive number"),
+    ],
+)
+def test_usage_bad_arguments_are_clear_errors(
+    args: list[str],
+    message: str,
+    workspace: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(workspace)
+    assert main(["usage", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

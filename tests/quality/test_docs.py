@@ -10,6 +10,7 @@ from pathlib import Path
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.storage import config as cfg
 from wyckoff_cli.storage.config_mcp import McpServer
+from wyckoff_cli.storage.lsp_config import LspServerConfig
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -29,6 +30,7 @@ def test_every_config_key_is_in_config_md() -> None:
     text = (DOCS / "CONFIG.md").read_text(encoding="utf-8")
     keys = config_keys(cfg.Config) + config_keys(cfg.ModelAlias) + config_keys(cfg.ModelOverride)
     keys += config_keys(McpServer)
+    keys += config_keys(LspServerConfig, "lsp.servers.NAME.")
     missing = [k for k in keys if f"`{k}`" not in text]
     assert missing == [], f"document these keys in docs/CONFIG.md: {missing}"
 

@@ -66,7 +66,10 @@ SAMPLES: dict[type, dict[str, typing.Any]] = {
         "cache_read_tokens": 3,
         "cache_write_tokens": 4,
         "reasoning_tokens": 5,
+        "purpose": "compaction",
+        "resent": [{"call_id": "c1", "tool": "grep", "tokens": 40}],
     },
+    ev.BudgetWarning: {"scope": "day", "percent": 80, "limit_usd": 5.0, "spent_usd": 4.1},
     ev.FallbackSwitched: {"from_model": "a:b", "to_model": "c:d", "error": "429", "discarded_text": "par"},
     ev.Retrying: {
         "model": "a:b",
@@ -100,6 +103,7 @@ SAMPLES: dict[type, dict[str, typing.Any]] = {
         "rounds": 1,
         "usage": {"input_tokens": 1},
         "stop_reason": "end_turn",
+        "cost_usd": 0.25,
     },
     ev.TurnFailed: {"kind": "auth", "message": "bad key", "retryable": False},
     ev.CommandOutput: {

@@ -71,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
         raise StorageError(f"{problem}; the app needs it for sessions (`wyckoff run --no-session` does not)")
     builder = SessionBuilder(workspace, cwd=start, max_budget_usd=args.max_budget_usd)
     builder.mcp = _mcp_host(workspace, args.model)
+    from wyckoff_cli.session.lsp import open_lsp
+
+    builder.lsp = open_lsp(workspace.root, workspace.config)
     store = builder.sessions()
     loaded = None
     pick = False

@@ -23,13 +23,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "permissions": ("wyckoff_cli.cli.permissions_cmd", "list, add, remove and trust saved allow/deny rules"),
     "sessions": ("wyckoff_cli.cli.sessions_cmd", "saved sessions: list, show, export, delete, prune"),
     "model": ("wyckoff_cli.cli.model_cmd", "models: context windows, prices, default, fallbacks, aliases"),
-    "usage": ("wyckoff_cli.cli.usage_cmd", "tokens and cost per model from saved sessions"),
+    "usage": ("wyckoff_cli.cli.usage_cmd", "tokens and cost by model, agent, purpose, day"),
     "memory": ("wyckoff_cli.cli.memory_cmd", "durable memories: list, search, add, delete, clear"),
     "agents": (
         "wyckoff_cli.cli.agents_cmd",
         "sub-agents for the task tool: list them and where they come from",
     ),
     "mcp": ("wyckoff_cli.cli.mcp_cmd", "MCP servers: list, get, add, remove, trust, login"),
+    "lsp": (
+        "wyckoff_cli.cli.lsp_cmd",
+        "language servers: status (found, running, failed), trust a project's",
+    ),
     "hooks": ("wyckoff_cli.cli.hooks_cmd", "user hooks: list them with source and trust, trust a project's"),
     "checkpoints": (
         "wyckoff_cli.cli.checkpoints_cmd",

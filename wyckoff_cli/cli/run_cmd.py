@@ -161,6 +161,10 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     builtin = builtin_request(prompt, builder)  # `/cost`, `/undo`, ...: session/commands.py
     if builtin is not None:
         return await run_builtin(args, builder, builtin)
+
+    from wyckoff_cli.session.lsp import open_lsp
+
+    builder.lsp = open_lsp(workspace.root, config)  # language servers: started by the first file met
     request = _custom_request(prompt, builder)
     model = args.model or (request.model if request is not None else None) or config.model
     mode = args.permission_mode or config.permission_mode
@@ -240,6 +244,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         await builder.user_hooks.aclose()
         await runtime.close()
         await mcp.aclose()
+        if builder.lsp is not None:
+            await builder.lsp.manager.close()
         if args.output_format == "text" and not printer.ended_with_newline:
             out.write("\n")  # the answer's last line ends before anything on stderr follows
             printer.ended_with_newline = True

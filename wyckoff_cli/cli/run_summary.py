@@ -12,7 +12,7 @@ figures are the result's `summary` field (`to_dict()`).
   returned an error; *ok* otherwise.
 - *Files changed* are the distinct `path` arguments of successful tools of kind
   `edit` (commands run by `run_shell` may change files too; they are not counted).
-- *Cost* sums the priced model calls; `cost_usd` is None when no call could be priced.
+- *Cost* sums the priced model calls, every sub-agent's included; `cost_usd` is None when no call could be priced.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ class RunSummary:
                 self.failed += 1
         elif isinstance(event, ev.UsageReported):
             self._add_cost(event)
+        elif isinstance(event, ev.SubagentEvent) and isinstance(event.inner, ev.UsageReported):
+            self._add_cost(event.inner)  # a sub-agent's calls are the run's cost too
         elif isinstance(event, ev.TurnDone):
             self.rounds = max(self.rounds, event.rounds)
 

@@ -1,11 +1,14 @@
-"""`wyckoff usage [--days N] [--all-projects] [--json]`: tokens and cost per model.
+"""`wyckoff usage [--by model|agent|purpose|tool|day] [--since DATE | --days N] [--all-projects] [--json]`.
 
-Read from the saved sessions' run traces (`scratchpad.jsonl`): every model call's
-`usage` record names the model that actually served it (after a fallback, the
-fallback), so figures are grouped by that id. A call recorded with its cost keeps it;
-one recorded without (prices unknown then) is priced now from the catalogue and your
-overrides, and counted as unpriced when that is still impossible. Each call is priced
-on its own, so long-prompt price tiers stay right.
+Tokens and cost over the saved sessions' run traces (`scratchpad.jsonl`), grouped by
+the model that actually served each call (after a fallback, the fallback), the agent
+that made it (`main`, or a sub-agent's name: its calls are recorded wrapped in the
+parent's trace), what it was for (`turn`, `compaction`, ...), the UTC day, or the tool
+whose earlier results each call's prompt sent again (`resent`: the tokens, and that
+share of the call's cost). A call
+recorded with its cost keeps it; one recorded without (prices unknown then) is priced
+now from the catalogue and your overrides, and counted as unpriced when that is still
+impossible. Each call is priced on its own, so long-prompt price tiers stay right.
 """
 
 from __future__ import annotations
@@ -13,14 +16,20 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core.errors import UsageError
 
+GROUPINGS = ("model", "agent", "purpose", "tool", "day")
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--by", default="model", help="group by model, agent, purpose, tool or day (default model)"
+    )
+    parser.add_argument("--since", help="count calls from this UTC date on (YYYY-MM-DD), instead of --days")
     parser.add_argument("--days", type=int, default=30, help="look back this many days (default 30)")
     parser.add_argument("--all-projects", action="store_true", help="every project, not only this one")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -28,6 +37,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 @dataclass
 class ModelUsage:
+    """The totals of one group (a model, an agent, a purpose or a day)."""
+
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -48,75 +59,125 @@ class ModelUsage:
         }
 
 
+def since_of(args: argparse.Namespace) -> datetime:
+    """The start of the window: `--since DATE` (midnight UTC) or `--days` ago."""
+    if args.since is not None:
+        try:
+            day = date.fromisoformat(args.since)
+        except ValueError:
+            raise UsageError(f"--since takes a date as YYYY-MM-DD, got {args.since!r}") from None
+        return datetime(day.year, day.month, day.day, tzinfo=UTC)
+    if args.days < 1:
+        raise UsageError(f"--days must be a positive number of days, got {args.days}")
+    return datetime.now(UTC) - timedelta(days=args.days)
+
+
 def run(args: argparse.Namespace) -> int:
     from wyckoff_cli.session.builder import open_workspace
     from wyckoff_cli.session.store import build_session_store, call_coster
 
-    if args.days < 1:
-        raise UsageError(f"--days must be a positive number of days, got {args.days}")
+    if args.by not in GROUPINGS:
+        raise UsageError(f"--by takes one of {', '.join(GROUPINGS)}, got {args.by!r}")
+    since = since_of(args)
     workspace = open_workspace(Path.cwd())
     store = build_session_store(workspace.config)
-    since = datetime.now(UTC) - timedelta(days=args.days)
     sessions = store.list(None if args.all_projects else workspace.root)
-    totals = collect_usage([s.directory for s in sessions], since, call_coster(workspace.config))
+    directories = [s.directory for s in sessions]
+    totals = collect_usage(directories, since, call_coster(workspace.config), by=args.by)
     if args.json:
-        print(
-            json.dumps({"days": args.days, "models": {m: u.to_dict() for m, u in totals.items()}}, indent=2)
-        )
+        groups = {key: row.to_dict() for key, row in totals.items()}
+        data: dict[str, Any] = {"by": args.by, "since": since.isoformat(), "groups": groups}
+        if args.since is None:
+            data["days"] = args.days
+        if args.by == "model":
+            data["models"] = groups  # the name it had before `--by`
+        print(json.dumps(data, indent=2))
         return 0
     scope = "all projects" if args.all_projects else str(workspace.root)
-    print(f"Usage over the last {args.days} days ({scope}, {len(sessions)} sessions)")
+    window = f"since {args.since}" if args.since is not None else f"over the last {args.days} days"
+    print(f"Usage {window} by {args.by} ({scope}, {len(sessions)} sessions)")
     if not totals:
         print("No model calls recorded.")
         return 0
-    print(format_table(totals))
+    print(format_table(totals, args.by))
     return 0
 
 
-def collect_usage(directories: list[Path], since: datetime, price: Any) -> dict[str, ModelUsage]:
-    """Per-model totals of every `usage` record at or after `since`."""
+def collect_usage(
+    directories: list[Path], since: datetime, price: Any, by: str = "model"
+) -> dict[str, ModelUsage]:
+    """Totals per group (`by`) of every call's `usage` record at or after `since`,
+    a sub-agent's (recorded wrapped, as `subagent`) included. The costliest first
+    (days: in date order)."""
     from wyckoff_cli.core.usage import Usage
-    from wyckoff_cli.storage.chatlog import read_jsonl
+    from wyckoff_cli.storage.spend import call_cost, call_of, recorded_at_or_after, trace_records
 
     totals: dict[str, ModelUsage] = {}
-    for directory in directories:
-        try:
-            records = read_jsonl(directory / "scratchpad.jsonl").records
-        except OSError:
+    for record in trace_records(directories):
+        call, agent = call_of(record)
+        if call is None or not recorded_at_or_after(record.get("ts"), since):
             continue
-        for record in records:
-            if record.get("type") != "usage" or not _after(record.get("ts"), since):
-                continue
-            model = str(record.get("model") or "unknown")
-            row = totals.setdefault(model, ModelUsage())
-            usage = Usage.from_dict(record)
-            row.calls += 1
-            row.input_tokens += usage.input_tokens
-            row.output_tokens += usage.output_tokens
-            row.cache_read_tokens += usage.cache_read_tokens
-            row.cache_write_tokens += usage.cache_write_tokens
-            cost = record.get("cost_usd")
-            if not isinstance(cost, int | float):
-                cost = price(model, usage)
-            if cost is None:
-                row.unpriced_calls += 1
-            else:
-                row.cost_usd += float(cost)
+        model = str(call.get("model") or "unknown")
+        usage = Usage.from_dict(call)
+        cost = call_cost(record, call, price)  # the recorder's price, on the outer record
+        if by == "tool":
+            _add_resent(totals, call, usage, cost)
+            continue
+        key = _group_key(by, model, agent, call, record)
+        row = totals.setdefault(key, ModelUsage())
+        row.calls += 1
+        row.input_tokens += usage.input_tokens
+        row.output_tokens += usage.output_tokens
+        row.cache_read_tokens += usage.cache_read_tokens
+        row.cache_write_tokens += usage.cache_write_tokens
+        if cost is None:
+            row.unpriced_calls += 1
+        else:
+            row.cost_usd += float(cost)
+    if by == "day":
+        return dict(sorted(totals.items()))
     return dict(sorted(totals.items(), key=lambda item: -item[1].cost_usd))
 
 
-def _after(stamp: Any, since: datetime) -> bool:
-    if not isinstance(stamp, str):
-        return False
-    try:
-        when = datetime.fromisoformat(stamp)
-    except ValueError:
-        return False
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)) >= since
+def _add_resent(totals: dict[str, ModelUsage], call: dict[str, Any], usage: Any, cost: Any) -> None:
+    """`--by tool`: the prompt tokens each call sent again because of earlier results of
+    each tool (`input_tokens`), and that share of the call's cost (its cost in proportion
+    to its prompt). `calls` counts the model calls that resent the tool's results."""
+    by_tool: dict[str, int] = {}
+    for share in call.get("resent") or ():
+        if isinstance(share, dict) and isinstance(share.get("tokens"), int):
+            tool = str(share.get("tool") or "unknown")
+            by_tool[tool] = by_tool.get(tool, 0) + share["tokens"]
+    for tool, tokens in by_tool.items():
+        row = totals.setdefault(tool, ModelUsage())
+        row.calls += 1
+        row.input_tokens += tokens
+        if cost is None:
+            row.unpriced_calls += 1
+        elif usage.input_tokens:
+            row.cost_usd += float(cost) * min(1.0, tokens / usage.input_tokens)
 
 
-def format_table(totals: dict[str, ModelUsage]) -> str:
-    headers = ("model", "calls", "input", "output", "cache read", "cache write", "cost")
+def _group_key(by: str, model: str, agent: str, call: dict[str, Any], record: dict[str, Any]) -> str:
+    if by == "agent":
+        return agent
+    if by == "purpose":
+        return str(call.get("purpose") or "turn")  # recorded before purposes: the agent's turn
+    if by == "day":
+        return str(record.get("ts") or "")[:10] or "unknown"
+    return model
+
+
+def format_table(totals: dict[str, ModelUsage], by: str = "model") -> str:
+    headers = (
+        by,
+        "calls",
+        "resent" if by == "tool" else "input",
+        "output",
+        "cache read",
+        "cache write",
+        "cost",
+    )
     rows = [
         (
             model,

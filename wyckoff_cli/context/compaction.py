@@ -335,6 +335,8 @@ class CompactionResult:
     error: str | None = None  # why the summary failed, for drop_oldest
     memories: list[AddResult] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)  # of the summary and memory calls
+    # each of those calls' (model that served it, usage, purpose): `compaction`, `memory_flush`
+    calls: list[tuple[str, Usage, str]] = field(default_factory=list)
 
 
 class _Metered:
@@ -344,6 +346,7 @@ class _Metered:
     def __init__(self, provider: LLMProvider) -> None:
         self.provider = provider
         self.usage = Usage()
+        self.served = provider.name
 
     @property
     def name(self) -> str:
@@ -359,6 +362,7 @@ class _Metered:
     ) -> ChatResponse:
         response = await self.provider.chat(messages, tools, system_prompt)
         self.usage = self.usage + response.usage
+        self.served = self.provider.name  # a routed provider names the model that answered
         return response
 
 
@@ -375,6 +379,7 @@ async def compact_history(
     provider: LLMProvider,
     count: CountFn,
     settings: CompactionSettings,
+    flush_provider: LLMProvider | None = None,
     archive: ArchiveFn | None = None,
     memory: MemoryStore | None = None,
     project: Path | None = None,
@@ -403,11 +408,12 @@ async def compact_history(
     transcript = render_transcript(shrunk, max_tokens=settings.transcript_tokens)
     metered = _Metered(provider)
     provider = metered
+    flush_metered = metered if flush_provider is None else _Metered(flush_provider)
 
     # The memory flush runs alongside the summary (the summary call is made first).
     flush = (
         asyncio.ensure_future(
-            flush_memories(provider, transcript, memory, project=project, session_id=session_id)
+            flush_memories(flush_metered, transcript, memory, project=project, session_id=session_id)
         )
         if memory is not None
         else None
@@ -430,7 +436,7 @@ async def compact_history(
         dropped.archive_path = _archive(archive, messages, dropped.messages)
         dropped.error = str(failure)
         dropped.memories = memories
-        dropped.usage = metered.usage
+        dropped.usage, dropped.calls = _calls(metered, flush_metered)
         return dropped
     meta: dict[str, Any] = {"synthetic": "compaction", "replaced_messages": len(replaced)}
     text = _summary_text(summary, len(replaced), archived=archive is not None)
@@ -446,9 +452,22 @@ async def compact_history(
     archive_path = _archive(archive, messages, new)
     if archive_path is not None:
         summary_message.meta["archive"] = str(archive_path)  # an app's transcript unfolds it
+    usage, calls = _calls(metered, flush_metered)
     return CompactionResult(
-        new, "summary", replaced, archive_path, summary, memories=memories, usage=metered.usage
+        new, "summary", replaced, archive_path, summary, memories=memories, usage=usage, calls=calls
     )
+
+
+def _calls(summary: _Metered, flush: _Metered) -> tuple[Usage, list[tuple[str, Usage, str]]]:
+    """The total, and each provider's calls as (model, usage, purpose)."""
+    calls = [(summary.served, summary.usage, "compaction")]
+    if flush is not summary:
+        calls.append((flush.served, flush.usage, "memory_flush"))
+    calls = [call for call in calls if call[1].input_tokens or call[1].output_tokens]
+    total = Usage()
+    for _, usage, _ in calls:
+        total = total + usage
+    return summary.usage if flush is summary else total, calls
 
 
 def _summary_text(summary: str, replaced: int, *, archived: bool) -> str:

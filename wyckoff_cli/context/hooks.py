@@ -28,6 +28,15 @@ class Compaction:
     event: Compacted
 
 
+@dataclass(frozen=True, slots=True)
+class SideCall:
+    """One model call the context manager made itself."""
+
+    model: str | None  # the model that served it; None: the session's
+    usage: Usage
+    purpose: str  # `compaction`, `memory_flush`
+
+
 class ContextHooks:
     """Context management hook points; the defaults do nothing."""
 
@@ -62,6 +71,16 @@ class ContextHooks:
         summary and memory flush) since the last time this was asked, so they are
         reported and paid for like any other call."""
         return None
+
+    def take_side_calls(self) -> list[SideCall]:
+        """The same calls one by one, with the model that served each (None: the
+        session's) and their purpose; asking for these empties `take_side_usage` too."""
+        usage = self.take_side_usage()
+        return [SideCall(None, usage, "compaction")] if usage is not None else []
+
+    def take_notices(self) -> list[str]:
+        """What a person should be told about those calls (a small model that failed)."""
+        return []
 
     async def compact(
         self,

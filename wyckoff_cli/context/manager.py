@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import sqlite3
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
 from wyckoff_cli.context.compaction import (
@@ -34,7 +34,7 @@ from wyckoff_cli.context.compaction import (
     compaction_threshold,
     is_synthetic,
 )
-from wyckoff_cli.context.hooks import Compaction, ContextHooks
+from wyckoff_cli.context.hooks import Compaction, ContextHooks, SideCall
 from wyckoff_cli.context.instructions import ProjectInstructions
 from wyckoff_cli.context.memory import Memory, MemoryStore, format_memories
 from wyckoff_cli.context.memory_tool import remember_tool
@@ -44,6 +44,7 @@ from wyckoff_cli.core.events import Compacted
 from wyckoff_cli.core.messages import Message, TextPart, ToolSpec
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.providers.routed import SmallModelRoute
 from wyckoff_cli.tools.base import Tool
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,7 @@ class ContextManager(ContextHooks):
         tail_fraction: float = 0.25,
         recall_limit: int = 5,
         recall_chars: int = 2_000,
+        routes: Mapping[str, SmallModelRoute] | None = None,
     ) -> None:
         self.context_window = context_window
         self.max_output = max_output
@@ -97,6 +99,8 @@ class ContextManager(ContextHooks):
         self.tail_fraction = tail_fraction
         self.recall_limit = recall_limit
         self.recall_chars = recall_chars
+        self.routes = dict(routes or {})  # `[routing]`: purpose -> the small model for it
+        self._side_calls: list[SideCall] = []
         self.last_compaction: CompactionResult | None = None
         self._side_usage: Usage | None = None
         self._system_prompt: str | None = None
@@ -184,7 +188,20 @@ class ContextManager(ContextHooks):
 
     def take_side_usage(self) -> Usage | None:
         usage, self._side_usage = self._side_usage, None
+        self._side_calls = []
         return usage
+
+    def take_side_calls(self) -> list[SideCall]:
+        calls, self._side_calls = self._side_calls, []
+        self._side_usage = None
+        return calls
+
+    def take_notices(self) -> list[str]:
+        return [notice for route in self.routes.values() for notice in route.take_notices()]
+
+    def _routed(self, purpose: str, provider: LLMProvider) -> LLMProvider | None:
+        route = self.routes.get(purpose)
+        return route.over(provider) if route is not None else None
 
     def record_usage(self, usage: Usage) -> None:
         if self._last_raw_estimate and usage.input_tokens:
@@ -243,7 +260,8 @@ class ContextManager(ContextHooks):
         )
         result = await compact_history(
             history,
-            provider=provider,
+            provider=self._routed("compaction", provider) or provider,
+            flush_provider=self._routed("memory_flush", provider),
             count=count,
             settings=settings,
             archive=self.archive,
@@ -265,6 +283,7 @@ class ContextManager(ContextHooks):
         self.last_compaction = result
         if result.usage.input_tokens or result.usage.output_tokens:
             self._side_usage = result.usage if self._side_usage is None else self._side_usage + result.usage
+            self._side_calls += [SideCall(model, usage, purpose) for model, usage, purpose in result.calls]
         self.rebuild_system_prompt()
         after = self.estimator.request(self.refresh_system_prompt(system_prompt), tools, result.messages)
         self._last_raw_estimate = after.raw

@@ -25,6 +25,7 @@ DoneReason = Literal[
     "stopped",  # a hook stopped the run
     "error",  # the turn failed (see the preceding `error` event)
     "budget",  # the session's cost budget (`--max-budget-usd`) was reached
+    "loop",  # the same call kept getting the same result (the runaway guard)
 ]
 
 
@@ -231,10 +232,24 @@ class UsageReported(_Event):
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     web_searches: int = 0  # server-side web searches the vendor bills for this call
+    # What the call was for: `turn` (the agent's own rounds), `compaction`, ...
+    purpose: str = "turn"
+    # The earlier tool results this call's prompt sent again: {call_id, tool, tokens} each.
+    resent: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def from_usage(cls, model: str, usage: Usage) -> UsageReported:
-        return cls(model, **usage.to_dict())
+    def from_usage(cls, model: str, usage: Usage, purpose: str = "turn") -> UsageReported:
+        u = usage
+        return cls(
+            model,
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_read_tokens,
+            u.cache_write_tokens,
+            u.reasoning_tokens,
+            u.web_searches,
+            purpose,
+        )
 
     @property
     def usage(self) -> Usage:
@@ -246,6 +261,28 @@ class UsageReported(_Event):
             self.reasoning_tokens,
             self.web_searches,
         )
+
+
+BudgetScope = Literal["session", "day"]
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetWarning(_Event):
+    """A cost limit is `percent` (50, 80 or 100) spent: the session's (`max_budget_usd`)
+    or the day's over every session (`max_day_usd`). A `notice` says the same to people;
+    at 100 the run ends with `done.reason == "budget"` before its next model call."""
+
+    type: ClassVar[str] = "budget_warning"
+    scope: BudgetScope
+    percent: int
+    limit_usd: float
+    spent_usd: float
+
+    @property
+    def notice(self) -> str:
+        what = "the session's budget" if self.scope == "session" else "today's budget"
+        line = f"{self.percent}% of {what} of ${self.limit_usd:.2f} spent (${self.spent_usd:.4f})"
+        return line + ("; the run stops before its next model call" if self.percent >= 100 else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +373,8 @@ class TurnDone(_Event):
     # Why the last model call stopped (`end_turn`, `tool_use`, `max_tokens`,
     # `content_filter`, `other`), when the model call got that far.
     stop_reason: str | None = None
+    # USD of the turn's model calls, sub-agents' included (None: no call was priced).
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,6 +514,7 @@ RuntimeEvent = (
     | Compacted
     | RetryInjected
     | UsageReported
+    | BudgetWarning
     | FallbackSwitched
     | Retrying
     | ServerToolUsed

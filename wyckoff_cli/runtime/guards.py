@@ -3,6 +3,8 @@
 - `RoundLimitGuard`: more tool rounds than allowed ends the turn.
 - `DoomLoopGuard`: the same call (tool + canonical arguments) 3 times within the last
   6 calls is refused and the rest of the batch is aborted.
+- `RepeatGuard` (runtime/repeats.py, the runaway guard): the same call getting the same
+  result 3 times in a row is pointed out to the model, 5 times ends the turn (`loop`).
 - `RequiredToolsGuard` (the loop guard): a final answer that skipped required tools gets a retry message, at
   most `max_retries` times; then the turn ends as unreliable. When the turn attempted
   edits or commands and none of that kind succeeded, and the answer does not say so,
@@ -63,6 +65,12 @@ class CallVerdict:
     abort_rest: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class ResultVerdict:
+    note: str | None = None  # added to this call's result, for the model
+    stop: str | None = None  # end the turn as a loop after this result: the notice
+
+
 RetryReason = Literal["missing_tools", "untruthful"]
 
 
@@ -84,6 +92,12 @@ class Guard:
         return None
 
     def check_final(self, state: TurnState, text: str) -> FinalVerdict | None:
+        return None
+
+    def check_result(
+        self, state: TurnState, call: ToolCallPart, text: str, refused_by: Refuser | None
+    ) -> ResultVerdict | None:
+        """Look at one answered call (refused, failed or succeeded), in order."""
         return None
 
 
@@ -230,6 +244,15 @@ class GuardPipeline:
     def check_final(self, state: TurnState, text: str) -> FinalVerdict | None:
         for guard in self.guards:
             verdict = guard.check_final(state, text)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def check_result(
+        self, state: TurnState, call: ToolCallPart, text: str, refused_by: Refuser | None
+    ) -> ResultVerdict | None:
+        for guard in self.guards:
+            verdict = guard.check_result(state, call, text, refused_by)
             if verdict is not None:
                 return verdict
         return None

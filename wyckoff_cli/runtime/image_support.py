@@ -3,7 +3,8 @@
 The session fills `ImageSupport` from the model catalogue. Before a request that
 carries images, the runtime asks `refusal(model)`: a model whose catalogue entry
 says it takes no images gets nothing sent. An unknown model is tried, and a vendor's
-refusal that talks about images becomes the same error (`vendor_refusal`).
+refusal that talks about images becomes the same error (`vendor_refusal`). The loop
+calls `refuse_before_sending` before the request and `image_refusal` on a `BadRequest`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wyckoff_cli.core.errors import BadRequest, ImagesNotSupported
 from wyckoff_cli.core.messages import Message
 
 _IMAGE_REFUSAL = re.compile(r"image|vision|multi-?modal|modalit|inline_?data|image_url", re.IGNORECASE)
@@ -45,3 +47,28 @@ class ImageSupport:
         if self.capable:
             return f"Models configured here that take images: {', '.join(self.capable)} (switch with /model or --model)."
         return "No configured model takes images; use one that does, e.g. anthropic:claude-sonnet-4-5."
+
+
+def refuse_before_sending(support: ImageSupport | None, model: str, messages: Sequence[Message]) -> bool:
+    """Whether the request carries images the model may get (False without a support
+    table); `ImagesNotSupported` before any request when the catalogue says it takes none."""
+    if support is None or not carries_images(messages):
+        return False
+    refusal = support.refusal(model)
+    if refusal is not None:
+        raise ImagesNotSupported(refusal, provider=model)
+    return True
+
+
+def image_refusal(
+    support: ImageSupport | None, with_images: bool, exc: BadRequest, model: str
+) -> ImagesNotSupported | None:
+    """A vendor's refusal of a request carrying images, as the clear error; None when
+    `exc` is some other bad request (raised as it is)."""
+    if support is None or not with_images or isinstance(exc, ImagesNotSupported):
+        return None
+    if not looks_like_image_refusal(exc.message):
+        return None
+    return ImagesNotSupported(
+        support.vendor_refusal(model, exc.reason(model)), status=exc.status, provider=model
+    )

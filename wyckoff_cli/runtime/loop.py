@@ -16,6 +16,7 @@ aborted and ends with `done(reason="aborted")`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import tempfile
 import time
@@ -28,9 +29,8 @@ from wyckoff_cli.context.hooks import ContextHooks
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.abort import AbortSignal as AbortSignal  # re-exported: hosts import it from core/
 from wyckoff_cli.core.conversation import Conversation
-from wyckoff_cli.core.errors import BadRequest, ImageError, ImagesNotSupported, ProviderError, StopRun
+from wyckoff_cli.core.errors import BadRequest, ImageError, ProviderError, StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
-from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
     FallbackChunk,
     LLMProvider,
@@ -54,10 +54,12 @@ from wyckoff_cli.runtime.guards import (
     TurnState,
 )
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks, event_listeners
-from wyckoff_cli.runtime.image_support import ImageSupport, carries_images, looks_like_image_refusal
+from wyckoff_cli.runtime.image_support import ImageSupport, image_refusal, refuse_before_sending
 from wyckoff_cli.runtime.mentions import attach_mentioned_images
 from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD
+from wyckoff_cli.runtime.repeats import RepeatGuard
 from wyckoff_cli.runtime.stop_reasons import StopReasonReview
+from wyckoff_cli.runtime.tally import CallPricer, ResentShares, TurnTally
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
 from wyckoff_cli.storage.images import ImageStore
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
@@ -89,7 +91,7 @@ class _Turn:
     listeners: list[RuntimeHooks] = field(default_factory=list)  # hooks with an on_event
     delta_listeners: list[RuntimeHooks] = field(default_factory=list)  # ... that want deltas too
     rounds: int = 0
-    usage: Usage = Usage()
+    tally: TurnTally = field(default_factory=TurnTally)  # usage and cost, children's included
     streaming: ResponseAssembler | None = None
     pending_calls: Sequence[ToolCallPart] = ()
     last_text: str = ""
@@ -117,6 +119,7 @@ class AgentRuntime:
         images: ImageStore | None = None,
         attachments: ImageStore | None = None,
         image_support: ImageSupport | None = None,
+        price: CallPricer | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -131,12 +134,11 @@ class AgentRuntime:
         self.redact = redact  # removes secrets from what is written to disk (offloaded results)
         self.host_files = host_files  # an editor's files and terminal, when the host offers them
         self.host_terminal = host_terminal
-        # The session's image store, given to tools when the models take images.
-        self.images = images
-        # Where `@image.png` mentions in a prompt are kept (None: they are not attached).
-        self.attachments = attachments
-        # Which models may be sent images: checked before a request that carries some.
-        self.image_support = image_support
+        self.images = images  # the session's image store, for tools when the models take images
+        self.attachments = attachments  # where `@image.png` mentions are kept (None: not attached)
+        self.image_support = image_support  # which models may be sent images (runtime/image_support.py)
+        self.price = price  # (model, usage) -> USD: `done.cost_usd`
+        self._resent = ResentShares()  # each usage event's `resent`
 
     @property
     def results_dir(self) -> Path:
@@ -174,10 +176,22 @@ class AgentRuntime:
             await hook.on_event(event)
 
     def side_usage(self) -> ev.UsageReported | None:
-        """A `usage` event for the context manager's own model calls (compaction
-        summary, memory flush) since the last time, or None."""
+        """One `usage` event for all of the context manager's own calls since the last
+        time (their total, on the session's model), or None; `side_events` tells them apart."""
         usage = self.context.take_side_usage()
-        return ev.UsageReported.from_usage(self.provider.name, usage) if usage is not None else None
+        if usage is None:
+            return None
+        return ev.UsageReported.from_usage(self.provider.name, usage, purpose="compaction")
+
+    def side_events(self) -> list[ev.RuntimeEvent]:
+        """The context manager's own model calls (compaction summary, memory flush)
+        since the last time: a notice for a small model that failed, then one `usage`
+        event per purpose, naming the model that served it."""
+        events: list[ev.RuntimeEvent] = [ev.Notice("warning", text) for text in self.context.take_notices()]
+        for call in self.context.take_side_calls():
+            model = call.model or self.provider.name
+            events.append(ev.UsageReported.from_usage(model, call.usage, purpose=call.purpose))
+        return events
 
     async def run_stream(
         self,
@@ -207,6 +221,7 @@ class AgentRuntime:
             [
                 RoundLimitGuard(self.settings.max_tool_rounds),
                 DoomLoopGuard(self.settings.doom_loop_repeats, self.settings.doom_loop_window),
+                RepeatGuard(),
                 RequiredToolsGuard(expectation, self.settings.loop_guard_retries),
             ]
         )
@@ -226,7 +241,14 @@ class AgentRuntime:
             host_terminal=self.host_terminal,
             images=self.images,
         )
-        turn = _Turn(conversation, queue, TurnState(), runner, *event_listeners(self.hooks))
+        turn = _Turn(
+            conversation,
+            queue,
+            TurnState(),
+            runner,
+            *event_listeners(self.hooks),
+            tally=TurnTally(self.price),
+        )
         producer = asyncio.create_task(self._drive(turn, message, system_prompt, guards))
         # A signal aborted before the turn (Esc while the host waited for an MCP server)
         # is not a cancel: a task cancelled before its first step would end without its
@@ -260,6 +282,7 @@ class AgentRuntime:
     # ------------------------------------------------------------------ the turn
 
     async def _emit(self, turn: _Turn, event: ev.RuntimeEvent) -> None:
+        turn.tally.observe(event)
         for hook in turn.listeners:
             await hook.on_event(event)
         turn.queue.put_nowait(event)
@@ -293,7 +316,10 @@ class AgentRuntime:
                 await self._settle(turn, ABORTED)
                 await self._emit(turn, ev.TurnFailed("internal", f"{type(exc).__name__}: {exc}"))
                 reason, text = "error", turn.last_text
-            done = ev.TurnDone(text, reason, turn.rounds, turn.usage.to_dict(), turn.stops.last)
+            tally = turn.tally
+            done = ev.TurnDone(
+                text, reason, turn.rounds, tally.usage.to_dict(), turn.stops.last, tally.rounded_cost
+            )
             await self._emit(turn, done)
             for hook in self.hooks:
                 await hook.after_run(done)
@@ -345,10 +371,8 @@ class AgentRuntime:
                 turn.conversation.replace_all(compaction.messages, archive_path=compaction.event.archive_path)
                 system_prompt = self.context.refresh_system_prompt(system_prompt)
                 await self._emit(turn, compaction.event)
-                side = self.context.take_side_usage()
-                if side is not None:
-                    turn.usage = turn.usage + side
-                    await self._emit(turn, ev.UsageReported.from_usage(self.provider.name, side))
+                for side in self.side_events():
+                    await self._emit(turn, side)
             request = ModelRequest(system_prompt, tuple(turn.conversation), tuple(specs), turn.rounds)
             for hook in self.hooks:
                 changed_request = await hook.before_model_call(request)
@@ -419,20 +443,27 @@ class AgentRuntime:
                 await self._settle(turn, limit.message)
                 return "max_tool_rounds", turn.last_text
             results = await turn.runner.run_batch(calls, turn.state, lambda e: self._emit(turn, e))
+            looping: str | None = None
             for result in results:
+                seen = guards.check_result(turn.state, result.call, result.text, result.refused_by)
+                text = result.text if seen is None or seen.note is None else f"{result.text}\n\n{seen.note}"
                 await self._commit(
                     turn,
                     Message.tool_result(
                         result.call.id,
                         result.call.name,
-                        result.text,
+                        text,
                         is_error=result.is_error,
                         images=result.images,
                         **result.meta,
                     ),
                 )
                 turn.state.record_result(result.call, result.text, result.is_error, result.refused_by)
+                looping = looping or (seen.stop if seen is not None else None)
             turn.pending_calls = ()
+            if looping is not None:
+                await self._emit(turn, ev.Notice("warning", looping))
+                return "loop", turn.last_text
             finisher = next((r for r in results if r.completes_run and not r.is_error), None)
             if finisher is not None:
                 return "completed_by_tool", finisher.text
@@ -448,11 +479,7 @@ class AgentRuntime:
         turn.streaming = assembler
         thinking_started: float | None = None
         thinking_ms = 0
-        with_images = self.image_support is not None and carries_images(request.messages)
-        if with_images and self.image_support is not None:
-            refusal = self.image_support.refusal(model)
-            if refusal is not None:
-                raise ImagesNotSupported(refusal, provider=model)
+        with_images = refuse_before_sending(self.image_support, model, request.messages)
         stream = self.provider.chat_stream(request.messages, request.tools, request.system_prompt)
         try:
             async for received in stream:
@@ -479,9 +506,10 @@ class AgentRuntime:
                 elif isinstance(chunk, ToolCallChunk):
                     assembler.add(chunk)
                 elif isinstance(chunk, UsageChunk):
-                    turn.usage = turn.usage + chunk.usage
                     self.context.record_usage(chunk.usage)
-                    await self._emit(turn, ev.UsageReported.from_usage(chunk.model or model, chunk.usage))
+                    usage = ev.UsageReported.from_usage(chunk.model or model, chunk.usage)
+                    resent = self._resent.of(request.messages)
+                    await self._emit(turn, dataclasses.replace(usage, resent=resent))
                 elif isinstance(chunk, ServerToolChunk | StopChunk):
                     assembler.add(chunk)
                     if isinstance(chunk, ServerToolChunk):
@@ -505,14 +533,10 @@ class AgentRuntime:
                             ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded),
                         )
         except BadRequest as exc:
-            support = self.image_support
-            if support is None or not with_images or isinstance(exc, ImagesNotSupported):
+            refused = image_refusal(self.image_support, with_images, exc, model)
+            if refused is None:
                 raise
-            if not looks_like_image_refusal(exc.message):
-                raise
-            raise ImagesNotSupported(
-                support.vendor_refusal(model, exc.reason(model)), status=exc.status, provider=model
-            ) from None
+            raise refused from None
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:

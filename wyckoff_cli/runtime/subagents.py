@@ -11,8 +11,8 @@ answer its approvals as they do the parent's. Cancelling the parent's call cance
 child. The result is the child's final answer plus a one-line footer; the child's
 transcript is saved in the session folder and named in the footer.
 
-`SessionBudget` and `BudgetHook` stop every runtime of a session (parent and
-children share one budget) once its calls cost `max_budget_usd`.
+`SessionBudget` and `BudgetHook` (runtime/budget.py) stop every runtime of a session
+(parent and children share one budget) once its calls cost `max_budget_usd`.
 """
 
 from __future__ import annotations
@@ -20,18 +20,20 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
-from wyckoff_cli.core.errors import StopRun, ToolError
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.runtime.agent_files import AgentCatalog, AgentDefinition
-from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks
+from wyckoff_cli.runtime.budget import BudgetHook as BudgetHook  # re-exported: the builder's import
+from wyckoff_cli.runtime.budget import SessionBudget as SessionBudget
+from wyckoff_cli.runtime.child_watch import ChildWatch
 from wyckoff_cli.runtime.loop import AgentRuntime
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, Verdict
@@ -39,52 +41,6 @@ from wyckoff_cli.tools.permissions.rules import Rule, RuleError, allowing_rule, 
 from wyckoff_cli.tools.registry import ToolRegistry
 
 TASK_TOOL = "task"
-CostFn = Callable[[str, Usage], "float | None"]  # (model, usage) -> USD, None when unpriced
-
-
-# --------------------------------------------------------------------------- budget
-
-
-class SessionBudget:
-    """What a session's model calls cost so far, against an optional limit."""
-
-    def __init__(self, limit_usd: float | None, cost: CostFn) -> None:
-        self.limit_usd = limit_usd
-        self.cost = cost
-        self.spent = 0.0
-
-    def add(self, model: str, usage: Usage) -> None:
-        try:
-            priced = self.cost(model, usage)
-        except Exception:  # an unpriced model never breaks a turn
-            priced = None
-        self.spent += priced or 0.0
-
-    @property
-    def exceeded(self) -> bool:
-        return self.limit_usd is not None and self.spent >= self.limit_usd
-
-    def message(self) -> str:
-        return f"the session's budget of ${self.limit_usd:.2f} was reached (${self.spent:.4f} spent)"
-
-
-class BudgetHook(RuntimeHooks):
-    """Counts one runtime's own calls into the shared budget and stops the run before
-    the next model call once it is spent (`done.reason == "budget"`)."""
-
-    receives_deltas = False  # only usage counts (the stream's hot path)
-
-    def __init__(self, budget: SessionBudget) -> None:
-        self.budget = budget
-
-    async def on_event(self, event: ev.RuntimeEvent) -> None:
-        if isinstance(event, ev.UsageReported):  # a child's are wrapped: its own hook counts them
-            self.budget.add(event.model, event.usage)
-
-    async def before_model_call(self, request: ModelRequest) -> ModelRequest | None:
-        if self.budget.exceeded:
-            raise StopRun(self.budget.message(), "budget")
-        return None
 
 
 # --------------------------------------------------------------------------- the child's parts
@@ -97,6 +53,8 @@ class ChildRun:
     runtime: AgentRuntime
     system_prompt: str
     model: str
+    max_seconds: float | None = None  # `[agents] max_seconds`: wall time
+    idle_seconds: float | None = None  # `[agents] idle_seconds`: no new tool call or text
 
 
 class ChildFactory(Protocol):
@@ -225,6 +183,7 @@ class TaskStats:
     reason: str = ""
     answer: str = ""
     failure: str = ""
+    warning: str = ""  # the child's last warning notice (why it stopped, for a loop)
 
     def footer(self, agent_id: str, seconds: float, transcript: str | None) -> str:
         tokens = self.usage.input_tokens + self.usage.output_tokens
@@ -250,8 +209,23 @@ async def run_task(
     stats = TaskStats()
     started = time.monotonic()
     stream = child.runtime.run_stream(conversation, prompt, system_prompt=child.system_prompt)
+    watch = ChildWatch(child.max_seconds, child.idle_seconds)
     try:
-        async for event in stream:
+        while True:
+            try:
+                event = await asyncio.wait_for(anext(stream), watch.next_timeout())
+            except StopAsyncIteration:
+                break
+            except TimeoutError:  # the child is cancelled with its stream; say why, as its end
+                limit = watch.reached()
+                stats.reason, stats.warning = limit, watch.message(limit)
+                for end in (
+                    ev.Notice("warning", stats.warning),
+                    ev.TurnDone(stats.answer, "stopped", stats.rounds),
+                ):
+                    ctx.emit_event(ev.SubagentEvent(agent_id, agent.name, ctx.call_id, end))
+                break
+            watch.saw(event)
             ctx.emit_event(ev.SubagentEvent(agent_id, agent.name, ctx.call_id, event))
             _count(stats, event, factory)
     finally:
@@ -275,7 +249,11 @@ async def run_task(
     if stats.failure:
         raise ToolError(f"The {agent.name} agent failed: {stats.failure}\n{footer}")
     answer = stats.answer.strip() or "(The agent ended without a final answer.)"
-    if stats.reason not in ("completed", "completed_by_tool"):
+    if stats.reason == "loop":
+        answer += f"\n(The agent ended in a loop. {stats.warning})"
+    elif stats.reason in ("max_seconds", "idle_seconds"):
+        answer += f"\n({stats.warning})"
+    elif stats.reason not in ("completed", "completed_by_tool"):
         answer += f"\n(The agent stopped early: {stats.reason}.)"
     return ToolOutcome(f"{answer}\n\n{footer}", display)
 
@@ -290,6 +268,8 @@ def _count(stats: TaskStats, event: ev.RuntimeEvent, factory: ChildFactory) -> N
             stats.priced = False
         else:
             stats.cost += cost
+    elif isinstance(event, ev.Notice) and event.level == "warning":
+        stats.warning = event.message
     elif isinstance(event, ev.TurnFailed):
         stats.failure = f"{event.kind}: {event.message}"
     elif isinstance(event, ev.TurnDone):

@@ -7,7 +7,8 @@ here. The system prompt lists the tools of the registry the runtime really uses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.context.compaction import ArchiveFn
     from wyckoff_cli.context.manager import ContextManager, SessionId
     from wyckoff_cli.context.skills import SkillCatalog
+    from wyckoff_cli.providers.routed import SmallModelRoute
     from wyckoff_cli.runtime.agent_files import AgentCatalog
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.subagents import SessionBudget
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.storage.images import ImageStore
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
+    from wyckoff_cli.tools.lsp.family import LspTools
     from wyckoff_cli.tools.mcp.host import McpHost
     from wyckoff_cli.tools.web import WebOptions
 
@@ -127,6 +130,7 @@ class SessionBuilder:
     fixed_prompt: str = ""
     extra_allow: list[str] = field(default_factory=list)
     mcp: McpHost | None = None  # the MCP servers; their tools join every session built here
+    lsp: LspTools | None = None  # the language servers (tools/lsp); they see every file tool's file
     hooks: list[RuntimeHooks] = field(default_factory=list)  # given to every runtime built
     load_user_hooks: bool = True  # the hooks of config.toml and the project's files
     trust_project_hooks: bool = False  # run untrusted project hooks this time (headless --trust-hooks)
@@ -223,17 +227,38 @@ class SessionBuilder:
             self._agents = workspace_agents(self.workspace.root)
         return self._agents
 
+    def call_cost(self) -> Callable[[str, Usage], float | None]:
+        """(model, usage) -> USD: `cost`, or the catalogue and `[model_overrides]`."""
+        from wyckoff_cli.session.subagents import catalogue_cost
+
+        return self.cost or catalogue_cost(self.config)
+
     def budget(self, session_id: str | None) -> SessionBudget | None:
         """The session's cost budget (one per session, shared by its sub-agents)."""
         limit = self.max_budget_usd or self.config.session.max_budget_usd
-        if limit is None:
+        day_limit = self.config.session.max_day_usd
+        if limit is None and day_limit is None:
             return None
         if session_id not in self._budgets:
-            from wyckoff_cli.runtime.subagents import SessionBudget
-            from wyckoff_cli.session.subagents import catalogue_cost
+            from wyckoff_cli.runtime.budget import SessionBudget
+            from wyckoff_cli.session.spend import spent_today
 
-            self._budgets[session_id] = SessionBudget(limit, self.cost or catalogue_cost(self.config))
+            before = spent_today(self.sessions(), self.call_cost()) if day_limit is not None else 0.0
+            self._budgets[session_id] = SessionBudget(
+                limit, self.call_cost(), day_limit_usd=day_limit, day_spent_before=before
+            )
         return self._budgets[session_id]
+
+    def small_routes(self) -> dict[str, SmallModelRoute]:
+        """`[routing]`: the small model of each small job that has one (built on use)."""
+        from wyckoff_cli.providers.routed import SmallModelRoute
+
+        routes = {}
+        for purpose in ("compaction", "memory_flush", "title"):
+            model = self.config.routing.model_for(purpose)
+            if model:
+                routes[purpose] = SmallModelRoute(model, functools.partial(self.provider, model), purpose)
+        return routes
 
     def provider(self, model: str) -> LLMProvider:
         if self.provider_factory is not None:
@@ -264,12 +289,15 @@ class SessionBuilder:
         if self.tools_factory is None:  # the web tools of `[web]` (tools/web)
             for tool in session_web_tools(config, provider, lambda: self.config_watch.current().web):
                 registry.add(tool)
+        if self.lsp is not None:  # file tools wrapped; lsp_* tools join once a server runs
+            registry = self.lsp.wrap(registry)
         skills = self.skills
         if skills.skills and registry.get("skill") is None:
             from wyckoff_cli.context.skills import skill_tool
 
             registry.add(skill_tool(skills))
         context = None
+        routes = self.small_routes()
         if self.manage_context:
             context = build_context(
                 self.workspace,
@@ -277,6 +305,7 @@ class SessionBuilder:
                 cwd=self.cwd,
                 archive=recorder.archive_replaced if recorder is not None else None,
                 session_id=recorder.id if recorder is not None else None,
+                routes=routes,
             )
             context.estimator.vendor = vendor_of(provider.name)  # whose rule counts images
             for tool in context.tools():
@@ -309,6 +338,14 @@ class SessionBuilder:
             hooks.append(SkillMentions(skills))
         budget = self.budget(recorder.id if recorder is not None else None)
         hooks += _budget_hooks(budget)
+        if self.lsp is not None:
+            from wyckoff_cli.session.lsp import RenamePlanning
+
+            hooks.append(RenamePlanning(self.lsp, self.workspace.root))
+        if recorder is not None and "title" in routes:
+            from wyckoff_cli.session.titles import SessionTitler
+
+            hooks.append(SessionTitler(routes["title"], recorder, lambda: runtime.provider))
         if self.mcp is not None:
             self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
         images = image_store(recorder)
@@ -325,6 +362,7 @@ class SessionBuilder:
             redact=offload_redactor(config),
             hooks=[*hooks, ModeTools(policy, registry)],  # only the tools the mode offers
             host_files=self.host_files,
+            price=self.call_cost(),
             host_terminal=self.host_terminal,
             images=tool_images,
             attachments=images,
@@ -418,6 +456,7 @@ def build_context(
     cwd: Path | None = None,
     archive: ArchiveFn | None = None,
     session_id: SessionId = None,
+    routes: Mapping[str, SmallModelRoute] | None = None,
 ) -> ContextManager:
     """The session's context manager: the model's window and max output from the
     model facts, `[context]` settings, AGENTS.md / WYCKOFF.md from the project root
@@ -445,6 +484,7 @@ def build_context(
         project_root=root,
         archive=archive,
         session_id=session_id,
+        routes=routes,
     )
 
 

@@ -131,6 +131,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
         request=lambda a: rq.Mcp(a),
     ),
     SlashCommand(
+        "lsp",
+        "language servers: languages, state, files open, last error",
+        request=_no_argument("lsp", rq.Lsp),
+    ),
+    SlashCommand(
         "init",
         "ask the model to write AGENTS.md for this project",
         request=lambda a: rq.PromptCommand("init", a),

@@ -27,9 +27,9 @@ async def compaction_events(
             yield hook_event
     if event is None:
         yield ev.Notice("info", "Nothing to compact yet")
-    side = session.runtime.side_usage()
-    if side is not None:
+    sides = session.runtime.side_events()
+    for side in sides:
         await session.runtime.announce(side)
-    for produced in (event, side):
+    for produced in (event, *sides):
         if produced is not None:
             yield produced

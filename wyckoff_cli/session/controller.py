@@ -48,6 +48,7 @@ from wyckoff_cli.session.info_requests import (
     save_rule_quietly,
     untrusted_allow_notice,
 )
+from wyckoff_cli.session.lsp import lsp_output
 from wyckoff_cli.session.models import call_price, check_model, context_window_of, skip_to_fallback
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
@@ -199,8 +200,7 @@ class ChatController:
     ) -> AsyncIterator[ev.RuntimeEvent]:
         """One turn; `request` when it comes from a command (its `!`…`` snippets run
         first, its rules hold for this turn only, its model answers this turn);
-        `attached`: `!command` runs whose output goes before the text; `images`: the
-        prompt's attachments (kept in `session.images`)."""
+        `attached`, `images`: `!command` runs (before the text) and images sent with it."""
         async for waiting in preparing(self, abort):  # MCP servers starting, the SDK's imports
             yield waiting
         if abort.aborted:
@@ -523,6 +523,8 @@ class ChatController:
                 events = events_of([answer])
             case rq.Mcp(argument=argument):
                 events = events_of([await self._mcp(argument)])
+            case rq.Lsp():
+                events = events_of([lsp_output(self.builder.lsp)])
             case rq.Skills():
                 events = events_of([extensions.skills_output(self.builder.skills)])
             case rq.Hooks(argument=argument):
@@ -548,9 +550,8 @@ class ChatController:
                 self._abort = None
 
     def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
-        return self._abortable(
-            lambda a: self._turn(t.text, a, t.required_tools, t.command, t.attached, t.images)
-        )
+        rest = (t.required_tools, t.command, t.attached, t.images)
+        return self._abortable(lambda a: self._turn(t.text, a, *rest))
 
     async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
         expanded = self.expand(name, argument)

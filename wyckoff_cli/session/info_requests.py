@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import ConfigError
-from wyckoff_cli.session.status import StatusModel, agent_rows, saved_cell, totals_row
+from wyckoff_cli.session.status import (
+    StatusModel,
+    agent_rows,
+    purpose_rows,
+    resent_rows,
+    saved_cell,
+    totals_row,
+)
 
 if TYPE_CHECKING:
     from wyckoff_cli.storage.permissions import RuleKind
@@ -47,6 +54,8 @@ def cost_output(status: StatusModel) -> ev.RuntimeEvent:
         return ev.Notice("info", "No model calls in this session yet")
     rows = [totals_row(model, totals) for model, totals in status.per_model.items()]
     rows += agent_rows(status)  # sub-agents' share, already in the models' rows
+    rows += purpose_rows(status)  # compaction, titles, ...: also in the models' rows
+    rows += resent_rows(status)  # the tool results that cost most in resent context
     rows.append(
         [
             "total",

@@ -183,6 +183,11 @@ class Memory:
 
 
 @dataclass(frozen=True, slots=True)
+class Lsp:
+    """List the language servers: languages, state, files open, last error."""
+
+
+@dataclass(frozen=True, slots=True)
 class Permissions:
     """List the rules; `remove`: the saved rule to remove; `trust`: trust what the
     project's files grant (allow rules, command files) as they are now."""
@@ -265,6 +270,7 @@ SessionRequest = (
     | Memory
     | Permissions
     | Mcp
+    | Lsp
     | Skills
     | Hooks
 )

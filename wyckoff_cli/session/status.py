@@ -8,12 +8,17 @@ reads the same per-model totals.
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.events import UsageReported
+from wyckoff_cli.session.resent import ResentLedger
+
+RATE_WINDOW = 600.0  # seconds: the spend rate is over the last 10 minutes
 
 # (model id, usage event) -> (cost in USD, saved by the cache in USD), or None if unpriced
 PriceFn = Callable[[str, UsageReported], tuple[float, float] | None]
@@ -44,8 +49,13 @@ class StatusModel:
     background_running: int = 0
     per_model: dict[str, ModelTotals] = field(default_factory=dict)
     per_agent: dict[str, ModelTotals] = field(default_factory=dict)  # sub-agents' calls, by agent
+    per_purpose: dict[str, ModelTotals] = field(default_factory=dict)  # this run's calls, by purpose
+    resent: ResentLedger = field(default_factory=ResentLedger)  # tool results sent again
     price: PriceFn | None = None
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
+    lsp: str = ""  # "LSP basedpyright": the running language servers, "!" when one failed
+    clock: Callable[[], float] = time.monotonic  # for the spend rate
+    _spend: deque[tuple[float, float]] = field(default_factory=deque)  # (when, USD) of recent calls
 
     def observe(self, event: ev.RuntimeEvent) -> None:
         """Take what the bar shows from one event."""
@@ -53,6 +63,8 @@ class StatusModel:
             self.add_usage(event)
         elif isinstance(event, ev.SubagentEvent) and isinstance(event.inner, ev.UsageReported):
             self.add_usage(event.inner, agent=event.agent)
+        elif isinstance(event, ev.ToolSucceeded | ev.ToolFailed | ev.SubagentEvent):
+            self.resent.observe(event, None)
         elif isinstance(event, ev.FallbackSwitched):
             self.fallback_model = event.to_model
         elif isinstance(event, ev.ModelChanged):
@@ -65,6 +77,9 @@ class StatusModel:
         """A new or resumed session: no calls counted yet."""
         self.per_model.clear()
         self.per_agent.clear()
+        self.per_purpose.clear()
+        self._spend.clear()
+        self.resent.clear()
         self.context_tokens = 0
         self.fallback_model = None
 
@@ -93,6 +108,12 @@ class StatusModel:
         """Count one call: in its model's totals (the session's), and in its agent's
         when a sub-agent made it (whose context is not the session's)."""
         self._count(self.per_model, event.model, event, calls)
+        if calls:  # a resumed session's saved totals carry no purposes
+            self._count(self.per_purpose, event.purpose, event, calls)
+            self._note_spend(event)
+            if event.resent:
+                priced = self.price(event.model, event) if self.price else None
+                self.resent.observe(event, priced[0] if priced is not None else None)
         if agent is None:
             self.context_tokens = event.input_tokens + event.output_tokens
         else:
@@ -112,6 +133,23 @@ class StatusModel:
         else:
             totals.cost += priced[0]
             totals.saved += priced[1]
+
+    def _note_spend(self, event: UsageReported) -> None:
+        priced = self.price(event.model, event) if self.price else None
+        if priced is not None and priced[0] > 0:
+            self._spend.append((self.clock(), priced[0]))
+
+    def spend_rate(self) -> float:
+        """USD per hour, over the calls of the last `RATE_WINDOW` seconds."""
+        horizon = self.clock() - RATE_WINDOW
+        while self._spend and self._spend[0][0] < horizon:
+            self._spend.popleft()
+        return sum(cost for _, cost in self._spend) * 3600 / RATE_WINDOW
+
+    def rate_text(self) -> str:
+        """` · $0.74/h` beside the cost while calls were priced in the last 10 minutes."""
+        rate = self.spend_rate()
+        return f" · ${rate:.2f}/h" if rate > 0 else ""
 
     def main_cost(self) -> float:
         """What the main agent's own calls cost (the session's minus its sub-agents')."""
@@ -183,6 +221,7 @@ class StatusModel:
         model = self.model if self.fallback_model is None else f"{self.fallback_model} (fallback)"
         bare_model = model.split(":", 1)[1] if ":" in model.split(" ", 1)[0] else model
         cache_rate = f"cache {self.cache_hit_rate:.0%}"
+        rate = self.rate_text()
         parts: list[tuple[str, list[str]]] = [
             ("state", [self.state]),
             ("model", [model, bare_model]),
@@ -201,7 +240,7 @@ class StatusModel:
                     cache_rate,
                 ],
             ),
-            ("cost", [self.cost_text(), self.short_cost_text()]),
+            ("cost", [self.cost_text() + rate, self.cost_text(), self.short_cost_text()]),
         ]
         if self.per_agent:  # the sub-agents' share of the cost, beside it
             shares = [f"main ${self.main_cost():.4f}"]
@@ -209,6 +248,8 @@ class StatusModel:
             parts.append(("agents", [" · ".join(shares)]))
         if self.mcp:
             parts.insert(3, ("mcp", [self.mcp]))
+        if self.lsp:
+            parts.insert(3, ("lsp", [self.lsp]))
         if self.background_running:
             count = self.background_running
             parts.append(("background", [f"{count} bg task{'s' * (count > 1)}", f"{count} bg"]))
@@ -248,7 +289,26 @@ def agent_rows(status: StatusModel) -> list[list[str]]:
     return [totals_row(f"agent {name}", totals) for name, totals in status.per_agent.items()]
 
 
+def purpose_rows(status: StatusModel) -> list[list[str]]:
+    """`/cost` rows by what the calls were for (`turn`, `compaction`, ...), once more
+    than the agents' own turns made calls (every call is in the models' rows too)."""
+    if set(status.per_purpose) <= {"turn"}:
+        return []
+    return [totals_row(f"for {name}", totals) for name, totals in status.per_purpose.items()]
+
+
+def resent_rows(status: StatusModel, count: int = 5) -> list[list[str]]:
+    """`/cost` rows for the tool results that cost most in resent context: the tokens
+    they added to later prompts (input), over how many calls, and that share of the cost."""
+    return [
+        [f"resent: {r.describe()}", str(r.calls), f"{r.tokens:,}", "", "", "", "", f"${r.cost:.4f}", ""]
+        for r in status.resent.costliest(count)
+        if r.tokens
+    ]
+
+
 SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (
+    ("cost", 1),  # without the spend rate
     ("cache", 1),  # the hit rate only, without the read and written tokens
     ("model", 1),  # without the provider
     ("agents", None),  # None: dropped
@@ -256,10 +316,11 @@ SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (
     ("tokens", None),
     ("background", 1),  # "2 bg"
     ("mcp", None),
+    ("lsp", None),
     ("context", None),
     ("model", None),
     ("background", None),
-    ("cost", 1),  # without what the cache saved
+    ("cost", 2),  # without what the cache saved
 )
 """How a narrow status bar makes room, step by step (docs/TUI.md): a segment takes a
 shorter form (its index in `segment_forms()`) or is dropped. The state, the permission

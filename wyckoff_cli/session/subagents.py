@@ -95,8 +95,11 @@ class SessionChildFactory:
             redact=parent.runtime.redact,
             host_files=parent.runtime.host_files,
             host_terminal=parent.runtime.host_terminal,
+            price=self.price,
         )
-        return ChildRun(runtime, self.system_prompt(agent, registry.names()), model)
+        limits = config.agents
+        prompt = self.system_prompt(agent, registry.names())
+        return ChildRun(runtime, prompt, model, limits.max_seconds, limits.idle_seconds)
 
     def user_hooks(self, policy: ApprovalPolicy) -> RuntimeHooks:
         """The workspace's user hooks for a child: PreToolUse and PostToolUse hold for

@@ -9,6 +9,7 @@ The first line is a header; every other line has a `kind`:
      "history": [{Message.to_dict()}, ...]}       # the whole history after compaction
     {"kind": "rewind", "ts": "...", "to": "MESSAGE_ID", "removed": 7, "kept": 12}   # that message and all after it
     {"kind": "turn_end", "ts": "...", "reason": "completed", "usage": {...}}
+    {"kind": "title", "ts": "...", "title": "Fix the login redirect"}   # a model-made title
 
 The history is rebuilt by appending each `message`, replacing everything with a
 `compaction` record's `history`, and cutting it before the message a `rewind` names
@@ -236,6 +237,11 @@ def rewind_record(message_id: str, removed: int, kept: int | None = None) -> dic
     if kept is not None:
         record["kept"] = kept
     return record
+
+
+def title_record(title: str) -> dict[str, Any]:
+    """The session's title, made by a model after its first turn (`[routing]`)."""
+    return {"kind": "title", "ts": now_iso(), "title": title}
 
 
 def turn_end_record(reason: str, usage: dict[str, int]) -> dict[str, Any]:

@@ -1,11 +1,9 @@
 """The configuration: one typed model, read with tomllib, written atomically.
 
-Sources, later ones winning key by key: built-in defaults, the user's
-`config.toml` (see `paths.config_file()`), the project's `.wyckoff/config.toml`.
-Permission rule lists (`permissions.allow`, `permissions.deny`) are combined across
-files rather than replaced. Every key is documented in docs/CONFIG.md; each field's
-docstring-like `doc` metadata is the source of that page.
-
+Sources, later ones winning key by key: built-in defaults, the user's `config.toml`
+(`paths.config_file()`), the project's `.wyckoff/config.toml`. Permission rule lists
+(`permissions.allow`, `permissions.deny`) are combined across files rather than
+replaced. Every key is documented in docs/CONFIG.md (each field's `doc` metadata).
 A syntax error or a wrong type raises `ConfigError` naming the file, the line (when
 it can be found) and the key, with the expected type.
 """
@@ -25,11 +23,12 @@ from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.provider_table import PROVIDER_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.atomic import write_atomic
-from wyckoff_cli.storage.config_agents import AgentsConfig, SessionConfig
+from wyckoff_cli.storage.config_agents import AgentsConfig, RoutingConfig, SessionConfig
 from wyckoff_cli.storage.config_extensions import CommandsConfig, HooksConfig
 from wyckoff_cli.storage.config_fields import NON_NEGATIVE, POSITIVE, Range
 from wyckoff_cli.storage.config_fields import doc_field as _doc
 from wyckoff_cli.storage.config_mcp import McpServer
+from wyckoff_cli.storage.lsp_config import LspConfig
 from wyckoff_cli.storage.ui_config import UIConfig
 from wyckoff_cli.storage.web_config import WebConfig
 
@@ -223,9 +222,11 @@ class Config:
     shell: ShellConfig = _doc("The shell sandbox and environment.", default_factory=ShellConfig)
     agents: AgentsConfig = _doc("Sub-agents.", default_factory=AgentsConfig)
     session: SessionConfig = _doc("Session limits.", default_factory=SessionConfig)
+    routing: RoutingConfig = _doc("A small model for the small jobs.", default_factory=RoutingConfig)
     hooks: HooksConfig = _doc("User hooks by event.", default_factory=HooksConfig)
     commands: CommandsConfig = _doc("Custom slash commands.", default_factory=CommandsConfig)
     ui: UIConfig = _doc("The terminal app: how it draws, how it notifies.", default_factory=UIConfig)
+    lsp: LspConfig = _doc("Language servers (docs/LSP.md).", default_factory=LspConfig)
 
 
 # --------------------------------------------------------------------------- loading
@@ -472,8 +473,7 @@ def find_key_line(path: Path, key: str) -> int | None:
             return number
         if not current and re.match(rf"^{re.escape(key)}\s*=", stripped):
             return number
-    # a key inside an inline table (`hooks = [{ timeout = "x" }]`): the first line of an
-    # enclosing table that sets it
+    # a key in an inline table (`hooks = [{ timeout = "x" }]`): the enclosing table's first line setting it
     current = ""
     for number, line in enumerate(lines, 1):
         match = header.match(line)

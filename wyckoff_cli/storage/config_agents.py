@@ -1,4 +1,4 @@
-"""The typed `[agents]` and `[session]` tables of the configuration (docs/CONFIG.md,
+"""The typed `[agents]`, `[session]` and `[routing]` tables of the configuration (docs/CONFIG.md,
 docs/SUBAGENTS.md); `storage/config.py` validates them with the rest."""
 
 from __future__ import annotations
@@ -39,6 +39,17 @@ class AgentsConfig:
         _Bounds(1, 10_000),
         default=20,
     )
+    max_seconds: float | None = _doc(
+        "Wall time a sub-agent may run per task, in seconds; then it is stopped and its task result says so.",
+        _Bounds(0, 86_400, low_open=True),
+        default=1800.0,
+    )
+    idle_seconds: float | None = _doc(
+        "Stop a sub-agent that makes no progress (no new tool call, answer text or tool output) "
+        "for this many seconds; its task result says so.",
+        _Bounds(0, 86_400, low_open=True),
+        default=600.0,
+    )
 
 
 @dataclass
@@ -51,3 +62,29 @@ class SessionConfig:
         _Bounds(0, 1_000_000, low_open=True),
         default=None,
     )
+    max_day_usd: float | None = _doc(
+        "Stop once the day's model calls (UTC), over every session and their sub-agents, "
+        "cost this much (USD). Unset: no limit.",
+        _Bounds(0, 1_000_000, low_open=True),
+        default=None,
+    )
+
+
+@dataclass
+class RoutingConfig:
+    """`[routing]`: a small model for the small jobs (docs/COST.md). Each value is a model
+    id or an alias of `[models.NAME]`; a job without one uses `small`, and without that
+    the session's model. On any error the session's model takes over, with one notice."""
+
+    small: str | None = field(
+        default=None, metadata={"doc": "The model for compaction summaries, the memory flush and titles."}
+    )
+    compaction: str | None = field(default=None, metadata={"doc": "The model for compaction summaries."})
+    title: str | None = field(default=None, metadata={"doc": "The model that titles sessions."})
+    memory_flush: str | None = field(
+        default=None, metadata={"doc": "The model that saves memories when a compaction runs."}
+    )
+
+    def model_for(self, purpose: str) -> str | None:
+        """The model configured for `purpose` (`compaction`, `title`, `memory_flush`)."""
+        return getattr(self, purpose, None) or self.small

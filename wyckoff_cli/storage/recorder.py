@@ -40,6 +40,7 @@ from wyckoff_cli.storage.chatlog import (
     message_record,
     now_iso,
     rewind_record,
+    title_record,
     turn_end_record,
     write_archive,
 )
@@ -114,7 +115,10 @@ class SessionRecorder(ConversationObserver):
                 usage = usage_event.usage  # a sub-agent's calls count in the session's totals too
                 cost = self._price(usage_event.model, usage)
                 agent = event.agent if isinstance(event, ev.SubagentEvent) else None
+                context = self.info.context_tokens
                 self.info.add_usage(usage_event.model, usage, cost, agent)
+                if usage_event.purpose != "turn":  # a side job's call does not fill the context
+                    self.info.context_tokens = context
                 extra = {} if cost is None else {"cost_usd": round(cost, 8)}
             elif isinstance(event, ev.TurnDone):
                 self.info.last_reason = event.reason
@@ -124,6 +128,20 @@ class SessionRecorder(ConversationObserver):
                 self.flush()
         except OSError as exc:
             self._failed(exc)
+
+    def set_title(self, title: str) -> None:
+        """Give the session a model-made title (kept in the chat log, shown by
+        `sessions list`, the resume picker and ACP session lists)."""
+        if self._closed:
+            return
+        try:
+            self.chat.append(title_record(title))
+        except OSError as exc:
+            self._failed(exc)
+            return
+        self.info.title = title
+        self._dirty = True
+        self.flush()
 
     def _price(self, model: str, usage: Usage) -> float | None:
         if self.call_cost is None:

@@ -112,6 +112,8 @@ def summarize(directory: Path) -> SessionInfo:
             info.compactions += 1
         elif kind == "turn_end":
             info.last_reason = record.get("reason")
+        elif kind == "title" and isinstance(record.get("title"), str) and record["title"].strip():
+            info.title = record["title"]  # a model-made title replaces the first message's
         info.updated = str(record.get("ts", info.updated))
     with contextlib.suppress(OSError):
         for record in read_jsonl(directory / SCRATCHPAD_FILE).records:

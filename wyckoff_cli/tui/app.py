@@ -97,6 +97,8 @@ class WyckoffApp(App[None]):
         await self.controller.aclose()
         if self.controller.builder.mcp is not None:
             await self.controller.builder.mcp.aclose()  # the servers live as long as the app
+        if self.controller.builder.lsp is not None:
+            await self.controller.builder.lsp.manager.close()  # so do the language servers
 
 
 def goodbye(session_id: str | None) -> str | None:

@@ -188,6 +188,8 @@ class EventRouter:
                 self.view.add_notice("info", server_tool_text(event.summary, event.sources))
             case ev.Notice():
                 self.view.add_notice(event.level, event.message)
+            case ev.BudgetWarning():
+                pass  # the notice that follows it says the same
             case ev.HookRan():
                 self._hook_ran(event)
             case ev.MessageCommitted():

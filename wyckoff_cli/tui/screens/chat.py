@@ -27,6 +27,7 @@ from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
+from wyckoff_cli.session.lsp import lsp_segment
 from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui import chat_requests, image_attach
 from wyckoff_cli.tui.completion import Completions
@@ -288,6 +289,7 @@ class ChatScreen(Screen[None]):
 
     def status_changed(self) -> None:
         self.status.background_running = self.controller.background_running()
+        self.status.lsp = lsp_segment(self.controller.builder.lsp)
         self.query_one(StatusBar).refresh_status()
 
     def resume(self, session_id: str) -> None:
