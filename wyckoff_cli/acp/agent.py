@@ -22,11 +22,13 @@ from acp.helpers import update_agent_message_text
 from wyckoff_cli import __version__
 from wyckoff_cli.acp.choices import SessionChoices, read_choices, save_choices
 from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
-from wyckoff_cli.acp.prompt import prompt_text
+from wyckoff_cli.acp.prompt import prompt_images, prompt_text
 from wyckoff_cli.acp.updates import UpdateTranslator, nested_id, replay, stop_reason
 from wyckoff_cli.acp.usage import TurnUsage
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.core.errors import ImageError
+from wyckoff_cli.core.messages import ImagePart
 from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.commands import ACP, BY_NAME, offered_by, split
@@ -104,9 +106,7 @@ class WyckoffAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=schema.PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
-                ),
+                prompt_capabilities=schema.PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=True),  # see docs/MCP.md
             ),
             agent_info=schema.Implementation(name="wyckoff", title="Wyckoff", version=__version__),
@@ -251,6 +251,7 @@ class WyckoffAgent:
         notices come back as the agent's message)."""
         state = self._state(session_id)
         text = prompt_text(prompt, state.controller.root).strip()
+        images = self._prompt_images(prompt, state)
         mcp = state.controller.builder.mcp
         parsed = None
         if text.startswith("/mcp__") and mcp is not None:  # a server's prompt, as in the app
@@ -263,7 +264,10 @@ class WyckoffAgent:
                 return schema.PromptResponse(stop_reason="end_turn")
         else:
             parsed = state.controller.parse(text)
-        request = parsed or rq.Turn(text)
+        request = parsed or rq.Turn(text, images=tuple(images))
+        if images and not isinstance(request, rq.Turn):
+            message = "Images are sent with a prompt, not with a slash command: nothing was sent"
+            raise RequestError.invalid_params({"message": message})
         parts = split(text)
         builtin = BY_NAME.get(parts[0].lower()) if parts is not None else None
         if isinstance(request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit) or (
@@ -286,6 +290,19 @@ class WyckoffAgent:
             stop_reason=stop_reason(done.reason if done else "aborted", done.stop_reason if done else None),
             usage=used.response(done),
         )
+
+    def _prompt_images(self, prompt: list[Any], state: AcpSession) -> list[ImagePart]:
+        """The prompt's image blocks, stored; a bad one is an invalid-params error naming
+        it (nothing is sent)."""
+        if not any(getattr(block, "type", "") == "image" for block in prompt):
+            return []  # the session is not built for a prompt without images
+        store = state.controller.session.images
+        if store is None:
+            return []
+        try:
+            return prompt_images(prompt, store)
+        except ImageError as exc:
+            raise RequestError.invalid_params({"message": exc.message}) from None
 
     async def _forward(
         self, session_id: str, state: AcpSession, event: ev.RuntimeEvent, *, command: bool = False

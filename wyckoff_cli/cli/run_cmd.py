@@ -40,7 +40,7 @@ from wyckoff_cli.cli.agents_cmd import add_budget_argument
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Sequence
 
     from wyckoff_cli.core.abort import AbortSignal
     from wyckoff_cli.core.events import RuntimeEvent
@@ -84,6 +84,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="how shell commands run (default: [shell] sandbox, workspace-write where it can start)",
     )
     parser.add_argument("--cwd", type=Path, default=None, help="workspace folder (default: current)")
+    parser.add_argument(
+        "--image",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeat for more",
+    )
     parser.add_argument(
         "--trust-mcp", action="store_true", help="start the project's .mcp.json servers (and trust the file)"
     )
@@ -200,7 +208,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
     try:
         start = "resume" if args.continue_session or args.resume else "startup"
-        turn = _turn(builder, session, prompt, request, abort, start, mcp)
+        turn = _turn(builder, session, prompt, request, abort, start, mcp, args.image)
         async for event in answer_approvals(turn, deny_without_approver):
             if recorder is not None:
                 recorder.record(event)
@@ -320,11 +328,14 @@ async def _turn(
     abort: AbortSignal,
     start: str,
     mcp: Any = None,
+    images: Sequence[Path] = (),
 ) -> AsyncIterator[RuntimeEvent]:
     """SessionStart hooks, a custom command's snippets or an MCP server's prompt
-    (`/mcp__SERVER__PROMPT ARGS`), `@SERVER:URI` resources attached (as in the app), then
-    the turn."""
+    (`/mcp__SERVER__PROMPT ARGS`), `@SERVER:URI` resources attached (as in the app), the
+    `--image` files, then the turn."""
     from wyckoff_cli.core import events as ev
+    from wyckoff_cli.core.errors import ImageError
+    from wyckoff_cli.core.messages import Message
     from wyckoff_cli.session.custom_commands import ShellExpansion, shell_snippets
     from wyckoff_cli.session.extensions import request_notices
 
@@ -359,7 +370,15 @@ async def _turn(
     if mcp is not None and "@" in text:
         text = await attach_resources(mcp, text, results)  # @SERVER:URI attaches a resource
     required = request.required_tools if request is not None else ()
-    message = with_command(text, shown) if shown is not None else text  # as typed, when resumed
+    try:
+        attached = [session.images.add_file(path.expanduser()) for path in images] if session.images else []
+    except ImageError as exc:  # one line naming the file; nothing is sent
+        yield ev.TurnFailed("image", exc.message)
+        yield ev.TurnDone("", "error", 0)
+        return
+    message = Message.user(text, images=attached) if attached else text
+    if shown is not None:  # as typed, when resumed
+        message = with_command(message, shown)
     async for event in session.runtime.run_stream(
         session.conversation,
         message,

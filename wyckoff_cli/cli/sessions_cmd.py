@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
-    from wyckoff_cli.core.messages import Message, ToolCallPart
+    from wyckoff_cli.core.messages import ImagePart, Message, ToolCallPart
     from wyckoff_cli.storage.config import Config
     from wyckoff_cli.storage.redact import Redactor
     from wyckoff_cli.storage.session_info import SessionInfo
@@ -228,7 +230,7 @@ def _show_message(console: Console, message: Message, expand: bool) -> None:
     from rich.markdown import Markdown
     from rich.text import Text
 
-    from wyckoff_cli.core.messages import ServerToolPart, ThinkingPart, ToolCallPart
+    from wyckoff_cli.core.messages import ServerToolPart, TextPart, ThinkingPart, ToolCallPart
     from wyckoff_cli.storage.session_info import shorten
 
     synthetic = message.meta.get("synthetic")
@@ -271,7 +273,7 @@ def _show_message(console: Console, message: Message, expand: bool) -> None:
                 console.print(Text(shorten(f"▸ {part.name}({_arguments(part)})", 110), style="magenta"))
         elif isinstance(part, ServerToolPart):
             console.print(Text(f"▸ {part.provider} server tool: {part.name} ({part.kind})", style="magenta"))
-        elif part.text:
+        elif isinstance(part, TextPart) and part.text:
             console.print(Markdown(part.text))
     if message.meta.get("interrupted"):
         console.print(Text("  (interrupted)", style="yellow"))
@@ -302,8 +304,10 @@ def _transcript(loaded: LoadedSession) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- export
 
 
-def export_text(store: SessionStore, session_id: str, fmt: str = "md") -> str:
-    """A session as a redacted Markdown transcript or JSON document."""
+def export_text(store: SessionStore, session_id: str, fmt: str = "md", images_dir: Path | None = None) -> str:
+    """A session as a redacted Markdown transcript or JSON document. JSON references
+    each image (hash, size, stored path); Markdown links it, copied into `images_dir`
+    (beside the output file) when given, else at its stored path."""
     loaded = store.load(session_id)
     items = [_redact_item(store.redactor, item) for item in _transcript(loaded)]
     if fmt == "json":
@@ -315,13 +319,38 @@ def export_text(store: SessionStore, session_id: str, fmt: str = "md") -> str:
             "transcript": items,
         }
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    return to_markdown(loaded.info, items, torn=loaded.torn)
+    link = _copying_link(images_dir) if images_dir is not None else _stored_link
+    return to_markdown(loaded.info, items, torn=loaded.torn, image_link=link)
+
+
+def _stored_link(part: ImagePart) -> str:
+    return Path(part.path).as_uri() if Path(part.path).is_absolute() else part.path
+
+
+def _copying_link(folder: Path) -> Callable[[ImagePart], str]:
+    """Copy each image into `folder` once; link it relative to the transcript beside it."""
+    import shutil
+
+    def link(part: ImagePart) -> str:
+        target = folder / Path(part.path).name
+        if not target.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                shutil.copyfile(part.path, target)
+            except OSError:
+                return _stored_link(part)  # the stored copy is gone: name where it was
+        return f"{folder.name}/{target.name}"
+
+    return link
 
 
 def _export(store: SessionStore, args: argparse.Namespace) -> int:
     from wyckoff_cli.storage.atomic import write_atomic
 
-    output = export_text(store, args.id, args.format)
+    images_dir = None
+    if args.format == "md" and args.output is not None:
+        images_dir = args.output.with_name(f"{args.output.stem}-images")
+    output = export_text(store, args.id, args.format, images_dir)
     if args.output is None:
         sys.stdout.write(output)
     else:
@@ -339,8 +368,16 @@ def _redact_item(redact: Redactor, item: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def to_markdown(info: SessionInfo, items: list[dict[str, Any]], *, torn: bool = False) -> str:
-    """A Markdown transcript: thinking in <details>, tool calls and results fenced."""
+def to_markdown(
+    info: SessionInfo,
+    items: list[dict[str, Any]],
+    *,
+    torn: bool = False,
+    image_link: Callable[[ImagePart], str] | None = None,
+) -> str:
+    """A Markdown transcript: thinking in <details>, tool calls and results fenced,
+    images linked (`image_link` gives each one's address)."""
+    link = image_link or _stored_link
     from wyckoff_cli.core.messages import Message
 
     out: list[str] = [
@@ -358,7 +395,7 @@ def to_markdown(info: SessionInfo, items: list[dict[str, Any]], *, torn: bool = 
     for item in items:
         kind = item.get("kind")
         if kind == "message":
-            out += _markdown_message(Message.from_dict(item["message"]))
+            out += _markdown_message(Message.from_dict(item["message"]), link)
         elif kind == "compaction":
             out += [
                 "---",
@@ -367,7 +404,7 @@ def to_markdown(info: SessionInfo, items: list[dict[str, Any]], *, torn: bool = 
                 "",
             ]
             for data in item.get("added", []):
-                out += _markdown_message(Message.from_dict(data))
+                out += _markdown_message(Message.from_dict(data), link)
         elif kind == "turn_end" and item.get("reason") not in ("completed", "completed_by_tool"):
             out += [f"*Turn ended: {item.get('reason')}.*", ""]
         elif kind == "rewind":
@@ -375,16 +412,21 @@ def to_markdown(info: SessionInfo, items: list[dict[str, Any]], *, torn: bool = 
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _markdown_message(message: Message) -> list[str]:
-    from wyckoff_cli.core.messages import ServerToolPart, ThinkingPart, ToolCallPart
+def _markdown_images(message: Message, link: Callable[[ImagePart], str]) -> list[str]:
+    return [line for image in message.images for line in (f"![{image.label}]({link(image)})", "")]
+
+
+def _markdown_message(message: Message, link: Callable[[ImagePart], str]) -> list[str]:
+    from wyckoff_cli.core.messages import ServerToolPart, TextPart, ThinkingPart, ToolCallPart
 
     if message.role == "user":
         synthetic = message.meta.get("synthetic")
-        return [f"## {f'Note ({synthetic})' if synthetic else 'You'}", "", message.text, ""]
+        heading = f"## {f'Note ({synthetic})' if synthetic else 'You'}"
+        return [heading, "", message.text, "", *_markdown_images(message, link)]
     if message.role == "tool":
         label = "Error" if message.is_error else "Result"
         heading = f"**{label}** of `{message.tool_name}` (`{message.tool_call_id}`):"
-        return [heading, "", *_fenced(message.text, "text"), ""]
+        return [heading, "", *_fenced(message.text, "text"), "", *_markdown_images(message, link)]
     out = ["## Assistant", ""]
     for part in message.parts:
         if isinstance(part, ThinkingPart):
@@ -394,7 +436,7 @@ def _markdown_message(message: Message) -> list[str]:
             out += [f"**Tool call** `{part.name}` (`{part.id}`)", "", *_fenced(body, "json"), ""]
         elif isinstance(part, ServerToolPart):
             out += [f"**Server tool** `{part.name}` ({part.provider}, {part.kind})", ""]
-        elif part.text:
+        elif isinstance(part, TextPart) and part.text:
             out += [part.text, ""]
     return out
 

@@ -12,7 +12,8 @@ threshold, `compact_history` (SPEC `compact_messages`):
 3. asks the model once for a structured summary (goals, decisions, files and their
    state, done, open; at most ~500 words) — and, concurrently, once for durable
    memories to save (`flush_memories`, SPEC `flush_memory_before_compaction`);
-4. replaces the head with one user message holding the summary, followed by the
+4. replaces the head with one user message holding the summary (and one line naming
+   the images the head held: they are not sent again), followed by the
    latest user request word for word (when it was not in the tail) and the tail;
 5. archives the replaced messages (the originals) through the callback it is given,
    so they are not lost.
@@ -37,7 +38,7 @@ from typing import Any
 from wyckoff_cli.context.memory import KINDS, AddResult, MemoryStore, Scope
 from wyckoff_cli.context.prompt import load_prompt
 from wyckoff_cli.context.tokens import estimate_text
-from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.messages import ImagePart, Message, TextPart, ToolCallPart, ToolSpec
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import ChatResponse, Chunk, LLMProvider
 
@@ -199,11 +200,18 @@ def render_transcript(messages: Sequence[Message], *, max_tokens: int | None = N
     return "\n\n".join(blocks)
 
 
+def image_note(images: Sequence[ImagePart]) -> str:
+    """The one line that stands for images compaction takes out."""
+    names = ", ".join(image.label for image in images)
+    return f"[{'image' if len(images) == 1 else 'images'} {names}: attached here; not kept after compaction]"
+
+
 def _render(message: Message) -> str:
+    note = f"\n{image_note(message.images)}" if message.images else ""
     if message.role == "tool":
         label = "tool error" if message.is_error else "tool result"
-        return f"[{label}: {message.tool_name or '?'}]\n{message.text}"
-    lines: list[str] = []
+        return f"[{label}: {message.tool_name or '?'}]\n{message.text}{note}"
+    lines: list[str] = [note.strip()] if note else []
     for part in message.parts:
         if isinstance(part, TextPart):
             if part.text.strip():
@@ -431,9 +439,12 @@ async def compact_history(
         dropped.usage, dropped.calls = _calls(metered, flush_metered)
         return dropped
     meta: dict[str, Any] = {"synthetic": "compaction", "replaced_messages": len(replaced)}
-    summary_message = Message.user(
-        _summary_text(summary, len(replaced), archived=archive is not None), **meta
-    )
+    text = _summary_text(summary, len(replaced), archived=archive is not None)
+    dropped_images = [image for message in replaced for image in message.images]
+    if dropped_images:
+        text += "\n" + image_note(dropped_images)
+        meta["replaced_images"] = [image.label for image in dropped_images]
+    summary_message = Message.user(text, **meta)
     new = [summary_message]
     if keep_request and request is not None:
         new.append(messages[request])

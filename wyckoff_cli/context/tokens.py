@@ -32,7 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wyckoff_cli.core.messages import Message, ServerToolPart, TextPart, ThinkingPart, ToolSpec
+from wyckoff_cli.context.image_tokens import image_tokens
+from wyckoff_cli.core.messages import ImagePart, Message, ServerToolPart, TextPart, ThinkingPart, ToolSpec
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
 _KANA = "\u3040-\u30ff"
@@ -70,6 +71,7 @@ PUNCT_CHARS_PER_EXTRA = 1.5  # ...beyond it, one more token per this many charac
 SYMBOL_WEIGHT = 1.0  # emoji and other non-ASCII symbols, per character
 QUOTE = '"'  # o200k merges double quotes into the punctuation around them (JSON)
 
+DEFAULT_IMAGE_VENDOR = "anthropic"  # whose rule counts images when the vendor is not known
 MESSAGE_OVERHEAD = 4  # role markers and separators around each message
 TOOL_CALL_OVERHEAD = 6
 TOOL_SPEC_OVERHEAD = 8
@@ -108,9 +110,9 @@ def estimate_text(text: str) -> int:
     return max(1, math.ceil(total))
 
 
-def estimate_message(message: Message) -> int:
-    """Tokens of one message as sent: text, kept reasoning, tool calls with their
-    arguments, tool results, and the framing around them."""
+def estimate_message(message: Message, vendor: str = DEFAULT_IMAGE_VENDOR) -> int:
+    """Tokens of one message as sent: text, images (by `vendor`'s rule), kept
+    reasoning, tool calls with their arguments, tool results, and the framing around them."""
     total = MESSAGE_OVERHEAD
     if message.tool_name:
         total += estimate_text(message.tool_name) + 2
@@ -123,6 +125,8 @@ def estimate_message(message: Message) -> int:
                 total += len(part.redacted_data) // 4
         elif isinstance(part, ServerToolPart):
             total += TOOL_CALL_OVERHEAD + len(json.dumps(part.data, ensure_ascii=False)) // 4
+        elif isinstance(part, ImagePart):
+            total += image_tokens(vendor, part.width, part.height)
         else:
             arguments = part.raw_arguments
             if arguments is None:
@@ -202,8 +206,10 @@ class TokenEstimator:
         min_ratio: float = 0.5,
         max_ratio: float = 2.0,
         min_calibration_tokens: int = 2_000,
+        vendor: str = DEFAULT_IMAGE_VENDOR,
     ) -> None:
         self.ratio = 1.0
+        self.vendor = vendor  # whose rule counts images (context/image_tokens.py)
         self.min_ratio = min_ratio
         self.max_ratio = max_ratio
         self.min_calibration_tokens = min_calibration_tokens
@@ -230,7 +236,11 @@ class TokenEstimator:
         hit = self._messages.get(key)
         if hit is not None and hit() is message:
             return hit.count
-        count = estimate_message(message)
+        count = estimate_message(message)  # images by the default (Anthropic) rule...
+        if self.vendor != DEFAULT_IMAGE_VENDOR:  # ...corrected to this vendor's
+            for image in message.images:
+                count += image_tokens(self.vendor, image.width, image.height)
+                count -= image_tokens(DEFAULT_IMAGE_VENDOR, image.width, image.height)
         self._messages[key] = _Counted(message, self._messages.drop, key, count)
         return count
 

@@ -115,6 +115,18 @@ class ContextTooLong(BadRequest):
     kind = "context_too_long"
 
 
+class ImagesNotSupported(BadRequest):
+    """The conversation holds images and the model takes none: refused before any
+    request (by the catalogue) or turned from the vendor's refusal (an unknown model)."""
+
+    kind = "images_not_supported"
+
+
+class ImageError(WyckoffError):
+    """An image that cannot be attached (missing, corrupt, truncated, unsupported,
+    too large, a decompression bomb): one line naming the file."""
+
+
 class ProviderConfigError(ProviderError):
     """A mistake in our configuration (missing key, unknown model): never retried."""
 

@@ -9,7 +9,8 @@ round trips; this module imports nothing else of ours.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Role = Literal["user", "assistant", "tool"]
@@ -72,7 +73,34 @@ class ServerToolPart:
     type: Literal["server_tool"] = "server_tool"
 
 
-Part = TextPart | ThinkingPart | ToolCallPart | ServerToolPart
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image in a user or tool message. The bytes are not kept here: they are stored
+    once per session by their hash (`sha256`) at `path`, exactly as they are sent, and
+    the chat log holds only this reference. `name` is what the person or tool called it
+    (a file name, for chips and notes); `width`/`height` are pixels; `size` is bytes."""
+
+    media_type: str
+    width: int
+    height: int
+    sha256: str
+    path: str
+    size: int
+    name: str = ""
+    type: Literal["image"] = "image"
+
+    def read_bytes(self) -> bytes:
+        """The stored bytes (raises OSError when the session's image file is gone)."""
+        with open(self.path, "rb") as file:
+            return file.read()
+
+    @property
+    def label(self) -> str:
+        """`screenshot.png 1280×720`: how chips, transcripts and notes name it."""
+        return f"{self.name or self.sha256[:12]} {self.width}\u00d7{self.height}"
+
+
+Part = TextPart | ThinkingPart | ToolCallPart | ServerToolPart | ImagePart
 
 
 def new_message_id() -> str:
@@ -95,8 +123,8 @@ class Message:
     id: str = field(default_factory=new_message_id, compare=False)
 
     @classmethod
-    def user(cls, text: str, **meta: Any) -> Message:
-        return cls("user", (TextPart(text),), meta=meta)
+    def user(cls, text: str, *, images: Sequence[ImagePart] = (), **meta: Any) -> Message:
+        return cls("user", (TextPart(text), *images), meta=meta)
 
     @classmethod
     def assistant(cls, text: str) -> Message:
@@ -104,11 +132,18 @@ class Message:
 
     @classmethod
     def tool_result(
-        cls, call_id: str, name: str, content: str, *, is_error: bool = False, **meta: Any
+        cls,
+        call_id: str,
+        name: str,
+        content: str,
+        *,
+        is_error: bool = False,
+        images: Sequence[ImagePart] = (),
+        **meta: Any,
     ) -> Message:
         return cls(
             "tool",
-            (TextPart(content),),
+            (TextPart(content), *images),
             tool_call_id=call_id,
             tool_name=name,
             is_error=is_error,
@@ -126,6 +161,10 @@ class Message:
     @property
     def tool_calls(self) -> list[ToolCallPart]:
         return [p for p in self.parts if isinstance(p, ToolCallPart)]
+
+    @property
+    def images(self) -> list[ImagePart]:
+        return [p for p in self.parts if isinstance(p, ImagePart)]
 
     @property
     def server_tools(self) -> list[ServerToolPart]:
@@ -160,6 +199,12 @@ class Message:
         )
 
 
+def with_images(message: str | Message, images: Sequence[ImagePart]) -> Message:
+    """A user message (or text) with `images` appended to its parts."""
+    base = Message.user(message) if isinstance(message, str) else message
+    return replace(base, parts=(*base.parts, *images))
+
+
 def part_to_dict(part: Part) -> dict[str, Any]:
     data: dict[str, Any]
     if isinstance(part, TextPart):
@@ -176,6 +221,19 @@ def part_to_dict(part: Part) -> dict[str, Any]:
                 data[key] = value
         if part.extra:
             data["extra"] = dict(part.extra)
+        return data
+    if isinstance(part, ImagePart):
+        data = {
+            "type": "image",
+            "media_type": part.media_type,
+            "width": part.width,
+            "height": part.height,
+            "sha256": part.sha256,
+            "path": part.path,
+            "size": part.size,
+        }
+        if part.name:
+            data["name"] = part.name
         return data
     if isinstance(part, ServerToolPart):
         data = {
@@ -207,6 +265,16 @@ def part_from_dict(data: dict[str, Any]) -> Part:
             provider=data.get("provider"),
             redacted_data=data.get("redacted_data"),
             extra=dict(data.get("extra") or {}),
+        )
+    if kind == "image":
+        return ImagePart(
+            media_type=str(data["media_type"]),
+            width=int(data["width"]),
+            height=int(data["height"]),
+            sha256=str(data["sha256"]),
+            path=str(data["path"]),
+            size=int(data.get("size", 0)),
+            name=str(data.get("name", "")),
         )
     if kind == "server_tool":
         return ServerToolPart(

@@ -33,6 +33,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from wyckoff_cli.core.messages import (
+    ImagePart,
     Message,
     ServerToolPart,
     TextPart,
@@ -52,6 +53,7 @@ from wyckoff_cli.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
+from wyckoff_cli.providers.images import image_base64
 from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
 from wyckoff_cli.providers.sdk_errors import stream_error
 
@@ -133,16 +135,17 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         }
         if message.is_error:
             block["is_error"] = True
-        if message.meta.get("images"):  # a tool's images (e.g. MCP) go beside its text
+        if message.images:  # a tool's images (read_file, MCP) go inside its result
             block["content"] = [
                 {"type": "text", "text": block["content"]},
-                *map(_image, message.meta["images"]),
+                *map(_image, message.images),
             ]
         return "user", [block]
     if message.role == "user":
-        return "user", [
+        texts = [
             {"type": "text", "text": p.text} for p in message.parts if isinstance(p, TextPart) and p.text
         ]
+        return "user", [*texts, *map(_image, message.images)]
     blocks: list[dict[str, Any]] = []
     for part in message.parts:
         if isinstance(part, TextPart):
@@ -164,10 +167,10 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
     return "assistant", blocks
 
 
-def _image(image: dict[str, str]) -> dict[str, Any]:
+def _image(image: ImagePart) -> dict[str, Any]:
     return {
         "type": "image",
-        "source": {"type": "base64", "media_type": image["mime_type"], "data": image["data"]},
+        "source": {"type": "base64", "media_type": image.media_type, "data": image_base64(image)},
     }
 
 

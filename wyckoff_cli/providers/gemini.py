@@ -35,6 +35,7 @@ from typing import Any
 
 from wyckoff_cli.core.errors import BadRequest
 from wyckoff_cli.core.messages import (
+    ImagePart,
     Message,
     ServerToolPart,
     TextPart,
@@ -55,6 +56,7 @@ from wyckoff_cli.providers.base import (
     UsageChunk,
 )
 from wyckoff_cli.providers.credentials import request_timeout
+from wyckoff_cli.providers.images import image_base64
 from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
 from wyckoff_cli.providers.sdk_errors import stream_error
 
@@ -79,6 +81,7 @@ def convert_messages(messages: Sequence[Message], *, placeholder_signatures: boo
         parts: list[dict[str, Any]] = []
         if message.role == "user":
             parts = [{"text": p.text} for p in message.parts if isinstance(p, TextPart) and p.text]
+            parts += [_inline(image) for image in message.images]
         elif message.role == "tool":
             call = calls.get(message.tool_call_id or "")
             name = message.tool_name or (call.name if call else "tool")
@@ -87,8 +90,7 @@ def convert_messages(messages: Sequence[Message], *, placeholder_signatures: boo
             if call is not None and call.extra.get(NATIVE_ID_KEY):
                 response["id"] = call.id
             parts = [{"functionResponse": response}]
-            for image in message.meta.get("images", ()):  # a tool's images (e.g. MCP) beside it
-                parts.append({"inlineData": {"mimeType": image["mime_type"], "data": image["data"]}})
+            parts += [_inline(image) for image in message.images]  # a tool's images beside it
         else:
             role = "model"
             parts = _model_parts(message, calls, placeholder_signatures)
@@ -99,6 +101,10 @@ def convert_messages(messages: Sequence[Message], *, placeholder_signatures: boo
         else:
             contents.append({"role": role, "parts": parts})
     return contents
+
+
+def _inline(image: ImagePart) -> dict[str, Any]:
+    return {"inlineData": {"mimeType": image.media_type, "data": image_base64(image)}}
 
 
 def _model_parts(

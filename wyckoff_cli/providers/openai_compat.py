@@ -31,7 +31,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 from urllib.parse import urlparse
 
-from wyckoff_cli.core.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
+from wyckoff_cli.core.messages import ImagePart, Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
 from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import (
@@ -42,6 +42,7 @@ from wyckoff_cli.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
+from wyckoff_cli.providers.images import image_data_url
 from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
 from wyckoff_cli.providers.sdk_errors import stream_error
 from wyckoff_cli.providers.spec import ModelSpec
@@ -77,7 +78,7 @@ def convert_messages(
     out: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
     last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
     open_calls: list[str] = []
-    images: list[tuple[str, dict[str, str]]] = []  # tool images wait for the round's last tool message
+    images: list[tuple[str, ImagePart]] = []  # tool images wait for the round's last tool message
     for position, message in enumerate(messages):
         if message.role != "tool" and open_calls:
             out += [_tool_message(c, "(no result)") for c in open_calls]
@@ -86,7 +87,7 @@ def convert_messages(
             out.append(_images_message(images))
             images = []
         if message.role == "user":
-            out.append({"role": "user", "content": message.text})
+            out.append({"role": "user", "content": _user_content(message)})
         elif message.role == "tool":
             call_id = message.tool_call_id or ""
             text = message.text or "(no output)"
@@ -95,7 +96,7 @@ def convert_messages(
             if call_id in open_calls:
                 open_calls.remove(call_id)
                 out.append(_tool_message(call_id, text))
-                images += [(message.tool_name or "a tool", i) for i in message.meta.get("images", ())]
+                images += [(message.tool_name or "a tool", i) for i in message.images]
             else:
                 out.append(
                     {"role": "user", "content": f"[result of {message.tool_name or 'a tool'}]\n{text}"}
@@ -111,13 +112,23 @@ def convert_messages(
     return out
 
 
-def _images_message(images: list[tuple[str, dict[str, str]]]) -> dict[str, Any]:
+def _user_content(message: Message) -> str | list[dict[str, Any]]:
+    """A user message's text, or text and `image_url` parts when it carries images."""
+    if not message.images:
+        return message.text
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.text}] if message.text else []
+    return parts + [_image_url(image) for image in message.images]
+
+
+def _image_url(image: ImagePart) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": image_data_url(image)}}
+
+
+def _images_message(images: list[tuple[str, ImagePart]]) -> dict[str, Any]:
     """Chat Completions tool messages hold text only: a tool's images follow as user content."""
     names = ", ".join(dict.fromkeys(name for name, _ in images))
     parts: list[dict[str, Any]] = [{"type": "text", "text": f"[images returned by {names}]"}]
-    for _name, image in images:
-        url = f"data:{image['mime_type']};base64,{image['data']}"
-        parts.append({"type": "image_url", "image_url": {"url": url}})
+    parts += [_image_url(image) for _name, image in images]
     return {"role": "user", "content": parts}
 
 

@@ -32,6 +32,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from wyckoff_cli.core.messages import (
+    ImagePart,
     Message,
     ServerToolPart,
     TextPart,
@@ -50,6 +51,7 @@ from wyckoff_cli.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
+from wyckoff_cli.providers.images import image_data_url
 from wyckoff_cli.providers.openai_compat import openai_usage
 from wyckoff_cli.providers.sdk_base import SDKProvider, StreamReader
 from wyckoff_cli.providers.sdk_errors import stream_error
@@ -70,7 +72,9 @@ def convert_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
             items += [_output(c, "(no result)") for c in open_calls]
             open_calls = []
         if message.role == "user":
-            if message.text:
+            if message.images:
+                items.append({"role": "user", "content": _user_content(message)})
+            elif message.text:
                 items.append({"role": "user", "content": message.text})
         elif message.role == "tool":
             call_id = message.tool_call_id or ""
@@ -80,8 +84,8 @@ def convert_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
             if call_id in open_calls:
                 open_calls.remove(call_id)
                 items.append(_output(call_id, text))
-                if message.meta.get("images"):  # a tool's images (e.g. MCP) follow its output
-                    items.append(_images(message.tool_name or "a tool", message.meta["images"]))
+                if message.images:  # a tool's images (read_file, MCP) follow its output
+                    items.append(_images(message.tool_name or "a tool", message.images))
             else:
                 items.append(
                     {"role": "user", "content": f"[result of {message.tool_name or 'a tool'}]\n{text}"}
@@ -94,13 +98,18 @@ def convert_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return items
 
 
-def _images(tool: str, images: list[dict[str, str]]) -> dict[str, Any]:
+def _user_content(message: Message) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = [{"type": "input_text", "text": message.text}] if message.text else []
+    return content + [_input_image(image) for image in message.images]
+
+
+def _input_image(image: ImagePart) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": image_data_url(image)}
+
+
+def _images(tool: str, images: list[ImagePart]) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "input_text", "text": f"[images returned by {tool}]"}]
-    for image in images:
-        content.append(
-            {"type": "input_image", "image_url": f"data:{image['mime_type']};base64,{image['data']}"}
-        )
-    return {"role": "user", "content": content}
+    return {"role": "user", "content": content + [_input_image(image) for image in images]}
 
 
 def _output(call_id: str, text: str) -> dict[str, Any]:

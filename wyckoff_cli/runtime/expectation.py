@@ -2,7 +2,8 @@
 
 Signals:
 - a slash command that declares required tools (passed in by the host);
-- `@path` mentions of files in the workspace: that file must be read;
+- `@path` mentions of files in the workspace: that file must be read (an image's
+  mention attaches the image instead);
 - a final answer claiming a file was changed, or a command was run, when no tool of
   that kind succeeded this turn (the wording detectors are in `runtime/claims.py`);
 - what the turn's calls did: when it attempted edits or commands and none of that kind
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wyckoff_cli.core.image_files import looks_like_image_path
 from wyckoff_cli.core.messages import ToolCallPart
 from wyckoff_cli.runtime.claims import claims_edit, claims_run
 
@@ -102,6 +104,24 @@ CHANGING_KINDS = ("edit", "execute")
 """Tool kinds whose success an answer may take for granted: files changed, commands run."""
 
 
+def mentioned_files(user_text: str, root: Path) -> list[tuple[str, Path]]:
+    """The workspace files `@path` mentions in `user_text` name (each once, in order)."""
+    found: list[tuple[str, Path]] = []
+    seen: set[Path] = set()
+    for match in _MENTION.finditer(user_text):
+        raw = match.group(1).rstrip(".")
+        target = _resolve(root, raw)
+        if target in seen or not target.is_file():
+            continue
+        try:
+            target.relative_to(root)
+        except ValueError:
+            continue
+        seen.add(target)
+        found.append((raw, target))
+    return found
+
+
 def resolve_turn_expectation(
     user_text: str,
     workspace: Path,
@@ -120,17 +140,9 @@ def resolve_turn_expectation(
         if name in kinds
     ]
     if read_tool in kinds:
-        seen: set[Path] = set()
-        for match in _MENTION.finditer(user_text):
-            raw = match.group(1).rstrip(".")
-            target = _resolve(root, raw)
-            if target in seen or not target.is_file():
-                continue
-            try:
-                target.relative_to(root)
-            except ValueError:
-                continue
-            seen.add(target)
+        for raw, target in mentioned_files(user_text, root):
+            if looks_like_image_path(target):
+                continue  # an image mention attaches the image itself (runtime/mentions.py)
             required.append(Requirement(tool=read_tool, path=target, reason=f"the user mentioned @{raw}"))
     return TurnExpectation(
         workspace=root,

@@ -29,7 +29,7 @@ from wyckoff_cli.context.hooks import ContextHooks
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.abort import AbortSignal as AbortSignal  # re-exported: hosts import it from core/
 from wyckoff_cli.core.conversation import Conversation
-from wyckoff_cli.core.errors import ProviderError, StopRun
+from wyckoff_cli.core.errors import BadRequest, ImageError, ProviderError, StopRun
 from wyckoff_cli.core.messages import Message, TextPart, ToolCallPart
 from wyckoff_cli.providers.base import (
     FallbackChunk,
@@ -54,11 +54,14 @@ from wyckoff_cli.runtime.guards import (
     TurnState,
 )
 from wyckoff_cli.runtime.hooks import ModelRequest, RuntimeHooks, event_listeners
+from wyckoff_cli.runtime.image_support import ImageSupport, image_refusal, refuse_before_sending
+from wyckoff_cli.runtime.mentions import attach_mentioned_images
 from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD
 from wyckoff_cli.runtime.repeats import RepeatGuard
 from wyckoff_cli.runtime.stop_reasons import StopReasonReview
 from wyckoff_cli.runtime.tally import CallPricer, ResentShares, TurnTally
 from wyckoff_cli.runtime.tool_calls import ABORTED, CallResult, ToolCallRunner
+from wyckoff_cli.storage.images import ImageStore
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
@@ -113,6 +116,9 @@ class AgentRuntime:
         redact: Callable[[str], str] | None = None,
         host_files: HostFiles | None = None,
         host_terminal: HostTerminal | None = None,
+        images: ImageStore | None = None,
+        attachments: ImageStore | None = None,
+        image_support: ImageSupport | None = None,
         price: CallPricer | None = None,
     ) -> None:
         self.provider = provider
@@ -128,6 +134,9 @@ class AgentRuntime:
         self.redact = redact  # removes secrets from what is written to disk (offloaded results)
         self.host_files = host_files  # an editor's files and terminal, when the host offers them
         self.host_terminal = host_terminal
+        self.images = images  # the session's image store, for tools when the models take images
+        self.attachments = attachments  # where `@image.png` mentions are kept (None: not attached)
+        self.image_support = image_support  # which models may be sent images (runtime/image_support.py)
         self.price = price  # (model, usage) -> USD: `done.cost_usd`
         self._resent = ResentShares()  # each usage event's `resent`
 
@@ -194,6 +203,13 @@ class AgentRuntime:
         abort: AbortSignal | None = None,
     ) -> AsyncIterator[ev.RuntimeEvent]:
         message = Message.user(user_message) if isinstance(user_message, str) else user_message
+        if self.attachments is not None:
+            try:
+                message = attach_mentioned_images(message, self.workspace, self.attachments)
+            except ImageError as exc:  # nothing is sent; the prompt is the host's to keep
+                yield ev.TurnFailed("image", exc.message)
+                yield ev.TurnDone("", "error", 0)
+                return
         queue = EventQueue()
         expectation = resolve_turn_expectation(
             str(message.meta.get("typed", message.text)),  # not what was attached (`!command` output)
@@ -223,6 +239,7 @@ class AgentRuntime:
             redact=self.redact,
             host_files=self.host_files,
             host_terminal=self.host_terminal,
+            images=self.images,
         )
         turn = _Turn(
             conversation,
@@ -433,7 +450,12 @@ class AgentRuntime:
                 await self._commit(
                     turn,
                     Message.tool_result(
-                        result.call.id, result.call.name, text, is_error=result.is_error, **result.meta
+                        result.call.id,
+                        result.call.name,
+                        text,
+                        is_error=result.is_error,
+                        images=result.images,
+                        **result.meta,
                     ),
                 )
                 turn.state.record_result(result.call, result.text, result.is_error, result.refused_by)
@@ -457,6 +479,7 @@ class AgentRuntime:
         turn.streaming = assembler
         thinking_started: float | None = None
         thinking_ms = 0
+        with_images = refuse_before_sending(self.image_support, model, request.messages)
         stream = self.provider.chat_stream(request.messages, request.tools, request.system_prompt)
         try:
             async for received in stream:
@@ -509,6 +532,11 @@ class AgentRuntime:
                             turn,
                             ev.FallbackSwitched(chunk.from_model, chunk.to_model, chunk.error, discarded),
                         )
+        except BadRequest as exc:
+            refused = image_refusal(self.image_support, with_images, exc, model)
+            if refused is None:
+                raise
+            raise refused from None
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:

@@ -21,11 +21,12 @@ from typing import Any
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
-from wyckoff_cli.core.messages import ToolCallPart
+from wyckoff_cli.core.messages import ImagePart, ToolCallPart
 from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
 from wyckoff_cli.runtime.guards import GuardPipeline, Refuser, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks, ToolDecision, merge_decisions
 from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD, offload_result
+from wyckoff_cli.storage.images import ImageStore
 from wyckoff_cli.tools.background import BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
@@ -50,7 +51,7 @@ class CallResult:
     elapsed_ms: int = 0
     completes_run: bool = False
     proposed_args: dict[str, Any] | None = None  # set when a person edited the call before it ran
-    images: tuple[dict[str, str], ...] = ()  # ToolOutcome.images: sent to the model beside the text
+    images: tuple[ImagePart, ...] = ()  # ToolOutcome.images: parts of the tool message, beside the text
     refused_by: Refuser | None = None  # set when the call was refused, not run
 
     @property
@@ -60,8 +61,6 @@ class CallResult:
         meta: dict[str, Any] = {"elapsed_ms": self.elapsed_ms}
         if self.display:
             meta["display"] = self.display
-        if self.images:  # ToolOutcome.images: each adapter sends them beside the text
-            meta["images"] = list(self.images)
         if self.proposed_args is not None:
             meta["edited"] = {"proposed": self.proposed_args, "ran": self.call.arguments}
         return meta
@@ -97,6 +96,7 @@ class ToolCallRunner:
     redact: Callable[[str], str] | None = None  # for what is written to disk
     host_files: HostFiles | None = None
     host_terminal: HostTerminal | None = None
+    images: ImageStore | None = None  # ToolContext.images: None when the models take no images
     answered: dict[str, CallResult] = field(default_factory=dict)
 
     async def run_batch(
@@ -331,6 +331,7 @@ class ToolCallRunner:
             host_files=self.host_files,
             host_terminal=self.host_terminal,
             read_denied=lambda path: self.policy.read_denied(path, self.workspace),
+            images=self.images,
         )
         ctx.results_dir = self.results_dir()
         if self.redact is not None:

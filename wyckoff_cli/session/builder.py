@@ -17,11 +17,13 @@ from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.errors import ConfigError
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers.base import LLMProvider
+from wyckoff_cli.providers.registry import vendor_of
 from wyckoff_cli.runtime.agent_hooks import agent_judge
 from wyckoff_cli.runtime.checkpoints.hooks import checkpoint_hooks, ran_a_command
 from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.runtime.prompt_hooks import provider_judge
+from wyckoff_cli.session.images import every_model_takes_images, image_store, image_support
 from wyckoff_cli.session.models import build_model
 from wyckoff_cli.session.modes import ModeTools
 from wyckoff_cli.session.shell import (
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.runtime.subagents import SessionBudget
     from wyckoff_cli.runtime.user_hooks import UserHooks
     from wyckoff_cli.storage.config_watch import ConfigWatch
+    from wyckoff_cli.storage.images import ImageStore
     from wyckoff_cli.storage.recorder import SessionRecorder
     from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
     from wyckoff_cli.tools.lsp.family import LspTools
@@ -93,6 +96,7 @@ class Session:
     recorder: SessionRecorder | None = None
     fixed_prompt: str = ""
     checkpoints: CheckpointCommands | None = None  # /rewind, /undo, /redo, /diff (None: off)
+    images: ImageStore | None = None  # where attached and tool images are kept (session/images.py)
 
     @property
     def id(self) -> str | None:
@@ -310,6 +314,7 @@ class SessionBuilder:
                 session_id=recorder.id if recorder is not None else None,
                 routes=routes,
             )
+            context.estimator.vendor = vendor_of(provider.name)  # whose rule counts images
             for tool in context.tools():
                 registry.add(tool)
             set_prompt(context, self.workspace.root, registry, skills)
@@ -352,6 +357,8 @@ class SessionBuilder:
             hooks.append(SessionTitler(routes["title"], recorder, lambda: runtime.provider))
         if self.mcp is not None:
             self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
+        images = image_store(recorder)
+        tool_images = images if every_model_takes_images(config, model) else None
         runtime = AgentRuntime(
             provider,
             registry,
@@ -366,6 +373,9 @@ class SessionBuilder:
             host_files=self.host_files,
             price=self.call_cost(),
             host_terminal=self.host_terminal,
+            images=tool_images,
+            attachments=images,
+            image_support=image_support(config),
         )
         conversation = recorder.conversation if recorder is not None else Conversation()
         session = Session(
@@ -379,6 +389,7 @@ class SessionBuilder:
             recorder,
             self.fixed_prompt,
             checkpoints=checkpoints[0].commands() if checkpoints else None,
+            images=images,
         )
         if self.subagents if self.subagents is not None else self.tools_factory is None:
             from wyckoff_cli.session.subagents import add_task_tool

@@ -37,6 +37,7 @@ from wyckoff_cli.session.custom_commands import (
 )
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
+from wyckoff_cli.session.images import turn_message
 from wyckoff_cli.session.info_requests import (
     Exporter,
     cost_output,
@@ -53,11 +54,12 @@ from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.session.turn_start import preparing
-from wyckoff_cli.session.user_shell import ShellRun, UserShell, attach
+from wyckoff_cli.session.user_shell import ShellRun, UserShell
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
 
 if TYPE_CHECKING:
+    from wyckoff_cli.core.messages import ImagePart
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.hook_config import HookFile
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -194,10 +196,11 @@ class ChatController:
         required_tools: Sequence[str] = (),
         request: TurnRequest | None = None,
         attached: Sequence[ShellRun] = (),
+        images: Sequence[ImagePart] = (),
     ) -> AsyncIterator[ev.RuntimeEvent]:
         """One turn; `request` when it comes from a command (its `!`…`` snippets run
         first, its rules hold for this turn only, its model answers this turn);
-        `attached`: `!command` runs whose output goes before the text."""
+        `attached`, `images`: `!command` runs (before the text) and images sent with it."""
         async for waiting in preparing(self, abort):  # MCP servers starting, the SDK's imports
             yield waiting
         if abort.aborted:
@@ -233,7 +236,7 @@ class ChatController:
                 runtime = runtime_for_model(runtime, self.builder.provider(request.model))
         if self.builder.mcp is not None:
             text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
-        message = attach(text, attached) if attached else text  # `!command` output goes with it
+        message = turn_message(text, attached, images)  # `!command` output and images go with it
         if request is not None:  # the transcript shows `/NAME ARGS`, a resumed one too
             message = with_command(message, request.shown)
         try:
@@ -547,7 +550,8 @@ class ChatController:
                 self._abort = None
 
     def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
-        return self._abortable(lambda a: self._turn(t.text, a, t.required_tools, t.command, t.attached))
+        rest = (t.required_tools, t.command, t.attached, t.images)
+        return self._abortable(lambda a: self._turn(t.text, a, *rest))
 
     async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
         expanded = self.expand(name, argument)

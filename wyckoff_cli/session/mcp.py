@@ -42,15 +42,9 @@ def session_vendors(workspace: Workspace, model: str | None) -> tuple[str, ...]:
 def session_sees_images(workspace: Workspace, model: str | None) -> bool:
     """Whether every model of the session (the default and the fallbacks) takes images,
     by the model catalogue; an unknown model counts as not."""
-    from wyckoff_cli.models.facts import resolve_model_facts
-    from wyckoff_cli.session.models import model_id
+    from wyckoff_cli.session.images import every_model_takes_images
 
-    config = workspace.config
-    for name in [model or config.model, *config.fallbacks]:
-        facts = resolve_model_facts(model_id(name, config), config.model_overrides)
-        if facts.entry is None or not facts.entry.images:
-            return False
-    return True
+    return every_model_takes_images(workspace.config, model)
 
 
 def open_mcp(

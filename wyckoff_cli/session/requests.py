@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from wyckoff_cli.core.messages import ImagePart
 from wyckoff_cli.runtime.checkpoints.rewind import RewindChoice
 from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.session.user_shell import ShellRun
@@ -34,12 +35,14 @@ if TYPE_CHECKING:
 class Turn:
     """Send `text` to the model. `command`: the expansion of a command that is a prompt
     (its rules and model hold for this turn); `attached`: `!command` runs whose output
-    goes before the text; `required_tools`: the loop guard's expectation."""
+    goes before the text; `required_tools`: the loop guard's expectation; `images`: the
+    prompt's attachments, already kept in the session's image store (docs/IMAGES.md)."""
 
     text: str
     required_tools: tuple[str, ...] = ()
     command: TurnRequest | None = None
     attached: tuple[ShellRun, ...] = ()
+    images: tuple[ImagePart, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

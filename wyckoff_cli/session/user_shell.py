@@ -180,7 +180,7 @@ def attach(text: str, runs: Sequence[ShellRun]) -> Message:
     """The next user message: each `!command` run and its output, then what the person
     typed (`text`); the meta keeps both apart for the transcript."""
     blocks = [_block(run) for run in runs]
-    meta = {
+    meta: dict[str, Any] = {
         "typed": text,
         "shell_runs": [
             {"command": r.command, "output": r.output, "exit_code": r.exit_code, "failed": r.failed}

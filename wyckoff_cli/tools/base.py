@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wyckoff_cli.core.errors import ToolError
-from wyckoff_cli.core.messages import ToolSpec
+from wyckoff_cli.core.messages import ImagePart, ToolSpec
 from wyckoff_cli.tools.permissions.subject import Access, Subject, SubjectFn, ToolKind, default_subject
 
 if TYPE_CHECKING:
@@ -25,15 +25,24 @@ if TYPE_CHECKING:
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutcome", "ToolRun", "PreviewFn"]
 
 
+class ImageKeeper(Protocol):
+    """Where tools keep the images they give the model: the session's image store
+    (`storage/images.py` `ImageStore`), which checks, normalises and stores each one."""
+
+    def add(self, data: bytes, name: str) -> ImagePart: ...
+
+    def add_file(self, path: Path, *, name: str | None = None) -> ImagePart: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """A tool's result: `text` goes to the model; `display` is for UIs only (a diff,
-    a todo list) and never reaches the model; `images` (`{"mime_type", "data"}` with
-    base64 data, e.g. from an MCP tool) go to the model beside the text."""
+    a todo list) and never reaches the model; `images` (stored by the session's image
+    store: `ToolContext.images`) go to the model beside the text."""
 
     text: str
     display: dict[str, Any] | None = None
-    images: tuple[dict[str, str], ...] = ()
+    images: tuple[ImagePart, ...] = ()
 
 
 def _discard_output(_text: str) -> None:
@@ -68,6 +77,9 @@ class ToolContext:
     # Paths a deny rule refuses to read: tools that walk folders (grep, glob, list_dir)
     # leave them out. Set by the runtime from the policy (`ApprovalPolicy.read_denied`).
     read_denied: Callable[[Path], bool] | None = None
+    # Where a tool keeps images it gives the model (read_file, MCP); None when the
+    # session's models take no images (then a tool describes an image in text).
+    images: ImageKeeper | None = None
 
     def hidden(self, path: Path) -> bool:
         """Whether `path` must be left out of what a walking tool reports."""

@@ -10,6 +10,7 @@ from typing import Any, BinaryIO
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
+from wyckoff_cli.tools.image_read import is_image_file, read_image
 from wyckoff_cli.tools.permissions.policy import preview_rule
 from wyckoff_cli.tools.permissions.workspace import (
     describe_os_error,
@@ -41,7 +42,8 @@ Read a text file, returned as numbered lines (`   12\\tline`), one page at a tim
 the total line count, and the footer gives the exact call for the next page.
 - Lines longer than 2,000 characters are cut; grep finds text inside them.
 - The line numbers are not part of the file: never copy them into edit_file's `old`.
-- Binary files are refused. Bytes that are not valid UTF-8 are shown as \ufffd.
+- Images (PNG, JPEG, GIF, WebP) are shown to you as images when your model takes them.
+- Other binary files are refused. Bytes that are not valid UTF-8 are shown as \ufffd.
 - Large tool results saved to disk can be read with this tool, page by page, at the path given.
 Prefer reading the specific range you need over whole large files, and read several \
 files in parallel when you need them all."""
@@ -181,9 +183,11 @@ def _format_page(shown: str, page: list[str], offset: int, total: int, valid: bo
     return "".join(parts)
 
 
-async def _read_run(args: dict[str, Any], ctx: ToolContext) -> str:
+async def _read_run(args: dict[str, Any], ctx: ToolContext) -> str | ToolOutcome:
     path = resolve_for_tool(ctx, args["path"], reading=True)
     shown = display_path(path, ctx.workspace)
+    if is_image_file(path):
+        return await asyncio.to_thread(read_image, path, shown, ctx)
     offset = int(args.get("offset") or 1)
     limit = int(args.get("limit") or DEFAULT_LINES)
     if ctx.host_files is not None:

@@ -26,6 +26,7 @@ KEYS = (
     ("Ctrl+C", "clear the input, or interrupt; twice quits"),
     ("Ctrl+D", "quit on an empty input"),
     ("!command", "run a command in the workspace shell; its output goes with your next message"),
+    ("Ctrl+V", "attach the clipboard's image (or paste an image's path); Backspace on empty drops it"),
     ("Shift+Tab", "cycle permission modes"),
     ("Ctrl+O", "show / hide all thinking"),
     ("PageUp / PageDown", "scroll the transcript"),

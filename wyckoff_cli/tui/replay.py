@@ -13,6 +13,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.core.shown import NOTICE, shown_user_text
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
+from wyckoff_cli.tui.widgets.image_chips import chips_line
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.task_call import ChildTranscript, TaskCallView
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
@@ -63,6 +64,11 @@ def replay_history(transcript: Transcript, history: Sequence[Message], folder: P
     transcript.follow()
 
 
+def _with_chips(text: str, message: Message) -> str:
+    """The shown text with the message's image chips under it, as shown live."""
+    return "\n".join(filter(None, [text, chips_line(message.images)]))
+
+
 def widgets_for(messages: Sequence[Message], folder: Path | None = None) -> list[Widget]:
     """The transcript of `messages` as it looked live: what the person typed (not what
     was sent: core/shown.py), thinking with its duration, tool calls with their time and
@@ -81,7 +87,7 @@ def widgets_for(messages: Sequence[Message], folder: Path | None = None) -> list
             else:
                 if isinstance(runs := message.meta.get("shell_runs"), list):  # `!command` output went first
                     widgets.extend(shell_run_widgets(runs))
-                if shown := shown_user_text(message):  # core/shown.py: what the person saw
+                if shown := _with_chips(shown_user_text(message), message):  # core/shown.py: what they saw
                     widgets.append(UserMessage(shown))
         elif message.role == "assistant":
             thinking_ms = message.meta.get("thinking_ms")

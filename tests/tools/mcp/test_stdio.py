@@ -15,6 +15,7 @@ import pytest
 from tests.tools.mcp.conftest import Started, stdio_spec
 from tests.waiting import eventually
 from wyckoff_cli.core.errors import ToolError
+from wyckoff_cli.storage.images import ImageStore
 from wyckoff_cli.tools.base import ToolContext, ToolOutcome
 from wyckoff_cli.tools.mcp.extras import (
     attach_resources,
@@ -71,6 +72,8 @@ async def test_text_structured_image_results(start: Any, tmp_path: Path) -> None
     saved = Path(image.display["media"][0]["path"])
     assert saved.read_bytes().startswith(b"\x89PNG")
     assert image.images == ()  # this session's models were not said to take images
+    context.images = ImageStore(tmp_path / "images")  # a store alone does not send them either
+    assert (await call(started, "mcp__demo__image", {}, context)).images == ()
 
 
 async def test_images_go_to_models_that_take_them(start: Any, tmp_path: Path) -> None:
@@ -80,8 +83,15 @@ async def test_images_go_to_models_that_take_them(start: Any, tmp_path: Path) ->
 
     started = start(stdio_spec(), send_images=True)
     await started.manager.wait_ready()
-    image = await call(started, "mcp__demo__image", {}, ctx(tmp_path))
-    assert image.images == ({"mime_type": "image/png", "data": base64.b64encode(PNG).decode()},)
+    context = ctx(tmp_path)
+    context.images = ImageStore(tmp_path / "images")
+    image = await call(started, "mcp__demo__image", {}, context)
+    ((part,),) = [image.images]
+    assert (part.media_type, base64.b64encode(part.read_bytes()).decode()) == (
+        "image/png",
+        base64.b64encode(PNG).decode(),
+    )  # the same part and storage as every image: a file in the session's image store
+    assert part.path.startswith(str(tmp_path / "images"))
 
 
 def test_which_sessions_see_images(workspace: Path) -> None:

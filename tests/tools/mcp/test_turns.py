@@ -198,10 +198,12 @@ def test_untrusted_project_servers_do_not_start_headless(server: FakeServer, tmp
     assert not any(n.startswith("mcp__") for n in tool_names("anthropic", server.requests[0].body))
 
 
-def test_images_in_the_responses_api_input() -> None:
-    from wyckoff_cli.core.messages import Message, ToolCallPart
+def test_images_in_the_responses_api_input(tmp_path: Path) -> None:
+    from wyckoff_cli.core.messages import ImagePart, Message, ToolCallPart
     from wyckoff_cli.providers.openai_responses import convert_input
 
+    (tmp_path / "abc.png").write_bytes(b"abc")
+    image = ImagePart("image/png", 1, 1, "ba7816bf", str(tmp_path / "abc.png"), 3)
     call = ToolCallPart("c1", "mcp__demo__image", {})
     messages = [
         Message.user("show it"),
@@ -210,7 +212,7 @@ def test_images_in_the_responses_api_input() -> None:
             "c1",
             "mcp__demo__image",
             "[image image/png, 3 bytes]",
-            images=[{"mime_type": "image/png", "data": "YWJj"}],
+            images=[image],
         ),
     ]
     items = convert_input(messages)

@@ -54,7 +54,8 @@ def proxy_tool(connection: ServerConnection, mcp_tool: Any, name: str, *, send_i
 
     async def run(args: dict[str, Any], ctx: ToolContext) -> str | ToolOutcome:
         result = await connection.call_tool(original, args, ctx.emit_output)
-        return convert_result(result, tool=name, results_dir=ctx.results_dir, send_images=send_images)
+        images = ctx.images if send_images else None
+        return convert_result(result, tool=name, results_dir=ctx.results_dir, images=images)
 
     return Tool(
         name=name,

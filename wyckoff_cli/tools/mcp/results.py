@@ -3,7 +3,8 @@
 Text blocks are joined; structured content is given as JSON when there is no text (a
 server that returns both already put the JSON in the text); images and audio are saved
 to the session's results folder and described by type, size and path, and images also go
-to the model when the session's models accept images; embedded resources are
+to the model when the session's models accept images (kept in the session's image
+store as every other image: `storage/images.py`); embedded resources are
 included with their URI; resource links are named. `isError` becomes a tool error.
 Large text is offloaded by the runtime, as for every tool.
 """
@@ -18,15 +19,17 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
-from wyckoff_cli.core.errors import ToolError
-from wyckoff_cli.tools.base import ToolOutcome
+from wyckoff_cli.core.errors import ImageError, ToolError
+from wyckoff_cli.core.messages import ImagePart
+from wyckoff_cli.tools.base import ImageKeeper, ToolOutcome
 
 
 def convert_result(
-    result: Any, *, tool: str, results_dir: Path | None, send_images: bool = False
+    result: Any, *, tool: str, results_dir: Path | None, images: ImageKeeper | None = None
 ) -> ToolOutcome:
-    """`result` is an `mcp.types.CallToolResult`. With `send_images` (the session's
-    models accept images) the images also go to the model, beside their description."""
+    """`result` is an `mcp.types.CallToolResult`. With an image store (the session's
+    models accept images) the images also go to the model, beside their description;
+    one that cannot be sent (corrupt, unsupported) is said so in the text instead."""
     texts, media = convert_content(list(result.content or []), results_dir)
     structured = getattr(result, "structured_content", None)
     if structured is not None and not any(t.strip() for t in texts):
@@ -39,12 +42,23 @@ def convert_result(
         display["media"] = media
     if structured is not None:
         display["structured"] = structured
-    images = tuple(
-        {"mime_type": block.mime_type, "data": block.data}
-        for block in result.content or ()
-        if getattr(block, "type", None) == "image"
-    )
-    return ToolOutcome(text or "(no output)", display, images if send_images else ())
+    parts: list[ImagePart] = []
+    if images is not None:
+        for number, block in enumerate(result.content or (), start=1):
+            if getattr(block, "type", None) != "image":
+                continue
+            try:
+                parts.append(images.add(_decode(block.data), f"{tool}-image-{number}"))
+            except ImageError as exc:
+                text += f"\n[not sent to the model: {exc.message}]"
+    return ToolOutcome(text or "(no output)", display, tuple(parts))
+
+
+def _decode(data: str) -> bytes:
+    try:
+        return base64.b64decode(data, validate=False)
+    except (binascii.Error, ValueError):
+        return b""
 
 
 def convert_content(blocks: list[Any], results_dir: Path | None) -> tuple[list[str], list[dict[str, Any]]]:
@@ -80,10 +94,7 @@ def resource_text(contents: Any, results_dir: Path | None) -> str:
 
 
 def _save_media(data: str, mime: str, kind: str, results_dir: Path | None) -> dict[str, Any]:
-    try:
-        raw = base64.b64decode(data, validate=False)
-    except (binascii.Error, ValueError):
-        raw = b""
+    raw = _decode(data)
     item: dict[str, Any] = {"kind": kind, "mime_type": mime, "bytes": len(raw)}
     if results_dir is not None and raw:
         suffix = mimetypes.guess_extension(mime) or ".bin"

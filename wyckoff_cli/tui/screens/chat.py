@@ -29,7 +29,7 @@ from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.session.lsp import lsp_segment
 from wyckoff_cli.tools.plan import EXIT_PLAN
-from wyckoff_cli.tui import chat_requests
+from wyckoff_cli.tui import chat_requests, image_attach
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.help_table import help_table
@@ -45,6 +45,7 @@ from wyckoff_cli.tui.transcript_find import FindBar, Finder
 from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
+from wyckoff_cli.tui.widgets.image_chips import ImageChips, chips_line
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
@@ -98,6 +99,7 @@ class ChatScreen(Screen[None]):
             yield Static("", id="queued")
             yield CompletionMenu(id="completions")
             yield FindBar(id="find")
+            yield ImageChips(id="chips")
             history = load_input_history(self.controller.input_history_file)
             yield PromptInput(history=history, completer=self.completions, id="prompt")
             yield StatusBar(self.status, id="status")
@@ -107,7 +109,10 @@ class ChatScreen(Screen[None]):
         prompt.menu = self.query_one(CompletionMenu)
         prompt.pull_queued = self.pull_queued
         prompt.on_empty_enter = self.send_held_queue
-        prompt.on_empty_backspace = lambda: drop_attached(self)
+        chips = self.query_one(ImageChips)
+        prompt.on_empty_backspace = lambda: image_attach.drop_last(self, chips) or drop_attached(self)
+        prompt.on_paste_image = lambda: self.run_worker(image_attach.paste_clipboard(self, chips, prompt))
+        prompt.on_paste_path = lambda text: image_attach.attach_path(self, chips, text)
         prompt.focus()
         self.controller.on_background = self.status_changed
         # The context window is looked up after the first paint: it loads the model
@@ -364,11 +369,12 @@ class ChatScreen(Screen[None]):
         required_tools: tuple[str, ...] = (),
         request: TurnRequest | None = None,
     ) -> None:
-        self.add_user(text if shown is None else shown)
+        images = self.query_one(ImageChips).take()  # the chips go with this message
+        self.add_user("\n".join(filter(None, [text if shown is None else shown, chips_line(images)])))
         self.transcript.follow()
         attached = tuple(self.controller.take_shell_runs())  # `!command` output goes with this message
         self._show_queue()
-        self.turn_worker = self.run_turn(rq.Turn(text, required_tools, request, attached))
+        self.turn_worker = self.run_turn(rq.Turn(text, required_tools, request, attached, tuple(images)))
 
     def start_request(self, request: TurnRequest) -> None:
         """A command that is a turn (/init, a custom command)."""

@@ -4,6 +4,8 @@ Enter sends; Shift+Enter or Ctrl+J inserts a new line; Ctrl+G edits the prompt i
 `$VISUAL`/`$EDITOR` (`tui/external_editor.py`). Up/Down on the first/last line
 walk the per-project history. Typing `/` at the start offers slash commands, `@`
 offers files (gitignore-aware, fuzzy); Tab or Enter takes the highlighted one.
+Ctrl+V attaches the clipboard's image (`on_paste_image`); a pasted or dragged path of
+an image file is attached instead of typed (`on_paste_path`): tui/image_attach.py.
 """
 
 from __future__ import annotations
@@ -102,9 +104,27 @@ class PromptInput(KeyFirstTextArea):
         self.on_empty_enter: Callable[[], bool] | None = None  # Enter on an empty prompt
         self.on_empty_backspace: Callable[[], bool] | None = None  # drops an attached `!` output
         self.last_key_at = float("-inf")  # monotonic time of the latest key (dialogs pause on it)
+        self.on_paste_image: Callable[[], object] | None = None  # Ctrl+V: the clipboard image
+        self.on_paste_path: Callable[[str], bool] | None = None  # a pasted image path: attached
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def action_paste(self) -> None:
+        """Ctrl+V: the clipboard's image when there is one (the screen asks the system
+        clipboard, then falls back to `paste_text`)."""
+        if self.on_paste_image is not None:
+            self.on_paste_image()
+        else:
+            super().action_paste()
+
+    def paste_text(self) -> None:
+        super().action_paste()
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self.on_paste_path is not None and self.on_paste_path(event.text):
+            event.prevent_default()  # attached as an image: not typed into the prompt
+            event.stop()
 
     def action_open_editor(self) -> None:
         """Ctrl+G: the prompt in the person's editor (not while a turn streams: the app,

@@ -1,0 +1,202 @@
+"""Images as models get them: checked, normalised with Pillow, stored once per session.
+
+`normalise_image(data, name)` checks the bytes (a known format, not corrupt or
+truncated, not too large, not a decompression bomb) and brings them within every
+vendor's limits: an image already within them is kept as it is (same bytes, same
+format); otherwise orientation is applied, an animated GIF keeps its first frame, the
+long edge is brought down to `LONG_EDGE` and the result is encoded again. The bound is
+the tightest of the vendors' (Anthropic's recommended 1,568 px; OpenAI and Gemini
+accept more and scale down on their side), so the stored bytes are what every vendor
+is sent, and a session can change model without re-encoding.
+
+`ImageStore(folder)` keeps each image once, named by its SHA-256, and hands back the
+`ImagePart` that messages and the chat log carry (never the bytes). Pillow is imported
+on first use, not at import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import tempfile
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wyckoff_cli.core.errors import ImageError
+from wyckoff_cli.core.messages import ImagePart
+
+# Formats every vendor takes, by Pillow's format name.
+MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+MAX_INPUT_BYTES = 50 * 1024 * 1024  # a larger file is refused before it is decoded
+MAX_INPUT_PIXELS = 50_000_000  # Pillow's decompression-bomb limit for what is attached
+LONG_EDGE = 1568  # Anthropic's recommended long edge (its hard limit is 8,000 px)
+MAX_SENT_BYTES = 3_750_000  # 5 MB once base64-encoded: Anthropic's per-image limit
+JPEG_QUALITY = 85
+
+
+@dataclass(frozen=True, slots=True)
+class NormalisedImage:
+    """Bytes ready to send: `reencoded` says whether they differ from the input."""
+
+    data: bytes
+    media_type: str
+    width: int
+    height: int
+    reencoded: bool
+
+
+def _pillow() -> Any:
+    from PIL import Image
+
+    Image.MAX_IMAGE_PIXELS = MAX_INPUT_PIXELS
+    return Image
+
+
+def normalise_image(data: bytes, name: str) -> NormalisedImage:
+    """`data` checked and within the vendors' limits; `ImageError` (one line naming
+    `name`) when it cannot be sent."""
+    if len(data) > MAX_INPUT_BYTES:
+        raise ImageError(
+            f"{name}: {len(data) / 1_048_576:.0f} MB is too large for an image "
+            f"(at most {MAX_INPUT_BYTES // 1_048_576} MB)"
+        )
+    if not data:
+        raise ImageError(f"{name}: the file is empty, not an image")
+    image_module = _pillow()
+    from PIL import UnidentifiedImageError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", image_module.DecompressionBombWarning)
+        try:
+            image = image_module.open(io.BytesIO(data))
+            kind = image.format
+            if kind not in MEDIA_TYPES:
+                raise ImageError(f"{name}: {kind} images are not supported (PNG, JPEG, GIF or WebP)")
+            image.load()
+        except (image_module.DecompressionBombError, image_module.DecompressionBombWarning):
+            raise ImageError(
+                f"{name}: refused as a decompression bomb (over {MAX_INPUT_PIXELS:,} pixels)"
+            ) from None
+        except UnidentifiedImageError:
+            raise ImageError(f"{name}: not an image Wyckoff can read (PNG, JPEG, GIF or WebP)") from None
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise ImageError(f"{name}: the image is corrupt or truncated ({exc})") from None
+    return _within_limits(image, data, MEDIA_TYPES[kind])
+
+
+def _within_limits(image: Any, data: bytes, media_type: str) -> NormalisedImage:
+    width, height = image.size
+    rotated = image.getexif().get(0x0112, 1) not in (1, None)  # EXIF orientation
+    animated = bool(getattr(image, "is_animated", False))
+    if max(width, height) <= LONG_EDGE and len(data) <= MAX_SENT_BYTES and not rotated and not animated:
+        return NormalisedImage(data, media_type, width, height, reencoded=False)
+    from PIL import ImageOps
+
+    if animated:
+        image.seek(0)
+    frame = image.convert("RGBA") if image.mode == "P" else image
+    if rotated:
+        frame = ImageOps.exif_transpose(frame)
+    if max(frame.size) > LONG_EDGE:
+        frame = _downscale(frame)
+    encoded, media_type = _encode(frame, media_type)
+    return NormalisedImage(encoded, media_type, frame.size[0], frame.size[1], reencoded=True)
+
+
+def _downscale(frame: Any) -> Any:
+    """To a `LONG_EDGE` long edge: first by a whole factor with box averaging (fast, and
+    it keeps thin lines), then the rest of the way (less than 2×) bilinearly."""
+    from PIL import Image
+
+    width, height = frame.size
+    scale = LONG_EDGE / max(width, height)
+    target = (max(1, round(width * scale)), max(1, round(height * scale)))
+    factor = max(width, height) // LONG_EDGE
+    if factor > 1:
+        frame = frame.reduce(factor)
+    return frame.resize(target, Image.Resampling.BILINEAR) if frame.size != target else frame
+
+
+def _encode(frame: Any, media_type: str) -> tuple[bytes, str]:
+    """PNG for images with transparency or drawn ones (PNG, GIF input), else JPEG;
+    JPEG also when a PNG stays over the size limit."""
+    has_alpha = frame.mode in ("RGBA", "LA") or "transparency" in frame.info
+    if media_type in ("image/png", "image/gif") or (media_type == "image/webp" and has_alpha):
+        buffer = io.BytesIO()
+        frame.save(buffer, "PNG", compress_level=1)
+        if buffer.tell() <= MAX_SENT_BYTES:
+            return buffer.getvalue(), "image/png"
+    buffer = io.BytesIO()
+    frame.convert("RGB").save(buffer, "JPEG", quality=JPEG_QUALITY)
+    return buffer.getvalue(), "image/jpeg"
+
+
+def read_image_file(path: Path, name: str | None = None) -> bytes:
+    """A file's bytes for `normalise_image`, with one-line errors naming `name` (the path)."""
+    name = name or str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise ImageError(
+                f"{name}: {size / 1_048_576:.0f} MB is too large for an image "
+                f"(at most {MAX_INPUT_BYTES // 1_048_576} MB)"
+            )
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ImageError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise ImageError(f"{name}: is a folder, not an image") from None
+    except OSError as exc:
+        raise ImageError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+
+
+class ImageStore:
+    """A session's images, one file per image named by its SHA-256 under `folder`
+    (a path, or a function giving one on first use: a temporary folder made only when
+    an image comes)."""
+
+    def __init__(self, folder: Path | Callable[[], Path]) -> None:
+        self._folder = folder
+
+    @property
+    def folder(self) -> Path:
+        if not isinstance(self._folder, Path):
+            self._folder = self._folder()
+        return self._folder
+
+    def add(self, data: bytes, name: str) -> ImagePart:
+        """Check, normalise and keep `data`; the part that references it."""
+        return self.keep(normalise_image(data, name), name)
+
+    def add_file(self, path: Path, *, name: str | None = None) -> ImagePart:
+        """An image file: errors name `name` (default: the path), the part its file name."""
+        shown = name or str(path)
+        return self.keep(normalise_image(read_image_file(path, shown), shown), shown)
+
+    def keep(self, image: NormalisedImage, name: str) -> ImagePart:
+        digest = hashlib.sha256(image.data).hexdigest()
+        target = self.folder / f"{digest}{EXTENSIONS[image.media_type]}"
+        if not target.exists():
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".incoming-")
+            try:
+                with os.fdopen(handle, "wb") as file:
+                    file.write(image.data)
+                os.replace(temporary, target)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        return ImagePart(
+            media_type=image.media_type,
+            width=image.width,
+            height=image.height,
+            sha256=digest,
+            path=str(target),
+            size=len(image.data),
+            name=Path(name).name,
+        )
