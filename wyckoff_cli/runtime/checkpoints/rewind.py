@@ -20,6 +20,7 @@ from enum import StrEnum
 
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.shown import strip_reminders  # a mode change's note was never typed
 from wyckoff_cli.runtime.checkpoints.engine import CheckpointEngine
 from wyckoff_cli.runtime.checkpoints.plan import RestorePlan
 from wyckoff_cli.runtime.checkpoints.shadow import CheckpointError
@@ -107,15 +108,6 @@ class RewindResult:
     notes: list[str] = field(default_factory=list)
 
 
-def typed_text(text: str) -> str:
-    """A user message as the person typed it: without the `<system-reminder>` notes
-    put in front of it (a mode change), which the picker must not show nor a rewind put
-    back into the input."""
-    while text.startswith("<system-reminder>") and "</system-reminder>" in text:
-        text = text.split("</system-reminder>", 1)[1].lstrip("\n")
-    return text
-
-
 class CheckpointCommands:
     """What /rewind, /undo, /redo and /diff do, without any UI."""
 
@@ -138,7 +130,7 @@ class CheckpointCommands:
             files: tuple[str, ...] = ()
             if target is not None and current is not None:
                 files = tuple(c.path for c in self.engine.repo.changes(target.commit, current.commit))
-            points.append(RewindPoint(message.id, typed_text(message.text), target, files))
+            points.append(RewindPoint(message.id, strip_reminders(message.text), target, files))
         return points[::-1]
 
     def preview_rewind(
