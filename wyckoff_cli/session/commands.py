@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from wyckoff_cli.runtime.checkpoints.rewind import RewindChoice
 from wyckoff_cli.session import requests as rq
+from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
 APP, ACP, HEADLESS = "app", "acp", "headless"
 HOSTS = (APP, ACP, HEADLESS)
@@ -92,7 +93,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand(
         "mode",
-        "show or set the permission mode (default, plan, auto-edit, yolo)",
+        f"show or set the permission mode ({', '.join(PERMISSION_MODES)})",
         "[MODE]",
         hosts=INTERACTIVE,
         request=lambda a: rq.SetMode(_optional(a)),
