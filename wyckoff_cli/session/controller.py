@@ -12,7 +12,7 @@ recorded and counted here before the host sees it.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, assert_never
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, assert_never
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.conversation import Conversation
-from wyckoff_cli.core.shown import with_command
 from wyckoff_cli.session import checkpoint_requests as checkpoints
 from wyckoff_cli.session import extensions
 from wyckoff_cli.session import requests as rq
@@ -30,14 +29,9 @@ from wyckoff_cli.session.commands import BY_NAME, SlashCommand, parse
 from wyckoff_cli.session.compact_request import compaction_events
 from wyckoff_cli.session.custom_commands import (
     CommandCatalog,
-    ShellExpansion,
-    runtime_for_model,
-    shell_snippets,
-    turn_rules,
 )
 from wyckoff_cli.session.custom_commands import TurnRequest as TurnRequest  # re-exported
 from wyckoff_cli.session.extensions import INIT_PROMPT as INIT_PROMPT  # re-exported
-from wyckoff_cli.session.images import turn_message
 from wyckoff_cli.session.info_requests import (
     Exporter,
     cost_output,
@@ -53,13 +47,12 @@ from wyckoff_cli.session.models import call_price, check_model, context_window_o
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
 from wyckoff_cli.session.status import PriceFn, StatusModel
-from wyckoff_cli.session.turn_start import preparing
+from wyckoff_cli.session.turn import turn_events
 from wyckoff_cli.session.user_shell import ShellRun, UserShell
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
 
 if TYPE_CHECKING:
-    from wyckoff_cli.core.messages import ImagePart
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
     from wyckoff_cli.runtime.hook_config import HookFile
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -98,9 +91,9 @@ class ChatController:
         self._empty = Conversation()
         self.mode_notes = ModeNotes()  # the mode the model was last told about
         self._commands: CommandCatalog | None = None
-        self._approved_snippets: set[str] = set()  # `!`…`` commands approved this app run
+        self.approved_snippets: set[str] = set()  # `!`…`` commands approved this app run
         self.shell_runs: list[ShellRun] = []  # `!command` runs whose output goes with the next message
-        self._hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
+        self.hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
         self._abort: AbortSignal | None = None  # the running turn's or `!command`'s (`Interrupt`)
         self.interrupted = False  # the last turn or `!command` was stopped by an `Interrupt`
         if loaded is not None:
@@ -189,78 +182,13 @@ class ChatController:
 
     # ---------------------------------------------------------------- turns
 
-    async def _turn(
-        self,
-        text: str,
-        abort: AbortSignal,
-        required_tools: Sequence[str] = (),
-        request: TurnRequest | None = None,
-        attached: Sequence[ShellRun] = (),
-        images: Sequence[ImagePart] = (),
-    ) -> AsyncIterator[ev.RuntimeEvent]:
-        """One turn; `request` when it comes from a command (its `!`…`` snippets run
-        first, its rules hold for this turn only, its model answers this turn);
-        `attached`, `images`: `!command` runs (before the text) and images sent with it."""
-        async for waiting in preparing(self, abort):  # MCP servers starting, the SDK's imports
-            yield waiting
-        if abort.aborted:
-            yield ev.TurnDone("", "aborted", 0)
-            return
-        await self.prepare()  # the imports run in a thread, never on the event loop
-        session = self.session
-        text = self.mode_notes.prefix(self.mode, text)  # a mode change is announced once
-        if self._hook_source is not None:  # SessionStart hooks; their events come with the turn
-            source, self._hook_source = self._hook_source, None
-            await self.builder.user_hooks.session_start(source)
-        runtime = session.runtime
-        if request is not None:
-            for event in extensions.request_notices(request):
-                yield event
-            if shell_snippets(text):  # the command's rules hold for its snippets too, as headless
-                expansion = ShellExpansion.of(text, request, session, self.root, self._approved_snippets)
-                with turn_rules(session.policy, request.allow):
-                    async for event in expansion.events():
-                        self._observe(event)
-                        yield event
-                if expansion.failed is not None:
-                    yield ev.Notice("error", expansion.failed)
-                    yield ev.TurnDone("", "stopped", 0)
-                    return
-                text = expansion.text
-            if request.model and request.model != self.model:
-                problem = self.check_model(request.model)
-                if problem:
-                    yield ev.Notice("error", f"/{request.command}: {problem}")
-                    yield ev.TurnDone("", "error", 0)
-                    return
-                runtime = runtime_for_model(runtime, self.builder.provider(request.model))
-        if self.builder.mcp is not None:
-            text = await self.builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
-        message = turn_message(text, attached, images)  # `!command` output and images go with it
-        if request is not None:  # the transcript shows `/NAME ARGS`, a resumed one too
-            message = with_command(message, request.shown)
-        try:
-            with turn_rules(session.policy, request.allow if request is not None else ()):
-                async for event in runtime.run_stream(
-                    session.conversation,
-                    message,
-                    system_prompt=session.system_prompt,
-                    abort=abort,
-                    required_tools=required_tools,
-                ):
-                    self._observe(event)
-                    yield event
-        finally:
-            if session.recorder is not None:
-                session.recorder.flush()
-
     async def _shell(self, command: str, abort: AbortSignal) -> AsyncIterator[ev.RuntimeEvent]:
         """`!command`: run it as a `run_shell` call through the session's policy (never
         approved by having been typed); its output goes with the next message."""
         shell = UserShell.of(self.session, self.root)
         call_id = f"user-shell-{len(self.shell_runs) + 1}-{id(shell):x}"
         async for event in shell.run(command, call_id, "You typed this after `!`", abort):
-            self._observe(event, record=False)  # it is saved with the message it goes with
+            self.observe(event, record=False)  # it is saved with the message it goes with
             yield event
         if shell.failed is not None:
             yield ev.Notice("warning", shell.failed)
@@ -272,7 +200,7 @@ class ChatController:
         runs, self.shell_runs = self.shell_runs, []
         return runs
 
-    def _observe(self, event: ev.RuntimeEvent, *, record: bool = True) -> None:
+    def observe(self, event: ev.RuntimeEvent, *, record: bool = True) -> None:
         if self._recorder is not None and record:
             self._recorder.record(event)
         self.status.observe(event)
@@ -331,14 +259,14 @@ class ChatController:
             yield ev.Notice("info", "Nothing to compact yet")
             return
         async for event in compaction_events(self.session, self.builder.user_hooks, focus):
-            self._observe(event)
+            self.observe(event)
             yield event
         if self._recorder is not None:
             self._recorder.flush()
 
     async def _new_session(self) -> ev.RuntimeEvent:
         await self._close_session(recorder=True, reason="clear")
-        self._hook_source = "clear"
+        self.hook_source = "clear"
         self.shell_runs = []
         self.loaded = None
         self._empty = Conversation()
@@ -358,7 +286,7 @@ class ChatController:
         except SessionLocked as exc:  # another process writes it (storage/session_lock.py)
             return ev.Notice("error", exc.message)
         await self._close_session(recorder=True, reason="other")
-        self._hook_source = "resume"
+        self.hook_source = "resume"
         self.shell_runs = []  # `!command` output was for the session left
         self.loaded = loaded
         self._recorder = recorder
@@ -368,10 +296,10 @@ class ChatController:
         return ev.SessionChanged(loaded.id, resumed=True, messages=len(self.conversation))
 
     async def _close_session(self, *, recorder: bool = False, reason: str = "exit") -> None:
-        if recorder and self._session is not None and self._hook_source is None:
+        if recorder and self._session is not None and self.hook_source is None:
             await self.builder.user_hooks.session_end(reason)  # recorded in the session ending
             for event in self.builder.user_hooks.take_events():
-                self._observe(event)
+                self.observe(event)
         if self._session is not None:
             await self._session.runtime.close()
             self._session = None
@@ -551,7 +479,7 @@ class ChatController:
 
     def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
         rest = (t.required_tools, t.command, t.attached, t.images)
-        return self._abortable(lambda a: self._turn(t.text, a, *rest))
+        return self._abortable(lambda a: turn_events(self, t.text, a, *rest))
 
     async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:
         expanded = self.expand(name, argument)
