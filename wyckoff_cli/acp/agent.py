@@ -90,6 +90,8 @@ class WyckoffAgent:
             if mcp is not None:
                 await mcp.aclose()
             await controller.aclose()
+            if controller.builder.lsp is not None:
+                await controller.builder.lsp.manager.close()  # its language servers too
         self.sessions.clear()
 
     # ------------------------------------------------------------------ set-up
@@ -130,6 +132,9 @@ class WyckoffAgent:
         if not folder.is_dir():
             raise RequestError.invalid_params({"message": f"{folder} is not a folder"})
         builder = SessionBuilder(open_workspace(folder), cwd=folder)
+        from wyckoff_cli.session.lsp import open_lsp
+
+        builder.lsp = open_lsp(builder.workspace.root, builder.workspace.config)  # diagnostics after edits
         chosen = read_choices(loaded.directory) if loaded is not None else SessionChoices()
         controller = ChatController(
             builder,

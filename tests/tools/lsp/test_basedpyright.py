@@ -223,6 +223,43 @@ async def test_rename_through_the_runtime_is_one_approval_with_the_whole_diff(ws
     assert "import hail" in (ws.root / "caller.py").read_text()
 
 
+async def test_a_tool_added_later_that_names_a_file_gets_its_diagnostics(ws: Workspace) -> None:
+    """An MCP server's write tool (connected mid-session, kind `external`) that names the
+    file it changes: its result ends with the diagnostics the change introduced too."""
+    from wyckoff_cli.tools.base import Tool
+
+    async def write(args: dict[str, object], ctx: object) -> str:
+        (ws.root / str(args["path"])).write_text(str(args["content"]), encoding="utf-8")
+        return "Successfully wrote to " + str(args["path"])
+
+    schema = {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}
+    ws.registry.add(Tool("mcp__fs__write_file", "Write a file.", schema, write, kind="external"))
+    wrapped = ws.registry.get("mcp__fs__write_file")
+    assert wrapped is not None
+    result = await run(wrapped, {"path": "remote.py", "content": 'count: int = "many"\n'}, ws.ctx())
+    assert result.startswith("Successfully wrote to remote.py")
+    assert "Diagnostics this change introduced (basedpyright):" in result
+    assert any(line.startswith("remote.py:1:") for line in result.splitlines()), result
+    outside = await run(wrapped, {"path": "../elsewhere.txt", "content": "x"}, ws.ctx())
+    assert outside == "Successfully wrote to ../elsewhere.txt"  # outside the workspace: not checked
+    (ws.root / "remote.py").unlink()
+    (ws.root.parent / "elsewhere.txt").unlink()
+    ws.registry.remove("mcp__fs__write_file")
+
+
+async def test_a_sub_agent_s_file_tools_report_diagnostics_too(ws: Workspace) -> None:
+    from wyckoff_cli.runtime.agent_files import AgentDefinition
+    from wyckoff_cli.runtime.subagents import child_registry
+
+    child = child_registry(ws.registry, AgentDefinition(name="fixer", description="fixes", prompt="fix"))
+    write = child.get("write_file")
+    assert write is not None and write.run is ws.registry.get("write_file").run  # type: ignore[union-attr]
+    assert "lsp_diagnostics" in child  # the server runs: the child is offered the lsp_* tools
+    result = await run(write, {"path": "child.py", "content": 'n: int = "x"\n'}, ws.ctx())
+    assert any(line.startswith("child.py:1:") for line in result.splitlines()), result
+    (ws.root / "child.py").unlink()
+
+
 async def test_a_killed_server_is_restarted_once_then_disabled_with_one_notice(ws: Workspace) -> None:
     manager = ws.tools.manager
     (slot,) = manager.running()

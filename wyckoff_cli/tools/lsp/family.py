@@ -1,7 +1,12 @@
 """The session's language-server tool family: the file tools wrapped so the servers
 see every file the agent reads or changes (and an edit's result ends with the
 diagnostics it introduced), and the lsp_* tools, added to the registry once a server
-runs (so they are offered only then)."""
+runs (so they are offered only then).
+
+Any other tool that may change files and names them — an MCP server's `write_file`,
+`edit_file` or `move_file` (arguments `path`, `file_path`, `filePath`, `destination`,
+`paths`, ...) — is wrapped the same way for each named file inside the workspace, and
+tools added later (MCP servers connect mid-session) are wrapped as they arrive."""
 
 from __future__ import annotations
 
@@ -10,8 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.lsp.manager import LspManager
+from wyckoff_cli.tools.paths import is_within
 from wyckoff_cli.tools.permissions.workspace import display_path, resolve_path
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -20,6 +27,9 @@ if TYPE_CHECKING:
 
 EDITING_TOOLS = ("edit_file", "write_file")
 READING_TOOLS = ("read_file",)
+CHANGING_KINDS = ("external", "edit", "other")  # kinds of tools that may change the files they name
+PATH_KEYS = ("path", "file_path", "filePath", "filename", "destination", "target", "paths", "files")
+MAX_FILES = 10  # files of one call checked for diagnostics
 
 
 class LspTools:
@@ -53,7 +63,7 @@ class LspTools:
 
     def wrap(self, registry: ToolRegistry) -> ToolRegistry:
         """A registry like `registry` (same order) with its file tools wrapped."""
-        wrapped = ToolRegistry(self._wrapped(tool) for tool in registry)
+        wrapped = ToolRegistry(registry, wrap=self._wrapped)
         self._registries.append(wrapped)
         if self.manager.running():
             self._offer()
@@ -66,11 +76,18 @@ class LspTools:
                     registry.add(tool)
 
     def _wrapped(self, tool: Tool) -> Tool:
+        if getattr(tool.run, "lsp_wrapped", False):  # a wrapped tool copied into a child's registry
+            return tool
         if tool.name in EDITING_TOOLS:
-            return dataclasses.replace(tool, run=self._after_edit(tool))
-        if tool.name in READING_TOOLS:
-            return dataclasses.replace(tool, run=self._after_read(tool))
-        return tool
+            run = self._after_edit(tool)
+        elif tool.name in READING_TOOLS:
+            run = self._after_read(tool)
+        elif tool.kind in CHANGING_KINDS and not tool.name.startswith("lsp_"):
+            run = self._after_change(tool)
+        else:
+            return tool
+        run.lsp_wrapped = True
+        return dataclasses.replace(tool, run=run)
 
     def _emit_notices(self, ctx: ToolContext) -> None:
         for text in self.manager.take_notices():
@@ -104,6 +121,43 @@ class LspTools:
             return result + added
 
         return run
+
+
+    def _after_change(self, tool: Tool) -> Any:
+        async def run(args: dict[str, Any], ctx: ToolContext) -> str | ToolOutcome:
+            paths = [p for p in _paths_named(args, ctx) if self.manager.meet(p) is not None]
+            before = {p: await self.manager.before_edit(p) for p in paths}
+            result = await tool.run(args, ctx)
+            added = ""
+            for path, snapshot in before.items():
+                added += await self.manager.after_edit(path, snapshot, display_path(path, ctx.workspace))
+            self._emit_notices(ctx)
+            if not added:
+                return result
+            if isinstance(result, ToolOutcome):
+                return dataclasses.replace(result, text=result.text + added)
+            return result + added
+
+        return run
+
+
+def _paths_named(args: dict[str, Any], ctx: ToolContext) -> list[Path]:
+    """The files inside the workspace that a call's arguments name (at most `MAX_FILES`)."""
+    found: list[Path] = []
+    for key in PATH_KEYS:
+        value = args.get(key)
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, str) or not item or len(item) > 4096:
+                continue
+            try:
+                path = resolve_path(ctx.workspace, item.removeprefix("file://"))
+            except ToolError:
+                continue
+            if not is_within(path, resolve_path(ctx.workspace, ".")):
+                continue  # outside the workspace: not ours to check
+            if path not in found:
+                found.append(path)
+    return found[:MAX_FILES]
 
 
 def _path_of(args: dict[str, Any], ctx: ToolContext) -> Path | None:
