@@ -50,3 +50,24 @@ async def test_an_image_block_reaches_the_model_and_a_bad_one_is_refused(workspa
                 await conn.prompt(session_id=new.session_id, prompt=command)
             assert "Images are sent with a prompt, not with a slash command" in str(caught.value.data)
             assert len(server.requests) == 1  # nothing sent
+
+
+@pytest.mark.slow
+async def test_session_load_replays_the_images_sent_with_a_message(workspace: Path) -> None:
+    data = base64.b64encode(png_bytes(48, 24)).decode()
+    with FakeServer() as server:
+        server.script({"text": "A blue strip."})
+        editor = Editor()
+        async with wyckoff_acp(editor, server, workspace) as conn:
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+            prompt = [text_block("what is this?"), image_block(data, "image/png")]
+            assert (await conn.prompt(session_id=new.session_id, prompt=prompt)).stop_reason == "end_turn"
+        replayed = Editor()
+        async with wyckoff_acp(replayed, server, workspace) as conn:
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            await conn.load_session(cwd=str(workspace), session_id=new.session_id, mcp_servers=[])
+    user = [u.content for u in replayed.of(schema.UserMessageChunk)]
+    assert [type(c).__name__ for c in user] == ["TextContentBlock", "ImageContentBlock"]
+    assert user[0].text == "what is this?"
+    assert user[1].data == data and user[1].mime_type == "image/png"  # the bytes sent, as sent

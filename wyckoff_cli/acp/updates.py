@@ -7,6 +7,7 @@ output, and the terminal it ran in.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +26,7 @@ from acp.helpers import (
 
 from wyckoff_cli.acp.call_content import absolute, disk_text, edit_diffs, permission_content
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.core.messages import Message
+from wyckoff_cli.core.messages import ImagePart, Message
 from wyckoff_cli.core.shown import shown_user_text
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -327,6 +328,8 @@ def replay(messages: Sequence[Message], translator: UpdateTranslator) -> list[Up
             if shown:
                 updates.append(update_user_message_text(shown))
                 answered = False
+            if not message.meta.get("synthetic"):
+                updates += [_replayed_image(image) for image in message.images]
         elif message.role == "assistant":
             for thinking in message.thinking:
                 updates.append(update_agent_thought_text(thinking.text))
@@ -342,3 +345,15 @@ def replay(messages: Sequence[Message], translator: UpdateTranslator) -> list[Up
             pending.discard(message.tool_call_id)
             updates.append(translator.replayed_result(message.tool_call_id, message))
     return updates
+
+
+def _replayed_image(image: ImagePart) -> Update:
+    """An image the person sent with a message, as the client showed it: the image
+    itself, or its chip (`[Image screenshot.png 1280×720]`) when its file is gone."""
+    from acp.helpers import image_block, update_user_message, update_user_message_text
+
+    try:
+        data = base64.b64encode(image.read_bytes()).decode("ascii")
+    except OSError:
+        return update_user_message_text(f"[Image {image.label}]")
+    return update_user_message(image_block(data, image.media_type))
