@@ -1,6 +1,6 @@
 """The layering in STYLE.md, checked by walking every module's imports (AST).
 
-    cli → {tui, acp} → session → runtime → {providers, tools, context} → {models, storage} → core
+    cli → {tui, acp, api} → session → runtime → {providers, tools, context} → {models, storage} → core
 
 Imports only point down: a package may import its own modules and those of any
 package on a lower level, never one on its own level or above (the exceptions are
