@@ -143,3 +143,47 @@ def test_resume_continues_the_named_session(server: FakeServer, workspace: Path)
     Agent(MODEL, workspace=workspace).resume(first.session_id[:14]).run_sync("which?")
     texts = json.dumps(server.requests[1].body["messages"])
     assert "remember 7" in texts and "one" in texts
+
+
+def test_mcp_servers_join_the_session_without_trust(server: FakeServer, workspace: Path) -> None:
+    import sys
+
+    from tests.tools.mcp.conftest import DEMO
+
+    server.script({"text": "ok"})
+    agent = Agent(
+        MODEL,
+        workspace=workspace,
+        mcp_servers={"demo": {"command": sys.executable, "args": [str(DEMO), "stdio"]}},
+    )
+    assert agent.run_sync("hi").reason == "completed"
+    names = [t["function"]["name"] for t in server.requests[0].body["tools"]]
+    assert any(name.startswith("mcp__demo__") for name in names), names
+
+
+def test_max_budget_usd_ends_the_turn_with_budget(server: FakeServer, workspace: Path) -> None:
+    costly = {"input_tokens": 2_000_000, "output_tokens": 10}
+    server.script({**WRITE, "usage": costly}, {"text": "never asked for"})
+    result = Agent(MODEL, workspace=workspace, max_budget_usd=0.01, permission_mode="yolo").run_sync("w")
+    assert result.reason == "budget" and result.cost_usd is not None and result.cost_usd > 0.01
+    assert server.pending == 1
+
+
+@pytest.mark.parametrize("answer", [ValueError("no thanks"), "allow"])
+def test_a_failing_or_wrong_on_approval_comes_out_of_run(
+    server: FakeServer, workspace: Path, answer: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    def approve(request: ApprovalRequest) -> ApprovalDecision:
+        if isinstance(answer, Exception):
+            raise answer
+        return answer  # type: ignore[return-value]
+
+    server.script(WRITE, {"text": "never"})
+    agent = Agent(MODEL, workspace=workspace, on_approval=approve)
+    with pytest.raises(ValueError if isinstance(answer, Exception) else TypeError):
+        agent.run_sync("w")
+    assert not (workspace / "out.txt").exists() and server.pending == 1  # the turn stopped
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]  # it ended cleanly, then raised
+    server.reset()
+    server.script({"text": "again"})
+    assert agent.run_sync("still usable?").text == "again"  # the session was closed, not left locked

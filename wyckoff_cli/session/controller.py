@@ -483,7 +483,7 @@ class ChatController:
                 self._abort = None
 
     def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
-        rest = (t.required_tools, t.command, t.attached, t.images)
+        rest = (t.required_tools, t.command, t.attached, t.images, t.shown)
         return self._abortable(lambda a: turn_events(self, t.text, a, *rest))
 
     async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:

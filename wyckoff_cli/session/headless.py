@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.errors import ImageError
 from wyckoff_cli.runtime.approval import Approver, answer_approvals, deny_without_approver
 from wyckoff_cli.session import requests as rq
@@ -42,6 +43,7 @@ class HeadlessChat:
     def __init__(self, controller: ChatController, approver: Approver = deny_without_approver) -> None:
         self.controller = controller
         self.approver = approver
+        self._approval_error: BaseException | None = None
 
     @classmethod
     async def open(
@@ -113,10 +115,11 @@ class HeadlessChat:
         in the session and sent with the text. Either failing ends the turn, said, with
         nothing sent."""
         mcp = self.controller.builder.mcp
+        shown = None
         if command is None and mcp is not None and text.startswith("/mcp__"):
             name, _, line = text[1:].partition(" ")
             try:
-                text = await mcp.render_prompt(name, line)
+                text, shown = await mcp.render_prompt(name, line), text
             except Exception as exc:  # an unknown prompt or a server error
                 yield ev.TurnFailed("invalid_request", getattr(exc, "message", None) or str(exc))
                 yield ev.TurnDone("", "error", 0)
@@ -129,14 +132,31 @@ class HeadlessChat:
             yield ev.TurnDone("", "error", 0)
             return
         required = command.required_tools if command is not None else ()
-        request = rq.Turn(command.text if command is not None else text, required, command, images=attached)
-        async for event in answer_approvals(self.controller.handle(request), self.approver):
+        request = rq.Turn(
+            command.text if command is not None else text, required, command, images=attached, shown=shown
+        )
+        async for event in self.send(request):
             yield event
 
     async def send(self, request: rq.SessionRequest) -> AsyncIterator[ev.RuntimeEvent]:
-        """Any other request (a correction turn of a schema-checked answer, a command)."""
-        async for event in answer_approvals(self.controller.handle(request), self.approver):
+        """Any request (a turn, the correction of a schema-checked answer, a command).
+        An exception from `approver` denies that call and stops the turn, which ends
+        with every call answered and saved; then the exception is raised here."""
+        async for event in answer_approvals(self.controller.handle(request), self._approve):
             yield event
+        failed, self._approval_error = self._approval_error, None
+        if failed is not None:
+            raise failed
+
+    async def _approve(self, request: ev.ApprovalRequested) -> ApprovalDecision:
+        try:
+            return await self.approver(request)
+        except Exception as exc:
+            self._approval_error = self._approval_error or exc
+            self.interrupt()
+            return ApprovalDecision.deny(
+                f"Not run: the host's approval function failed ({type(exc).__name__})."
+            )
 
     async def aclose(self, reason: str = "other") -> None:
         """SessionEnd hooks (recorded), the runtime, the session file, the MCP servers
