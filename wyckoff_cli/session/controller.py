@@ -132,7 +132,8 @@ class ChatController:
                 model=self.model, mode=self.mode, recorder=self._recorder, allow=self.always_allowed
             )
             self._session.runtime.background.add_listener(self._background_changed)
-            self._empty = self._session.conversation  # what an unrecorded session holds
+            if self._recorder is None:  # an unrecorded session's conversation is its own
+                self._empty = self._session.conversation
             self.status.auto_allow = sandbox_auto_allow(registry_shell(self._session.registry), self.mode)
         return self._session
 
