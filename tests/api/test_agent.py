@@ -120,6 +120,12 @@ def test_bad_input_is_a_clear_error_before_any_request(
         Agent(str(model), workspace=workspace, **kwargs).run_sync(prompt)  # type: ignore[arg-type]
     assert says in str(raised.value.message)
     assert server.requests == []
+    if "tools" in kwargs:  # found once the session was open: it was closed again, not left locked
+        server.script({"text": "fine"})
+        from wyckoff_cli.session.store import build_session_store
+
+        (info,) = build_session_store().list()
+        assert Agent(MODEL, workspace=workspace).resume(info.id).run_sync("x").text == "fine"
 
 
 def test_a_bad_output_schema_raises_before_any_request(server: FakeServer, workspace: Path) -> None:

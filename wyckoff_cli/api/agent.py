@@ -231,10 +231,14 @@ class Agent:
             approver=self._answer,
             extra_mcp=extra,
         )
-        session = chat.session
-        session.policy.deny += self.deny
-        if self.tools is not None:
-            self._offer_only(session.registry)
+        try:
+            session = chat.session
+            session.policy.deny += self.deny
+            if self.tools is not None:
+                self._offer_only(session.registry)
+        except BaseException:
+            await chat.aclose()  # the session file and its lock are released
+            raise
         return chat
 
     def _offer_only(self, registry: Any) -> None:

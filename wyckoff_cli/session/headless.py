@@ -83,12 +83,16 @@ class HeadlessChat:
         controller.hook_source = "resume" if resumed or loaded is not None else "startup"
         controller.mode_notes.told = mode  # chosen before the run: no mode note, as before
         chat = cls(controller, approver)
-        controller.session  # built now: MCP tools attach as their servers connect  # noqa: B018
-        if builder.mcp.manager is not None:
-            await builder.mcp.manager.wait_ready()
-            notice = untrusted_notice(builder.mcp.manager)
-            if notice:
-                write(notice)
+        try:
+            controller.session  # built now: MCP tools attach as their servers connect  # noqa: B018
+            if builder.mcp.manager is not None:
+                await builder.mcp.manager.wait_ready()
+                notice = untrusted_notice(builder.mcp.manager)
+                if notice:
+                    write(notice)
+        except BaseException:
+            await chat.aclose()  # the session file and its lock are released
+            raise
         return chat
 
     @property
