@@ -93,3 +93,17 @@ def test_load_schema_names_the_file(tmp_path: Path) -> None:
         load_schema(path)
     path.write_text(json.dumps(OBJECT))
     assert load_schema(path) == OBJECT
+
+
+@pytest.mark.parametrize("named", [None, ("read_file", ANSWER_TOOL)])
+def test_sub_agents_never_get_the_parents_answer_format(named: tuple[str, ...] | None) -> None:
+    from wyckoff_cli.runtime.agent_files import AgentDefinition
+    from wyckoff_cli.runtime.subagents import child_registry
+    from wyckoff_cli.tools.builtin import default_registry
+    from wyckoff_cli.tools.registry import ToolRegistry
+
+    read_file = default_registry().get("read_file")
+    assert read_file is not None
+    parent = ToolRegistry([answer_tool(OBJECT), read_file])
+    child = child_registry(parent, AgentDefinition("helper", "helps", "help", tools=named))
+    assert child.names() == ["read_file"]
