@@ -1,8 +1,8 @@
 """`wyckoff run`: one turn, headless, with the same runtime as the app.
 
 Exit status: 0 completed (or completed by a tool), 1 the turn failed or did not
-finish (error, stopped, tool-round limit, unreliable), 2 usage or configuration
-error (also: Wyckoff's folders are unusable, or the session is in use by another
+finish (error, stopped, tool-round limit, unreliable, schema_failed), 2 usage or configuration
+error (also: a bad --output-schema file; Wyckoff's folders are unusable, or the session is in use by another
 process), 3 the turn completed but its session could not be saved (disk full),
 130 interrupted.
 
