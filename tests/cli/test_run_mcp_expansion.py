@@ -68,3 +68,18 @@ def test_an_unknown_mcp_prompt_is_a_clear_error(
     assert code != 0
     assert "no MCP prompt /mcp__demo__nothing" in captured.err + captured.out
     assert "never sent" not in captured.out
+
+
+def test_an_mcp_prompt_is_saved_as_typed(
+    demo_server: None, tmp_path: Path, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The transcript (and a resumed one) shows `/mcp__demo__review ...`, as the app does."""
+    from wyckoff_cli.core.shown import COMMAND
+
+    capsys.readouterr()
+    model = script(tmp_path, [{"text": "ok"}])
+    typed = "/mcp__demo__review app.py style"
+    assert main(["run", "-m", model, "--cwd", str(workspace), "--output-format", "stream-json", typed]) == 0
+    first = next(e for e in map(json.loads, capsys.readouterr().out.splitlines()) if e["type"] == "message")
+    assert first["message"]["meta"][COMMAND] == typed
+    assert "Please review app.py, looking for style." in json.dumps(first["message"]["parts"])

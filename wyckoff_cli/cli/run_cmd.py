@@ -1,8 +1,8 @@
 """`wyckoff run`: one turn, headless, with the same runtime as the app.
 
 Exit status: 0 completed (or completed by a tool), 1 the turn failed or did not
-finish (error, stopped, tool-round limit, unreliable), 2 usage or configuration
-error (also: Wyckoff's folders are unusable, or the session is in use by another
+finish (error, stopped, tool-round limit, unreliable, schema_failed), 2 usage or configuration
+error (also: a bad --output-schema file; Wyckoff's folders are unusable, or the session is in use by another
 process), 3 the turn completed but its session could not be saved (disk full),
 130 interrupted.
 
@@ -10,7 +10,12 @@ Every run is saved as a session (docs/SESSIONS.md) unless `--no-session` is give
 `--continue` and `--resume ID` add the turn to an earlier session (`--fork`: to a new
 session starting from its history, e.g. while another process is writing it). In
 text mode the session id is printed to stderr; the `json` output carries it as
-`session_id`. At the end a one-line summary goes to stderr (cli/run_summary.py).
+`session_id`. At the end a one-line summary goes to stderr (session/run_summary.py).
+
+A turn is an `rq.Turn` sent through the `ChatController`, as in the app and ACP
+(session/headless.py, shared with the Python API). `--output-schema FILE` (alias
+`--json-schema`) makes the answer JSON valid against that schema (session/output_schema.py):
+text output prints only the JSON, `json` and `stream-json` carry it as `data`.
 `--no-session` works without a writable Wyckoff folder: memory is then off, with a
 notice.
 
@@ -40,11 +45,7 @@ from wyckoff_cli.cli.agents_cmd import add_budget_argument
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Sequence
-
-    from wyckoff_cli.core.abort import AbortSignal
-    from wyckoff_cli.core.events import RuntimeEvent
-    from wyckoff_cli.session.builder import Session, SessionBuilder
+    from wyckoff_cli.session.builder import SessionBuilder
     from wyckoff_cli.session.custom_commands import TurnRequest
     from wyckoff_cli.storage.recorder import SessionRecorder
 
@@ -91,6 +92,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="FILE",
         help="attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeat for more",
+    )
+    parser.add_argument(
+        "--output-schema",
+        "--json-schema",
+        dest="output_schema",
+        type=Path,
+        metavar="FILE",
+        help="the answer must be JSON valid against this JSON Schema (2020-12) file; text output prints only it",
     )
     parser.add_argument(
         "--trust-mcp", action="store_true", help="start the project's .mcp.json servers (and trust the file)"
@@ -143,19 +152,25 @@ def run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.cli.run_commands import builtin_request, run_builtin
-    from wyckoff_cli.cli.run_summary import RunSummary
     from wyckoff_cli.cli.text_output import TextPrinter
     from wyckoff_cli.core import events as ev
-    from wyckoff_cli.core.abort import AbortSignal
-    from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
     from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
+    from wyckoff_cli.session.headless import HeadlessChat
+    from wyckoff_cli.session.output_schema import load_schema
+    from wyckoff_cli.session.run_summary import RunSummary
     from wyckoff_cli.session.store import call_coster
 
+    schema = load_schema(args.output_schema) if args.output_schema is not None else None  # exit 2 first
     cwd = (args.cwd or Path.cwd()).resolve()
     workspace = open_workspace(cwd)
     workspace.sandbox = args.sandbox
     builder = SessionBuilder(
-        workspace, cwd=cwd, trust_project_hooks=args.trust_hooks, max_budget_usd=args.max_budget_usd
+        workspace,
+        cwd=cwd,
+        trust_project_hooks=args.trust_hooks,
+        max_budget_usd=args.max_budget_usd,
+        max_tool_rounds=args.max_tool_rounds,
+        extra_allow=list(args.allow),
     )
     config = builder.config
     builtin = builtin_request(prompt, builder)  # `/cost`, `/undo`, ...: session/commands.py
@@ -168,10 +183,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     request = _custom_request(prompt, builder)
     model = args.model or (request.model if request is not None else None) or config.model
     mode = args.permission_mode or config.permission_mode
-    allow = [*args.allow, *(request.allow if request is not None else ())]
     # a missing key, an unknown model or a bad rule fails before any session exists
     provider = builder.provider(model)
-    build_policy(config, mode, allow)
+    build_policy(config, mode, [*args.allow, *(request.allow if request is not None else ())])
     _warn_untrusted_hooks(builder)
     _warn_untrusted_allow(builder)
     recorder = _open_session(args, builder, provider.name)
@@ -182,36 +196,45 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         if problem is not None:  # --no-session must work without a writable home
             print(f"wyckoff: {problem}; memory is off for this run", file=sys.stderr)
             config.context.memory = False
-    session = builder.build(
+
+    def write(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    resumed = bool(args.continue_session or args.resume)
+    chat = await HeadlessChat.open(
+        builder,
         model=model,
         mode=mode,
         recorder=recorder,
-        allow=allow,
-        max_tool_rounds=args.max_tool_rounds,
-        provider=provider,
+        record=recorder is not None,
+        resumed=resumed,
+        trust_mcp=args.trust_mcp,
+        write=write,
     )
-    runtime = session.runtime
-    mcp = await _start_mcp(args, builder.workspace, runtime)
-    summary = RunSummary(builder.workspace.root, {t.name: t.kind for t in runtime.tools}, call_coster(config))
+    session = chat.session
+    summary = RunSummary(
+        builder.workspace.root, {t.name: t.kind for t in session.registry}, call_coster(config)
+    )
     if session.shell_notice:
         print(f"wyckoff: {session.shell_notice}", file=sys.stderr)
     for problem in builder.agents().problems:  # agent files skipped (bad front matter)
         print(f"wyckoff: {problem}", file=sys.stderr)
-    abort = AbortSignal()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, abort.abort)
+        loop.add_signal_handler(signal.SIGINT, chat.interrupt)
     done: ev.TurnDone | None = None
     failure: ev.TurnFailed | None = None
     collected: list[dict[str, Any]] = []
     out = sys.stdout
-    printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
+    printer = TextPrinter(out, live=out.isatty() and schema is None)  # text output never keeps discarded text
     try:
-        start = "resume" if args.continue_session or args.resume else "startup"
-        turn = _turn(builder, session, prompt, request, abort, start, mcp, args.image)
-        async for event in answer_approvals(turn, deny_without_approver):
-            if recorder is not None:
-                recorder.record(event)
+        if schema is not None:
+            from wyckoff_cli.session.output_schema import schema_checked
+
+            turn = schema_checked(chat, schema, prompt, request, args.image)
+        else:
+            turn = chat.turn(prompt, command=request, images=args.image)
+        async for event in turn:
             summary.record(event)
             if args.output_format == "stream-json":
                 out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
@@ -220,7 +243,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
                 if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
                     collected.append(event.to_dict())
             else:
-                printer.handle(event)
+                if schema is None or not isinstance(event, ev.TextDelta | ev.MessageCommitted):
+                    printer.handle(event)  # with a schema: only the JSON answer, at the end
                 if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
                     print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
                 if isinstance(event, ev.HookRan) and (event.outcome != "ok" or event.message):
@@ -237,20 +261,11 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
-        await builder.user_hooks.session_end("other")
-        for hook_event in builder.user_hooks.take_events():
-            if recorder is not None:
-                recorder.record(hook_event)
-        await builder.user_hooks.aclose()
-        await runtime.close()
-        await mcp.aclose()
-        if builder.lsp is not None:
-            await builder.lsp.manager.close()
+        await chat.aclose("other")
         if args.output_format == "text" and not printer.ended_with_newline:
             out.write("\n")  # the answer's last line ends before anything on stderr follows
             printer.ended_with_newline = True
         if recorder is not None:
-            recorder.close()
             _report_session(recorder, args.output_format)
     assert done is not None
     if args.output_format == "json":
@@ -265,7 +280,11 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             "summary": summary.to_dict(),
             "session_error": _session_error(recorder),
         }
+        if schema is not None:
+            result["data"] = done.data
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
+    elif args.output_format == "text" and schema is not None and done.data is not None:
+        out.write(json.dumps(done.data, ensure_ascii=False) + "\n")  # only the JSON
     elif args.output_format == "text" and not printer.ended_with_newline:
         out.write("\n")
     out.flush()
@@ -285,28 +304,6 @@ def _session_error(recorder: SessionRecorder | None) -> str | None:
     return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
 
 
-async def _start_mcp(args: argparse.Namespace, workspace: Any, runtime: Any) -> Any:
-    """The workspace's MCP servers, waited for (each up to its startup timeout) so their
-    tools are in the first request; problems are reported on stderr."""
-    from wyckoff_cli.session.mcp import open_mcp, print_notices, untrusted_notice
-
-    def write(text: str) -> None:
-        print(text, file=sys.stderr)
-
-    mcp = open_mcp(
-        workspace,
-        runtime.tools,
-        model=args.model,
-        trust_project=args.trust_mcp,
-        on_event=print_notices(write),
-    )
-    await mcp.wait_ready()
-    notice = untrusted_notice(mcp)
-    if notice:
-        write(notice)
-    return mcp
-
-
 def _custom_request(prompt: str, builder: SessionBuilder) -> TurnRequest | None:
     """`/init` or `/NAME args` naming a custom command: the turn it expands to."""
     from wyckoff_cli.session.commands import split
@@ -318,75 +315,6 @@ def _custom_request(prompt: str, builder: SessionBuilder) -> TurnRequest | None:
         return None
     catalog = discover_commands(builder.workspace.root)
     return expand(parts[0], parts[1], catalog, builder.config.commands.prefer)
-
-
-async def _turn(
-    builder: SessionBuilder,
-    session: Session,
-    prompt: str,
-    request: TurnRequest | None,
-    abort: AbortSignal,
-    start: str,
-    mcp: Any = None,
-    images: Sequence[Path] = (),
-) -> AsyncIterator[RuntimeEvent]:
-    """SessionStart hooks, a custom command's snippets or an MCP server's prompt
-    (`/mcp__SERVER__PROMPT ARGS`), `@SERVER:URI` resources attached (as in the app), the
-    `--image` files, then the turn."""
-    from wyckoff_cli.core import events as ev
-    from wyckoff_cli.core.errors import ImageError
-    from wyckoff_cli.core.messages import Message
-    from wyckoff_cli.session.custom_commands import ShellExpansion, shell_snippets
-    from wyckoff_cli.session.extensions import request_notices
-
-    await builder.user_hooks.session_start(start)
-    text = prompt
-    if request is not None:
-        for notice in request_notices(request):
-            yield notice
-        text = request.text
-        if shell_snippets(text):
-            expansion = ShellExpansion.of(text, request, session, builder.workspace.root, set())
-            async for event in expansion.events():
-                yield event
-            if expansion.failed is not None:
-                yield ev.TurnFailed("denied", expansion.failed)
-                yield ev.TurnDone("", "stopped", 0)
-                return
-            text = expansion.text
-    from wyckoff_cli.core.shown import with_command
-    from wyckoff_cli.tools.mcp.extras import attach_resources, render_prompt
-
-    shown = request.shown if request is not None else None
-    results = session.recorder.results_dir if session.recorder is not None else None
-    if mcp is not None and request is None and text.startswith("/mcp__"):
-        name, _, line = text[1:].partition(" ")
-        try:
-            text, shown = await render_prompt(mcp, name, line, results), text
-        except Exception as exc:  # an unknown prompt or a server error: said, nothing sent
-            yield ev.TurnFailed("invalid_request", getattr(exc, "message", None) or str(exc))
-            yield ev.TurnDone("", "error", 0)
-            return
-    if mcp is not None and "@" in text:
-        text = await attach_resources(mcp, text, results)  # @SERVER:URI attaches a resource
-    required = request.required_tools if request is not None else ()
-    try:
-        attached = [session.images.add_file(path.expanduser()) for path in images] if session.images else []
-    except ImageError as exc:  # one line naming the file; nothing is sent
-        yield ev.TurnFailed("image", exc.message)
-        yield ev.TurnDone("", "error", 0)
-        return
-    message = Message.user(text, images=attached) if attached else text
-    if shown is not None:  # as typed, when resumed
-        message = with_command(message, shown)
-    async for event in session.runtime.run_stream(
-        session.conversation,
-        message,
-        system_prompt=session.system_prompt,
-        abort=abort,
-        required_tools=required,
-    ):
-        yield event
 
 
 def _warn_untrusted_hooks(builder: SessionBuilder) -> None:

@@ -104,6 +104,9 @@ class ContextManager(ContextHooks):
         self.last_compaction: CompactionResult | None = None
         self._side_usage: Usage | None = None
         self._system_prompt: str | None = None
+        self.prompt_append = (
+            ""  # a host's text after the built prompt (the Python API's system_prompt_append)
+        )
         self._superseded: set[str] = set()
         self._last_raw_estimate = 0
         # told before every compaction ("auto" or "manual", the focus): PreCompact hooks
@@ -136,7 +139,8 @@ class ContextManager(ContextHooks):
     def system_prompt(self) -> str:
         """The session's system prompt, built once (empty without a builder)."""
         if self._system_prompt is None:
-            self._system_prompt = self.prompt.build() if self.prompt is not None else ""
+            built = self.prompt.build() if self.prompt is not None else ""
+            self._system_prompt = f"{built}\n\n{self.prompt_append}" if self.prompt_append else built
         return self._system_prompt
 
     def rebuild_system_prompt(self, *, reload_instructions: bool = True) -> str:
@@ -150,7 +154,8 @@ class ContextManager(ContextHooks):
             except OSError as exc:
                 log.warning("could not re-read the project instructions: %s", exc)
         old = self._system_prompt
-        self._system_prompt = self.prompt.build()
+        built = self.prompt.build()
+        self._system_prompt = f"{built}\n\n{self.prompt_append}" if self.prompt_append else built
         if old is not None and old != self._system_prompt:
             self._superseded.add(old)
         return self._system_prompt

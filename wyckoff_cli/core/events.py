@@ -26,6 +26,7 @@ DoneReason = Literal[
     "error",  # the turn failed (see the preceding `error` event)
     "budget",  # the session's cost budget (`--max-budget-usd`) was reached
     "loop",  # the same call kept getting the same result (the runaway guard)
+    "schema_failed",  # the answer was not valid against the output schema after two corrections
 ]
 
 
@@ -375,6 +376,8 @@ class TurnDone(_Event):
     stop_reason: str | None = None
     # USD of the turn's model calls, sub-agents' included (None: no call was priced).
     cost_usd: float | None = None
+    # The parsed JSON answer when the turn had an output schema (session/output_schema.py).
+    data: Any = None
 
 
 @dataclass(frozen=True, slots=True)

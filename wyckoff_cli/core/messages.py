@@ -303,3 +303,7 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any]
+    # The turn's answer format (session/output_schema.py): a vendor with structured output
+    # sends `parameters` as the answer's JSON schema instead of offering this tool; the
+    # others offer it as the tool the model must call to answer.
+    answer: bool = False

@@ -289,6 +289,8 @@ class AnthropicProvider(SDKProvider):
             budget = thinking.get("budget_tokens")
             if isinstance(budget, int) and budget >= params["max_tokens"]:
                 params["max_tokens"] = budget + 4_096
+        if any(spec.answer for spec in tools):  # answer by a tool call (providers/answer_format.py)
+            params["tool_choice"] = {"type": "auto" if "thinking" in params else "any"}
         return params
 
     def _thinking(self) -> dict[str, Any] | None:

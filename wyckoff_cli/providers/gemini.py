@@ -46,6 +46,7 @@ from wyckoff_cli.core.messages import (
 from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.providers import server_search
+from wyckoff_cli.providers.answer_format import gemini_generation_config, split_answer
 from wyckoff_cli.providers.base import (
     ServerToolChunk,
     StopChunk,
@@ -155,6 +156,7 @@ class GeminiProvider(SDKProvider):
         body: dict[str, Any] = {"contents": convert_messages(messages, placeholder_signatures=placeholder)}
         if system_prompt:
             body["systemInstruction"] = {"parts": [{"text": system_prompt}]}
+        tools, answer = split_answer(tools)  # providers/answer_format.py
         if tools:
             body["tools"] = [{"functionDeclarations": [tool_to_gemini(spec) for spec in tools]}]
         if server_search.enabled(self.spec):  # Google Search grounding (docs/TOOLS.md)
@@ -170,6 +172,8 @@ class GeminiProvider(SDKProvider):
         ):
             if value is not None:
                 config[key] = value
+        if answer is not None:
+            config.update(gemini_generation_config(answer))
         if config:
             body["generationConfig"] = config
         return {"model": self.spec.model, "body": body}

@@ -34,6 +34,7 @@ from urllib.parse import urlparse
 from wyckoff_cli.core.messages import ImagePart, Message, TextPart, ThinkingPart, ToolCallPart, ToolSpec
 from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.core.usage import Usage
+from wyckoff_cli.providers.answer_format import openai_response_format, split_answer
 from wyckoff_cli.providers.base import (
     StopChunk,
     StopReason,
@@ -201,9 +202,12 @@ class OpenAICompatProvider(SDKProvider):
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        tools, answer = split_answer(tools)  # providers/answer_format.py
         if tools:
             params["tools"] = [tool_to_openai(spec) for spec in tools]
             params["tool_choice"] = "auto"
+        if answer is not None:
+            params["response_format"] = openai_response_format(answer)
         optional = {
             "temperature": self.spec.temperature,
             "top_p": self.spec.top_p,

@@ -42,6 +42,7 @@ from wyckoff_cli.core.messages import (
 )
 from wyckoff_cli.core.tool_schema import clean_schema
 from wyckoff_cli.providers import server_search
+from wyckoff_cli.providers.answer_format import responses_text_format, split_answer
 from wyckoff_cli.providers.base import (
     ServerToolChunk,
     StopChunk,
@@ -170,8 +171,11 @@ class OpenAIResponsesProvider(SDKProvider):
         }
         if system_prompt:
             params["instructions"] = system_prompt
+        tools, answer = split_answer(tools)  # providers/answer_format.py
         if tools:
             params["tools"] = [tool_to_responses(spec) for spec in tools]
+        if answer is not None:
+            params["text"] = {"format": responses_text_format(answer)}
         if server_search.enabled(self.spec):  # the hosted web search tool (docs/TOOLS.md)
             params["tools"] = [*params.get("tools", []), *server_search.responses_tools(self.spec)]
             params["include"] = [*params["include"], server_search.RESPONSES_SOURCES]

@@ -120,12 +120,15 @@ def scoped_rules(entries: Sequence[str]) -> dict[str, list[Rule]]:
 
 
 def child_registry(parent: ToolRegistry, agent: AgentDefinition) -> ToolRegistry:
-    """The child's tools: the named ones the parent has (or all the parent's), never `task`."""
+    """The child's tools: the named ones the parent has (or all the parent's), never `task`
+    nor the parent's answer format (`Tool.answer`: the schema is the parent's answer's)."""
     if agent.tools is None:
-        return ToolRegistry(tool for tool in parent if tool.name != TASK_TOOL)
+        return ToolRegistry(tool for tool in parent if tool.name != TASK_TOOL and not tool.answer)
     wanted = [entry.split("(", 1)[0] for entry in agent.tools]
     return ToolRegistry(
-        tool for name in dict.fromkeys(wanted) if name != TASK_TOOL and (tool := parent.get(name)) is not None
+        tool
+        for name in dict.fromkeys(wanted)
+        if name != TASK_TOOL and (tool := parent.get(name)) is not None and not tool.answer
     )
 
 

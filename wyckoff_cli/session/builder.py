@@ -143,6 +143,8 @@ class SessionBuilder:
     host_terminal: HostTerminal | None = None
     subagents: bool | None = None  # the `task` tool; None: when the tools are the built-ins
     max_budget_usd: float | None = None  # `--max-budget-usd`, over `[session] max_budget_usd`
+    max_tool_rounds: int | None = None  # `--max-tool-rounds`, over `max_tool_rounds` of the config
+    system_prompt_append: str = ""  # after the built system prompt (the Python API)
     cost: Callable[[str, Usage], float | None] | None = None  # USD of a call; default: the catalogue
     _agents: AgentCatalog | None = field(default=None, init=False, repr=False)
     _budgets: dict[str | None, SessionBudget] = field(default_factory=dict, init=False, repr=False)
@@ -315,6 +317,7 @@ class SessionBuilder:
                 routes=routes,
             )
             context.estimator.vendor = vendor_of(provider.name)  # whose rule counts images
+            context.prompt_append = self.system_prompt_append
             for tool in context.tools():
                 registry.add(tool)
             set_prompt(context, self.workspace.root, registry, skills)
@@ -364,7 +367,9 @@ class SessionBuilder:
             registry,
             workspace=self.workspace.root,
             policy=policy,
-            settings=RuntimeSettings(max_tool_rounds=max_tool_rounds or config.max_tool_rounds),
+            settings=RuntimeSettings(
+                max_tool_rounds=max_tool_rounds or self.max_tool_rounds or config.max_tool_rounds
+            ),
             results_dir=recorder.results_dir if recorder is not None else None,
             tool_env=child_environment(),
             context=context,

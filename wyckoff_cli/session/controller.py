@@ -72,9 +72,12 @@ class ChatController:
         exporter: Exporter | None = None,
         price: PriceFn | None = None,
         context_window: Callable[[str], int] | None = None,
+        recorder: SessionRecorder | None = None,
+        unrecorded: bool = False,
     ) -> None:
         """`price` and `context_window` replace the catalogue's figures (tests, custom
-        hosts); `exporter` writes `/export` (the CLI's `sessions export`)."""
+        hosts); `exporter` writes `/export` (the CLI's `sessions export`). `recorder`: a
+        session the host opened already (a fork); `unrecorded`: save nothing (`--no-session`)."""
         self.builder = builder
         self.exporter = exporter
         self._price = price
@@ -87,7 +90,8 @@ class ChatController:
         self.always_allowed: list[str] = []  # "always" answers of this app run, kept across sessions
         self.on_background: Callable[[], None] | None = None  # told when a background task starts or ends
         self._session: Session | None = None
-        self._recorder: SessionRecorder | None = None
+        self._recorder: SessionRecorder | None = recorder
+        self.unrecorded = unrecorded
         self._empty = Conversation()
         self.mode_notes = ModeNotes()  # the mode the model was last told about
         self._commands: CommandCatalog | None = None
@@ -121,13 +125,15 @@ class ChatController:
     @property
     def session(self) -> Session:
         """The session's parts, built at first use (the session folder too)."""
-        if self._recorder is None:
+        if self._recorder is None and not self.unrecorded:
             self._recorder = self.builder.open_recorder(self.model)
         if self._session is None:
             self._session = self.builder.build(
                 model=self.model, mode=self.mode, recorder=self._recorder, allow=self.always_allowed
             )
             self._session.runtime.background.add_listener(self._background_changed)
+            if self._recorder is None:  # an unrecorded session's conversation is its own
+                self._empty = self._session.conversation
             self.status.auto_allow = sandbox_auto_allow(registry_shell(self._session.registry), self.mode)
         return self._session
 
@@ -307,8 +313,8 @@ class ChatController:
             self._recorder.close()
             self._recorder = None
 
-    async def aclose(self) -> None:
-        await self._close_session(recorder=True)
+    async def aclose(self, reason: str = "exit") -> None:
+        await self._close_session(recorder=True, reason=reason)
         await self.builder.user_hooks.aclose()
 
     # ---------------------------------------------------------------- commands
@@ -478,7 +484,7 @@ class ChatController:
                 self._abort = None
 
     def _run_turn(self, t: rq.Turn) -> AsyncIterator[ev.RuntimeEvent]:
-        rest = (t.required_tools, t.command, t.attached, t.images)
+        rest = (t.required_tools, t.command, t.attached, t.images, t.shown)
         return self._abortable(lambda a: turn_events(self, t.text, a, *rest))
 
     async def _prompt_command(self, name: str, argument: str) -> AsyncIterator[ev.RuntimeEvent]:

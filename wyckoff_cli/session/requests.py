@@ -36,13 +36,15 @@ class Turn:
     """Send `text` to the model. `command`: the expansion of a command that is a prompt
     (its rules and model hold for this turn); `attached`: `!command` runs whose output
     goes before the text; `required_tools`: the loop guard's expectation; `images`: the
-    prompt's attachments, already kept in the session's image store (docs/IMAGES.md)."""
+    prompt's attachments, already kept in the session's image store (docs/IMAGES.md);
+    `shown`: what the transcript shows instead of `text` (an MCP server's prompt, as typed)."""
 
     text: str
     required_tools: tuple[str, ...] = ()
     command: TurnRequest | None = None
     attached: tuple[ShellRun, ...] = ()
     images: tuple[ImagePart, ...] = ()
+    shown: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

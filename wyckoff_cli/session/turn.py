@@ -61,10 +61,12 @@ async def turn_events(
     request: TurnRequest | None = None,
     attached: Sequence[ShellRun] = (),
     images: Sequence[ImagePart] = (),
+    shown: str | None = None,
 ) -> AsyncIterator[ev.RuntimeEvent]:
     """One turn; `request` when it comes from a command (its `!`…`` snippets run
     first, its rules hold for this turn only, its model answers this turn);
-    `attached`, `images`: `!command` runs (before the text) and images sent with it."""
+    `attached`, `images`: `!command` runs (before the text) and images sent with it;
+    `shown`: what the transcript shows for the text (an MCP prompt as typed)."""
     async for waiting in preparing(controller, abort):  # MCP servers starting, the SDK's imports
         yield waiting
     if abort.aborted:
@@ -104,8 +106,8 @@ async def turn_events(
     if builder.mcp is not None:
         text = await builder.mcp.prepare_message(text)  # @SERVER:URI attaches a resource
     message = turn_message(text, attached, images)  # `!command` output and images go with it
-    if request is not None:  # the transcript shows `/NAME ARGS`, a resumed one too
-        message = with_command(message, request.shown)
+    if request is not None or shown is not None:  # the transcript shows `/NAME ARGS`, a resumed one too
+        message = with_command(message, request.shown if request is not None else shown or "")
     try:
         with turn_rules(session.policy, request.allow if request is not None else ()):
             async for event in runtime.run_stream(

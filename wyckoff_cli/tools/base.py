@@ -138,6 +138,7 @@ class Tool:
     # a loopback URL), or None: checked with the schema, so before any approval dialog.
     refused_before_run: Callable[[dict[str, Any]], str | None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    answer: bool = False  # the answer format of the turn (ToolSpec.answer; session/output_schema.py)
 
     def subject(self, args: dict[str, Any], workspace: Path) -> Subject:
         """What this call's permission rules are matched against (see subject.py)."""
@@ -158,7 +159,7 @@ class Tool:
         return self.safe_for(args) if self.safe_for is not None else self.concurrency_safe
 
     def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, self.parameters)
+        return ToolSpec(self.name, self.description, self.parameters, answer=self.answer)
 
     def check_arguments(self, args: dict[str, Any]) -> None:
         """Raise `ToolError` when `args` do not satisfy the schema."""
