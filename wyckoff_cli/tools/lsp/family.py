@@ -122,7 +122,6 @@ class LspTools:
 
         return run
 
-
     def _after_change(self, tool: Tool) -> Any:
         async def run(args: dict[str, Any], ctx: ToolContext) -> str | ToolOutcome:
             paths = [p for p in _paths_named(args, ctx) if self.manager.meet(p) is not None]
