@@ -42,8 +42,10 @@ from wyckoff_cli.core.errors import UsageError
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
+    from wyckoff_cli.core import events as ev
     from wyckoff_cli.core.abort import AbortSignal
     from wyckoff_cli.core.events import RuntimeEvent
+    from wyckoff_cli.session.background_host import BackgroundHost
     from wyckoff_cli.session.builder import Session, SessionBuilder
     from wyckoff_cli.session.custom_commands import TurnRequest
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -113,6 +115,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --continue/--resume: continue in a new session that starts from that session's history",
     )
+    from wyckoff_cli.cli.background_cmd import add_background_arguments
+
+    add_background_arguments(parser)
     parser.add_argument(
         "--trust-hooks",
         action="store_true",
@@ -138,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("the prompt is empty")
     if args.fork and not (args.continue_session or args.resume):
         raise UsageError("--fork needs --continue or --resume ID (the session to fork)")
+    if args.background:  # a detached process runs it; this one returns at once
+        from wyckoff_cli.cli.background_cmd import start_background
+
+        return start_background(args, prompt)
     return asyncio.run(_run(args, prompt))
 
 
@@ -201,6 +210,13 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, abort.abort)
+    host = None
+    approver = deny_without_approver
+    if args.background_child:  # the detached process of `--background`: approvals wait for an app
+        from wyckoff_cli.cli.background_cmd import open_host
+
+        host = await open_host(args, builder, recorder, model, prompt)
+        abort, approver = host.new_abort(), host.approve
     done: ev.TurnDone | None = None
     failure: ev.TurnFailed | None = None
     collected: list[dict[str, Any]] = []
@@ -208,32 +224,41 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     printer = TextPrinter(out, live=out.isatty())  # text output never keeps discarded text
     try:
         start = "resume" if args.continue_session or args.resume else "startup"
+        turn: AsyncIterator[RuntimeEvent] | None
         turn = _turn(builder, session, prompt, request, abort, start, mcp, args.image)
-        async for event in answer_approvals(turn, deny_without_approver):
-            if recorder is not None:
-                recorder.record(event)
-            summary.record(event)
-            if args.output_format == "stream-json":
-                out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
-                out.flush()
-            elif args.output_format == "json":
-                if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
-                    collected.append(event.to_dict())
-            else:
-                printer.handle(event)
-                if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
-                    print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
-                if isinstance(event, ev.HookRan) and (event.outcome != "ok" or event.message):
-                    print(
-                        f"\n[hook] {event.hook_event} {event.command}: {event.outcome} {event.message}",
-                        file=sys.stderr,
-                    )
-            if isinstance(event, ev.TurnFailed):
-                failure = event
-                if args.output_format == "text":
-                    print(f"\nwyckoff: {event.kind}: {event.message}", file=sys.stderr)
-            if isinstance(event, ev.TurnDone):
-                done = event
+        while turn is not None:
+            async for event in answer_approvals(turn, approver):
+                if recorder is not None:
+                    recorder.record(event)
+                if host is not None:
+                    host.publish(event)
+                summary.record(event)
+                if args.output_format == "stream-json":
+                    out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+                    out.flush()
+                elif args.output_format == "json":
+                    if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
+                        collected.append(event.to_dict())
+                else:
+                    printer.handle(event)
+                    if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
+                        print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
+                    if isinstance(event, ev.HookRan) and (event.outcome != "ok" or event.message):
+                        print(
+                            f"\n[hook] {event.hook_event} {event.command}: {event.outcome} {event.message}",
+                            file=sys.stderr,
+                        )
+                if isinstance(event, ev.TurnFailed):
+                    failure = event
+                    if args.output_format == "text":
+                        print(f"\nwyckoff: {event.kind}: {event.message}", file=sys.stderr)
+                if isinstance(event, ev.TurnDone):
+                    done = event
+            turn = None
+            if host is not None:  # further turns from the attached app, while one is
+                from wyckoff_cli.cli.background_cmd import follow_up
+
+                turn = await follow_up(host, session)
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
@@ -252,6 +277,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         if recorder is not None:
             recorder.close()
             _report_session(recorder, args.output_format)
+        if host is not None:  # after the log is complete: `done` means it can be read
+            await host.close(_final_state(host, done, failure))
     assert done is not None
     if args.output_format == "json":
         result = {
@@ -276,6 +303,12 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     if code == 0 and _session_error(recorder) is not None:
         return EXIT_NOT_SAVED
     return code
+
+
+def _final_state(host: BackgroundHost, done: ev.TurnDone | None, failure: ev.TurnFailed | None) -> str:
+    if host.stopping:
+        return "stopped"
+    return "done" if done is not None and failure is None and done.reason != "error" else "failed"
 
 
 def _session_error(recorder: SessionRecorder | None) -> str | None:
