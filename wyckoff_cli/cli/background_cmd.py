@@ -50,7 +50,7 @@ def child_argv(argv: list[str], prompt: str, session_id: str) -> list[str]:
     rest = [a for a in rest if a != "--background"]
     if "-" in rest:  # the prompt came from stdin, which the detached process does not have
         rest[rest.index("-")] = prompt
-    return ["run", *rest, CHILD_FLAG, session_id]
+    return ["run", CHILD_FLAG, session_id, *rest]  # first: a `--` may end the options
 
 
 def start_background(args: argparse.Namespace, prompt: str) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
@@ -65,9 +66,15 @@ class AttachScreen(Screen[None]):
     ]
 
     def __init__(
-        self, entry: RunningSession, *, want: str = "control", connect: Connect | None = None
+        self,
+        entry: RunningSession,
+        *,
+        want: str = "control",
+        connect: Connect | None = None,
+        detach: Callable[[], object] | None = None,
     ) -> None:
         super().__init__()
+        self._on_detach = detach  # default: quit the app (`wyckoff attach`); in the chat, back to it
         self.entry = entry
         self.want = want
         self._connect = connect
@@ -76,6 +83,7 @@ class AttachScreen(Screen[None]):
         self.client: ChannelClient | None = None
         self.role = "view"
         self.ended = False
+        self.detached = False  # the app left this screen: late events have nowhere to go
         self._approvals: list[ApprovalScreen] = []
         self._answers: set[asyncio.Task[None]] = set()
 
@@ -145,6 +153,8 @@ class AttachScreen(Screen[None]):
     def receive(self, event: ev.RuntimeEvent) -> None:
         """One event of the session: shown; an approval, when this app answers them,
         gets a responder whose answer goes back over the socket."""
+        if self.detached:
+            return
         if self.role == "control":
             event, responder = with_responder(event)
             request = ev.approval_of(event)
@@ -164,7 +174,7 @@ class AttachScreen(Screen[None]):
         """A call the replay showed unanswered (it was waiting when we attached) is the
         one its live events update, not a second view of it."""
         call_id = event.parent_call_id if isinstance(event, ev.SubagentEvent) else getattr(event, "id", None)
-        if not isinstance(call_id, str) or call_id in self.router.tools or not self.is_attached:
+        if not isinstance(call_id, str) or call_id in self.router.tools or self.detached:
             return
         for view in self.transcript.query(ToolCallView):
             if view.call_id == call_id:
@@ -190,7 +200,7 @@ class AttachScreen(Screen[None]):
         )
 
     def _head(self, text: str) -> None:
-        if self.is_attached:
+        if self.is_attached and not self.detached:
             self.query_one("#attach-head", Static).update(literal(text))
 
     # ------------------------------------------------------------------ keys and input
@@ -210,9 +220,14 @@ class AttachScreen(Screen[None]):
             self.run_worker(self.client.send({"kind": "interrupt"}), group="send")
 
     def action_detach(self) -> None:
-        self.app.exit()
+        self.detached = True
+        if self._on_detach is not None:
+            self._on_detach()
+        else:
+            self.app.exit()
 
     async def on_unmount(self) -> None:
+        self.detached = True
         if self.client is not None:
             await self.client.close()
 
@@ -223,7 +238,7 @@ class AttachScreen(Screen[None]):
         return self.query_one("#transcript", Transcript)
 
     def _mount(self, widget: Widget) -> None:
-        if self.is_attached:
+        if self.is_attached and not self.detached:
             self.transcript.mount(widget)
 
     def new_answer(self) -> AnswerView:
@@ -257,7 +272,7 @@ class AttachScreen(Screen[None]):
         self._mount(UserMessage(text))
 
     def status_changed(self) -> None:
-        if self.is_attached:
+        if self.is_attached and not self.detached:
             self.query_one(StatusBar).refresh_status()
 
     def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None:
@@ -266,7 +281,7 @@ class AttachScreen(Screen[None]):
                 self._approvals.remove(screen)
             request.respond(decision or ApprovalDecision.deny(None))
 
-        screen = ApprovalScreen(request, None, agent=agent)
+        screen = ApprovalScreen(request, Path(self.entry.root), agent=agent)
         self._approvals.append(screen)
         self.app.push_screen(screen, done)
 
