@@ -1,6 +1,6 @@
 """`/agents` (Ctrl+B): a live list of this project's background sessions and their sub-agents.
 
-Each row: id, state, worktree, elapsed, cost, and what it does now (the tool running,
+Waiting sessions first, then running ones, then the ended, newest first. Each row: id, state, worktree, elapsed, cost, and what it does now (the tool running,
 the call it waits for, else its title); a session's sub-agents follow it, indented.
 Refreshed once a second from the registry. Enter attaches to the selected session,
 `n` starts a new background session (a prompt line opens), `x` stops the selected one,
@@ -20,6 +20,7 @@ from wyckoff_cli.tui.background import BackgroundSettings, start_background, sto
 from wyckoff_cli.tui.literal import literal
 
 REFRESH_SECONDS = 1.0
+FIRST = {"waiting": 0, "running": 1}  # what needs the user first, then what runs, then the rest
 HINT = "Enter attach · n new background session · x stop · m merge preview · Esc close"
 
 
@@ -90,7 +91,7 @@ class AgentsScreen(ModalScreen[RunningSession | None]):
         table.focus()
 
     def refresh_rows(self) -> None:
-        entries = self.registry.entries(self.project)
+        entries = sorted(self.registry.entries(self.project), key=lambda e: FIRST.get(e.state, 2))
         self.entries = {e.id: e for e in entries}
         table = self.query_one(DataTable)
         selected = self.selected_key()

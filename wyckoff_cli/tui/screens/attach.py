@@ -281,7 +281,14 @@ class AttachScreen(Screen[None]):
                 self._approvals.remove(screen)
             request.respond(decision or ApprovalDecision.deny(None))
 
-        screen = ApprovalScreen(request, Path(self.entry.root), agent=agent)
+        prompt = self.query_one(PromptInput)
+        screen = ApprovalScreen(
+            request,
+            Path(self.entry.root),
+            last_typed=lambda: prompt.last_key_at,
+            forward_key=prompt.type_key,
+            agent=agent,
+        )
         self._approvals.append(screen)
         self.app.push_screen(screen, done)
 
