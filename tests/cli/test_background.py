@@ -235,3 +235,54 @@ def test_attach_to_a_finished_session_says_so(capsys: pytest.CaptureFixture[str]
 def test_no_channel_reachable_is_a_clear_error() -> None:
     with pytest.raises(ChannelError, match="cannot reach the session"):
         asyncio.run(ChannelClient.connect(socket_path("bg-absent")))
+
+
+def test_the_attached_app_sends_a_new_turn_and_detaching_ends_an_idle_session(
+    tmp_path: Path, workspace: Path, capsys: pytest.CaptureFixture[str], reap: None
+) -> None:
+    model = script(tmp_path, [*WRITE_THEN_ANSWER, {"text": "Second answer."}])
+    session_id = start(capsys, "-m", model, "--cwd", str(workspace), "write a.txt")
+    until_sync(lambda: state(session_id) == "waiting")
+
+    async def converse() -> list[str]:
+        client = await ChannelClient.connect(socket_path(session_id), "control")
+        seen: list[str] = []
+        call_id = client.welcome["pending"][0]["id"]
+        await client.send({"kind": "approve", "id": call_id, "decision": {"kind": "allow"}})
+        async for message in client.messages():
+            if message["kind"] == "user":
+                seen.append(f"user: {message['text']}")
+            if message["kind"] == "event" and message["event"]["type"] == "done":
+                seen.append(f"done: {message['event']['text']}")
+                if len(seen) == 1:
+                    await client.send({"kind": "turn", "text": "and now?"})
+                else:
+                    break
+        await client.close()  # detached: nobody can send another turn, so the session ends
+        return seen
+
+    assert asyncio.run(converse()) == ["done: Written.", "user: and now?", "done: Second answer."]
+    until_sync(lambda: not process_alive(entry_of(session_id).pid, entry_of(session_id).pid_start))
+    assert state(session_id) == "done"
+    loaded = SessionStore().load(str(entry_of(session_id).session_id))
+    assert [m.text for m in loaded.history if m.role == "user"][-1] == "and now?"
+    assert loaded.history[-1].text == "Second answer."
+
+
+@pytest.mark.parametrize(
+    ("argv", "prompt", "expected"),
+    [
+        (["run", "--background", "-m", "m", "do it"], "do it", ["-m", "m", "do it"]),
+        (  # part A's --worktree (and every other option) reaches the detached process
+            ["run", "--worktree", "feature", "--background", "--permission-mode", "auto-edit", "p"],
+            "p",
+            ["--worktree", "feature", "--permission-mode", "auto-edit", "p"],
+        ),
+        (["run", "--background", "-"], "from stdin", ["from stdin"]),  # it has no stdin of its own
+        (["run", "--background", "--", "--not-an-option"], "--not-an-option", ["--", "--not-an-option"]),
+    ],
+)
+def test_every_other_argument_is_passed_through(argv: list[str], prompt: str, expected: list[str]) -> None:
+    from wyckoff_cli.cli.background_cmd import CHILD_FLAG, child_argv
+
+    assert child_argv(argv, prompt, "bg-123456") == ["run", CHILD_FLAG, "bg-123456", *expected]

@@ -117,3 +117,11 @@ def test_git_place_names_the_worktree_and_branch(tmp_path: Path) -> None:
     assert (linked.project, linked.worktree, linked.branch) == (repo.resolve(), "x", "wyckoff/x")
     outside = git_place(tmp_path)
     assert (outside.project, outside.worktree, outside.branch) == (tmp_path, None, None)
+    (repo / "sub").mkdir()
+    assert git_place(repo / "sub").project == repo.resolve()  # a subfolder is the same project
+    git("checkout", "-q", "--detach")
+    assert git_place(repo).branch is None  # detached: no branch to name
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / ".git").write_text("not a pointer\n")
+    assert git_place(odd) == type(outside)(odd, None, None)

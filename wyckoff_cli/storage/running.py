@@ -234,38 +234,30 @@ class GitPlace:
 
 
 def git_place(root: Path) -> GitPlace:
-    """Ask git of `root` (two quick calls); outside a repository the root is the project."""
-    import subprocess
-
+    """Read where `root` sits from git's own files, without running git (`ps` must be
+    quick): the nearest `.git` folder, or a linked worktree's `.git` file naming its
+    git dir, whose `commondir` leads to the main repository. Outside a repository (or
+    with files git itself would not accept) the root is its own project."""
+    root = root.resolve()
+    top = next((folder for folder in (root, *root.parents) if (folder / ".git").exists()), None)
+    if top is None:
+        return GitPlace(root, None, None)
+    dot_git = top / ".git"
     try:
-        result = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(root),
-                "rev-parse",
-                "--path-format=absolute",
-                "--git-common-dir",
-                "--show-toplevel",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        if dot_git.is_dir():
+            git_dir = dot_git
+        else:
+            pointer = dot_git.read_text(encoding="utf-8").strip()
+            if not pointer.startswith("gitdir:"):
+                return GitPlace(root, None, None)
+            git_dir = (top / pointer.removeprefix("gitdir:").strip()).resolve()
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            common = (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
         return GitPlace(root, None, None)
-    lines = result.stdout.splitlines()
-    if result.returncode != 0 or len(lines) < 2:
-        return GitPlace(root, None, None)
-    common, top = Path(lines[0]), Path(lines[1])
     project = common.parent if common.name == ".git" else top
-    worktree = top.name if project.resolve() != top.resolve() else None
-    branch = subprocess.run(
-        ["git", "-C", str(root), "symbolic-ref", "--quiet", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        timeout=10,
-        check=False,
-    ).stdout.strip()
-    return GitPlace(project.resolve(), worktree, branch or None)
+    branch = head.removeprefix("ref: refs/heads/") if head.startswith("ref: refs/heads/") else None
+    worktree = top.name if project != top else None
+    return GitPlace(project, worktree, branch)
