@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.core.errors import UsageError
@@ -89,12 +90,14 @@ def start_background(args: argparse.Namespace, prompt: str) -> int:
         raise UsageError(f"cannot start the background session: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    root = str(os.path.abspath(cwd))
+    from wyckoff_cli.storage.running import git_place
+
+    root = paths.find_project_root(Path(cwd).resolve())  # the detached process writes the exact one
     entry = RunningSession(
         id=session_id,
         pid=process.pid,
-        project=root,
-        root=root,
+        project=str(git_place(root).project),
+        root=str(root),
         model=args.model or "",
         started=now_iso(),
         title=" ".join(prompt.split())[:80],

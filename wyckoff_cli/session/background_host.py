@@ -51,6 +51,7 @@ class BackgroundHost:
         self.title = title
         self.server = ChannelServer(server_path, self._request, self._welcome)
         self.pending: dict[str, tuple[ev.RuntimeEvent, asyncio.Future[ApprovalDecision]]] = {}
+        self.early: dict[str, ApprovalDecision] = {}  # answers that came before `approve` asked
         self.turns: asyncio.Queue[str] = asyncio.Queue()
         self.abort: AbortSignal | None = None  # the running turn's
         self.stopping = False
@@ -116,6 +117,8 @@ class BackgroundHost:
     async def approve(self, request: ev.ApprovalRequested) -> ApprovalDecision:
         """The run's approver: wait for the controlling app's answer, however long."""
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        if request.id in self.early:  # answered from the broadcast before we got here
+            future.set_result(self.early.pop(request.id))
         self.pending[request.id] = (request, future)
         self._write(state="waiting", waiting_for=waiting_text(request))
         self.server.broadcast({"kind": "state", "entry": self.entry.to_dict()})
@@ -156,8 +159,11 @@ class BackgroundHost:
     async def _request(self, request: dict[str, Any], controlling: bool) -> None:
         kind = request["kind"]
         if kind == "approve":
-            entry = self.pending.get(str(request.get("id")))
-            if entry is not None and not entry[1].done():
+            call_id = str(request.get("id"))
+            entry = self.pending.get(call_id)
+            if entry is None:  # the event went out before the approver took the call
+                self.early[call_id] = decision_of(request.get("decision"))
+            elif not entry[1].done():
                 entry[1].set_result(decision_of(request.get("decision")))
         elif kind == "turn":
             text = str(request.get("text", "")).strip()
