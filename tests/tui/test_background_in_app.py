@@ -216,3 +216,20 @@ async def test_enter_in_agents_attaches_in_the_app_and_detaching_comes_back(work
             await until(pilot, lambda: type(app.screen).__name__ == "ChatScreen")
     finally:
         await server.close()
+
+
+async def test_another_session_that_starts_waiting_shows_in_an_attached_apps_status_bar(
+    workspace: Path,
+) -> None:
+    entry = live_entry(workspace, "bg-444444", state="running")
+    server, _ = await _serve_waiting(entry)
+    try:
+        app = AttachApp(entry, want="view")
+        async with app.run_test(size=SIZE) as pilot:
+            attach = app.screen_of_session
+            await until(pilot, lambda: attach.client is not None)
+            other = live_entry(workspace, "bg-555555", state="running")
+            RunningRegistry().update(other, state="waiting", waiting_for="edit_file: app.py")
+            await until(pilot, lambda: "⚠ bg-555555 waits for edit_file: app.py" in bar(app))
+    finally:
+        await server.close()

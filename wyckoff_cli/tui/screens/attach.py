@@ -95,8 +95,11 @@ class AttachScreen(Screen[None]):
             yield StatusBar(self.status, id="status")
 
     def on_mount(self) -> None:
+        from wyckoff_cli.tui.background import install_watch
+
         self._replay()
         self.run_worker(self._follow(), group="channel")
+        install_watch(self, Path(self.entry.root), self.status, self.status_changed)  # any session that waits
 
     # ------------------------------------------------------------------ the session
 
