@@ -221,7 +221,7 @@ async def test_enter_in_agents_attaches_in_the_app_and_detaching_comes_back(work
 async def test_another_session_that_starts_waiting_shows_in_an_attached_apps_status_bar(
     workspace: Path,
 ) -> None:
-    entry = live_entry(workspace, "bg-444444", state="running")
+    entry = live_entry(workspace, "bg-444444", state="waiting", waiting_for="run_shell: make test")
     server, _ = await _serve_waiting(entry)
     try:
         app = AttachApp(entry, want="view")
@@ -231,5 +231,6 @@ async def test_another_session_that_starts_waiting_shows_in_an_attached_apps_sta
             other = live_entry(workspace, "bg-555555", state="running")
             RunningRegistry().update(other, state="waiting", waiting_for="edit_file: app.py")
             await until(pilot, lambda: "⚠ bg-555555 waits for edit_file: app.py" in bar(app))
+            assert "bg-444444" not in bar(app)  # its own wait is its dialog, not a mark
     finally:
         await server.close()

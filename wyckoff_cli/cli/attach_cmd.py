@@ -30,10 +30,13 @@ def run(args: argparse.Namespace) -> int:
     app = AttachApp(entry, want="view" if args.view else "control")
     app.run()
     final = app.screen_of_session.entry
+    history = f" Its history: wyckoff sessions show {final.session_id}" if final.session_id else ""
     if final.state in LIVE_STATES:
         print(
             f"Detached from {final.id}; it keeps running ({final.state}). `wyckoff attach {final.id}` comes back."
         )
+    elif final.state == "done" and not app.screen_of_session.ended:
+        print(f"Detached from {final.id}; its turn had ended, so it ends now (done).{history}")
     else:
-        print(f"Background session {final.id} {final.state}.")
+        print(f"Background session {final.id} is {final.state}.{history}")
     return 0

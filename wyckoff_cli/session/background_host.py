@@ -100,6 +100,7 @@ class BackgroundHost:
             self._note_agent(event)
         elif isinstance(event, ev.TurnDone):
             self._write(state="done", current_tool=None, cost_usd=round(self.cost(), 6))
+            self.server.broadcast({"kind": "state", "entry": self.entry.to_dict()})
 
     def _note_agent(self, event: ev.SubagentEvent) -> None:
         inner = event.inner

@@ -117,8 +117,11 @@ class WaitingWatch:
     registry folder's mtime says whether anything was written; while one waits, every
     look reads it again (a crash changes no file)."""
 
-    def __init__(self, root: Path, registry: RunningRegistry | None = None) -> None:
+    def __init__(
+        self, root: Path, registry: RunningRegistry | None = None, *, exclude: str | None = None
+    ) -> None:
         self.registry = registry if registry is not None else RunningRegistry()
+        self.exclude = exclude  # the session an attached screen shows itself
         self.project = git_place(root).project
         self.root = root
         self._stamp: int | None = None
@@ -134,18 +137,27 @@ class WaitingWatch:
             return self.waiting, []
         self._stamp = stamp
         entries = self.registry.entries(self.project)
-        now = tuple(f"{e.id}: {e.waiting_for or 'the user'}" for e in entries if e.state == "waiting")
+        now = tuple(
+            f"{e.id}: {e.waiting_for or 'the user'}"
+            for e in entries
+            if e.state == "waiting" and e.id != self.exclude
+        )
         new = [label for label in now if label not in self.waiting]
         self.waiting = now
         return now, new
 
 
 def install_watch(
-    screen: Screen[Any], root: Path, status: StatusModel, changed: Callable[[], None]
+    screen: Screen[Any],
+    root: Path,
+    status: StatusModel,
+    changed: Callable[[], None],
+    *,
+    exclude: str | None = None,
 ) -> WaitingWatch:
     """Watch from a screen: `status.waiting` follows the registry; a new waiting
     session is announced with a toast (`screen.notify`)."""
-    watch = WaitingWatch(root)
+    watch = WaitingWatch(root, exclude=exclude)
 
     def tick() -> None:
         now, new = watch.look()

@@ -99,7 +99,8 @@ class AttachScreen(Screen[None]):
 
         self._replay()
         self.run_worker(self._follow(), group="channel")
-        install_watch(self, Path(self.entry.root), self.status, self.status_changed)  # any session that waits
+        # any other session of the project that waits shows in this status bar too
+        install_watch(self, Path(self.entry.root), self.status, self.status_changed, exclude=self.entry.id)
 
     # ------------------------------------------------------------------ the session
 
