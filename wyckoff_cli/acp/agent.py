@@ -275,9 +275,9 @@ class WyckoffAgent:
             raise RequestError.invalid_params({"message": message})
         parts = split(text)
         builtin = BY_NAME.get(parts[0].lower()) if parts is not None else None
-        if isinstance(request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit) or (
-            builtin is not None and ACP not in builtin.hosts and not isinstance(request, rq.PromptCommand)
-        ):
+        if isinstance(
+            request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit | rq.Background | rq.Agents
+        ) or (builtin is not None and ACP not in builtin.hosts and not isinstance(request, rq.PromptCommand)):
             name = builtin.name if builtin is not None else text
             await self._send(session_id, update_agent_message_text(f"/{name} is not available here."))
             return schema.PromptResponse(stop_reason="end_turn")

@@ -39,6 +39,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.checkpoints_cmd",
         "checkpoints of the work tree: list, diff, restore, prune",
     ),
+    "ps": ("wyckoff_cli.cli.ps_cmd", "background sessions of this project: state, cost, what each waits for"),
+    "attach": ("wyckoff_cli.cli.attach_cmd", "open the app on a background session, live"),
+    "stop": ("wyckoff_cli.cli.stop_cmd", "end a background session cleanly"),
     "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
 
@@ -66,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         selected = "chat"
     parser = build_parser(selected if selected in COMMANDS else None)
     args = parser.parse_args(args_list)
+    args.argv = args_list  # as typed: `run --background` passes it on to the detached process
     if args.command is None:
         parser.print_help()
         return 0

@@ -175,6 +175,21 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "find", "find text in the transcript (Ctrl+F)", "TEXT", hosts=APP_ONLY, request=lambda a: rq.Find(a)
     ),
+    SlashCommand(
+        "bg",
+        "start a background session from this session's settings (`wyckoff ps` lists it)",
+        "PROMPT",
+        hosts=APP_ONLY,
+        request=lambda a: (
+            rq.Background(a) if a else rq.Invalid("bg", "/bg needs a PROMPT: what the session should do")
+        ),
+    ),
+    SlashCommand(
+        "agents",
+        "the live list of this project's sessions and sub-agents (Ctrl+B)",
+        hosts=APP_ONLY,
+        request=_no_argument("agents", rq.Agents),
+    ),
     SlashCommand("quit", "leave Wyckoff", hosts=APP_ONLY, request=lambda _: rq.Quit()),
 )
 

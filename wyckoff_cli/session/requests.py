@@ -251,6 +251,18 @@ class Quit:
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class Background:
+    """`/bg PROMPT`: a background session from this session's settings (issue 29)."""
+
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class Agents:
+    """`/agents`: the live list of this project's sessions and sub-agents."""
+
+
 ImmediateRequest = (
     Interrupt | DropShellOutput | SetMode | CycleMode | ApprovePlan | TrustHooks | RejectAlways | Invalid
 )
@@ -276,5 +288,5 @@ SessionRequest = (
     | Skills
     | Hooks
 )
-ViewRequest = Help | Top | Bottom | Find | Quit
+ViewRequest = Help | Top | Bottom | Find | Quit | Background | Agents
 Request = SessionRequest | ViewRequest

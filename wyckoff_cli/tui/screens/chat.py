@@ -29,7 +29,7 @@ from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.session.lsp import lsp_segment
 from wyckoff_cli.tools.plan import EXIT_PLAN
-from wyckoff_cli.tui import chat_requests, image_attach
+from wyckoff_cli.tui import agents_requests, chat_requests, image_attach
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.help_table import help_table
@@ -72,6 +72,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "toggle_thinking", "Thinking", show=False, priority=True),
         Binding("pageup", "page_up", "Scroll up", show=False, priority=True),
         Binding("pagedown", "page_down", "Scroll down", show=False, priority=True),
+        Binding("ctrl+b", "agents", "Agents", show=False, priority=True),
     ]
 
     def __init__(self, controller: ChatController) -> None:
@@ -136,6 +137,7 @@ class ChatScreen(Screen[None]):
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
         self.call_after_refresh(self._ask_hook_trust, self._ask_mcp_trust)  # one dialog after the other
+        agents_requests.watch_waiting(self)  # a background session that waits shows in the status bar
 
     def _prepare(self) -> None:
         self.run_worker(self.controller.prepare(), group="prepare")
@@ -563,6 +565,9 @@ class ChatScreen(Screen[None]):
 
     def action_page_up(self) -> None:
         self.transcript.scroll_page_up()
+
+    def action_agents(self) -> None:
+        agents_requests.open_agents(self)
 
     def action_page_down(self) -> None:
         self.transcript.scroll_page_down()

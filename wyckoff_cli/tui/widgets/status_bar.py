@@ -23,6 +23,7 @@ STYLES = {
     "cache": "green",
     "cost": "yellow",
     "background": "cyan",
+    "waiting": "bold black on yellow",
 }
 
 
