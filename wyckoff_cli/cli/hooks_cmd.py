@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
                 )
             for grant in file.grants:
                 print(f"  permissions: {grant}")
+            for plugin in file.enables:
+                print(f"  enables plugin: {plugin}")
         for problem in hooks.problems:
             print(f"skipped: {problem}")
         return 0
@@ -74,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {spec.event} [{spec.matcher or '*'}]: {spec.command}")
         for grant in file.grants:
             print(f"  permissions: {grant}")
+        for plugin in file.enables:
+            print(f"  enables plugin: {plugin}")
     if not args.yes:
         if not sys.stdin.isatty():
             print("wyckoff: not a terminal; run `wyckoff hooks trust --yes` to trust these.", file=sys.stderr)

@@ -214,6 +214,13 @@ class Hooks:
 
 
 @dataclass(frozen=True, slots=True)
+class Plugins:
+    """`/plugins`: the installed plugins; `enable NAME` / `disable NAME`."""
+
+    argument: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Slash-command text that names a command but cannot be one (a bad argument)."""
 
@@ -273,6 +280,7 @@ SessionRequest = (
     | Lsp
     | Skills
     | Hooks
+    | Plugins
 )
 ViewRequest = Help | Top | Bottom | Find | Quit
 Request = SessionRequest | ViewRequest
