@@ -230,7 +230,7 @@ def serve_files(files: dict[str, bytes]) -> Iterator[str]:
     """An HTTP server on 127.0.0.1 answering GET /NAME with `files[NAME]` (404 otherwise)."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the http.server API)
+        def do_GET(self) -> None:
             body = files.get(self.path.lstrip("/"))
             if body is None:
                 self.send_error(404)

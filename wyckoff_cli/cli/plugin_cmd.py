@@ -104,6 +104,7 @@ def _install(spec: str, yes: bool, *, updating: bool) -> int:
         listing = list_plugin(staged.manifest)
         previous = plugins.load_registry().plugins.get(staged.manifest.name)
         verb = "Update" if previous is not None else "Install"
+        done = "updated" if previous is not None else "installed"
         if previous is not None:
             print(
                 f"{previous.key}: installed {previous.version or '?'}, offered {staged.manifest.version or '?'}"
@@ -116,21 +117,21 @@ def _install(spec: str, yes: bool, *, updating: bool) -> int:
             if not sys.stdin.isatty():
                 print(
                     f"wyckoff: not a terminal; `wyckoff plugin {verb.lower()} {spec} --yes` "
-                    f"{verb.lower()}s and trusts it. Nothing was {verb.lower()}d.",
+                    f"{verb.lower()}s and trusts it. Nothing was {done}.",
                     file=sys.stderr,
                 )
                 staged.discard()
                 return 2
             answer = input(f"{question}? [y/N] ").strip().lower()
             if answer not in ("y", "yes"):
-                print(f"Nothing was {verb.lower()}d.")
+                print(f"Nothing was {done}.")
                 staged.discard()
                 return 1
         plugin = plugins.install_staged(staged, trust=True)
     except BaseException:
         staged.discard()
         raise
-    print(f"{verb}d {plugin.key} {plugin.version}".rstrip() + " (new sessions use it)")
+    print(f"{done.capitalize()} {plugin.key} {plugin.version}".rstrip() + " (new sessions use it)")
     return 0
 
 
