@@ -51,6 +51,7 @@ COMMAND = """\
 ---
 description: Review the staged changes for security problems
 argument-hint: [focus]
+allowed-tools: Bash(git diff:*), Read
 ---
 Review the staged changes. Focus: $ARGUMENTS
 """

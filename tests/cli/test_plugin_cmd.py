@@ -4,7 +4,9 @@ question itself, `--yes` for scripts, and each bad input as one clear line."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,7 +61,10 @@ def test_install_lists_what_the_plugin_brings_then_installs_with_yes(
     assert "  hooks (run programs once trusted):\n    PreToolUse [Bash] command: " in out
     assert "bash_command_validator.py" in out
     assert "  MCP servers (run once trusted):\n    demo: " in out and "servers/demo.py" in out
-    assert "    /guard-rails:review — Review the staged changes for security problems" in out
+    assert (
+        "    /guard-rails:review — Review the staged changes for security problems"
+        " [allowed-tools: Bash(git diff:*), Read]\n" in out
+    )
     assert "    /guard-rails:git:commit — Write a commit message" in out
     assert "  agents:\n    security-reviewer (" in out and " tokens) — Reviews a change" in out
     assert "  skills:\n    changelog-entry (" in out
@@ -187,3 +192,29 @@ def test_the_managed_policy_can_turn_plugins_off(market: Path, capsys: pytest.Ca
     assert capsys.readouterr().out.startswith(
         f"Plugins are turned off by the managed policy {managed.MANAGED_PATH}"
     )
+
+
+def events_of(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("mode", ["default", "yolo"])
+def test_a_headless_run_with_the_plugin_blocks_grep(
+    market: Path, tmp_path: Path, workspace: Path, capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    assert main(["plugin", "install", PLUGIN, "--yes"]) == 0
+    rounds = [
+        {"tool_calls": [{"id": "c1", "name": "run_shell", "args": {"command": "grep -r TODO ."}}]},
+        {"text": "grep is refused here; use rg."},
+    ]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"rounds": rounds}))
+    capsys.readouterr()
+    argv = ["run", "-m", f"scripted:{script}", "--cwd", str(workspace), "--sandbox", "off"]
+    main([*argv, "--permission-mode", mode, "--output-format", "stream-json", "find the TODOs"])
+    events = events_of(capsys.readouterr().out)
+    (hook,) = [e for e in events if e["type"] == "hook_run"]
+    assert hook["outcome"] == "blocked" and hook["exit_code"] == 2
+    (refused,) = [e for e in events if e["type"] == "tool_error"]
+    assert "Use 'rg' (ripgrep) instead of 'grep'" in json.dumps(refused)
+    assert not [e for e in events if e["type"] == "approval_request"]  # blocked before any question

@@ -48,6 +48,7 @@ def test_commands_are_namespaced_by_the_plugin(workspace: Path, installed: Path)
     review = by_name["guard-rails:review"]
     assert review.source == f"plugin {PLUGIN}" and review.trusted and not review.project
     assert review.description == "Review the staged changes for security problems"
+    assert review.allowed_tools == ("run_shell(git diff:*)", "read_file")  # granted: the install showed them
     assert catalog.problems == []
 
 

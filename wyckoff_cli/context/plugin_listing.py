@@ -63,13 +63,17 @@ class PluginListing:
         return out
 
 
-def _front(path: Path, problems: list[str]) -> tuple[str, str]:
+def _front(path: Path, problems: list[str], grant_key: str = "") -> tuple[str, str, str]:
+    """The file's name, description and what it grants (`allowed-tools` of a command,
+    `permissionMode` of an agent), which the install must show."""
     try:
         document = read_document(path)
     except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
         problems.append(f"{path}: {exc}")
-        return "", ""
-    return document.text("name"), " ".join(document.text("description").split())
+        return "", "", ""
+    granted = ", ".join(document.items(grant_key)) if grant_key else ""
+    shown = f" [{grant_key}: {granted}]" if granted else ""
+    return document.text("name"), " ".join(document.text("description").split()), shown
 
 
 def _hook_lines(hooks: dict[str, Any]) -> list[str]:
@@ -103,17 +107,18 @@ def list_plugin(manifest: PluginManifest) -> PluginListing:
     for path in manifest.command_paths:
         for file in [path] if path.is_file() else sorted(path.rglob("*.md")):
             parts = (file.stem,) if path.is_file() else file.relative_to(path).with_suffix("").parts
-            _, description = _front(file, listing.problems)
-            listing.commands.append(Described(":".join((manifest.name, *parts)), description))
+            _, description, grants = _front(file, listing.problems, "allowed-tools")
+            listing.commands.append(Described(":".join((manifest.name, *parts)), description + grants))
     for path in manifest.agent_paths:
         for file in [path] if path.is_file() else sorted(path.glob("*.md")):
-            name, description = _front(file, listing.problems)
+            name, description, grants = _front(file, listing.problems, "permissionMode")
             name = name or file.stem
-            listing.agents.append(Described(name, description, estimate_text(f"- {name}: {description}")))
+            tokens = estimate_text(f"- {name}: {description}")
+            listing.agents.append(Described(name, description + grants, tokens))
     for path in manifest.skill_paths:
         own = path / "SKILL.md"
         for file in [own] if own.is_file() else sorted(path.glob("*/SKILL.md")):
-            name, description = _front(file, listing.problems)
+            name, description, _ = _front(file, listing.problems)
             name = name or file.parent.name
             listing.skills.append(Described(name, description, estimate_text(f"- {name}: {description}")))
     return listing
