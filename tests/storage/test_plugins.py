@@ -420,3 +420,36 @@ def test_an_installed_copy_replaced_in_one_rename(tmp_path: Path) -> None:
         plugins.install_staged(staged, trust=True)
     assert read_plugin(plugins.installed_dir(PLUGIN)).version == "1.2.0"  # the old copy is back
     assert staging_is_empty()
+
+
+def zip_of(folder: Path, top: str = "market-main") -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for item in sorted(folder.rglob("*")):
+            if item.is_file():
+                archive.write(item, f"{top}/{item.relative_to(folder)}")
+    return buffer.getvalue()
+
+
+def test_a_zip_marketplace_with_its_pin(tmp_path: Path) -> None:
+    archive = zip_of(make_marketplace(tmp_path / "src"))
+    with serve_files({"market.zip": archive}) as base:
+        plugins.add_marketplace(classify(f"{base}/market.zip", sha256(archive)))
+    assert install().version == "1.2.0"
+
+
+@pytest.mark.parametrize("member", ["../escaped.txt", "/tmp/absolute.txt"])
+def test_a_zip_member_that_leaves_its_folder_is_refused(tmp_path: Path, member: str) -> None:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(member, "x")
+    body = buffer.getvalue()
+    with serve_files({"evil.zip": body}) as base, pytest.raises(PluginError, match="leaves its folder"):
+        plugins.add_marketplace(classify(f"{base}/evil.zip", sha256(body)))
+    assert staging_is_empty() and plugins.load_registry().marketplaces == {}

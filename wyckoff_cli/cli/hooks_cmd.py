@@ -63,7 +63,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"skipped: {problem}")
         return 0
     if args.action == "untrust":
-        removed = [f.path for f in hooks.files if f.project and TrustStore().revoke(f.path, "hooks")]
+        store = TrustStore()
+        removed: list[Path] = []
+        for file in hooks.files:
+            if not file.project or file.source.startswith("plugin "):  # a plugin's: `wyckoff plugin remove`
+                continue
+            enabling = store.revoke(file.path, "plugins")  # a settings file's enabledPlugins
+            if store.revoke(file.path, "hooks") or enabling:
+                removed.append(file.path)
         print("\n".join(f"No longer trusted: {p}" for p in removed) or "Nothing was trusted here.")
         return 0
     waiting = hooks.needing_trust()

@@ -281,7 +281,7 @@ def _add_claude_data(
     widening = permissions.widening if permissions is not None else {}
     raw = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
     _add_file(found, path, source, project, specs, raw, store, permissions if widening else None)
-    choices = enabled_plugins_of(path) if project else {}
+    choices = enabled_plugins_of(path) if project and source.startswith(".claude/") else {}
     if any(choices.values()):  # enabling a plugin widens: it waits for the same trust
         enables = tuple(sorted(k for k, v in choices.items() if v))
         _add_plugin_choices(found, path, source, specs, raw, store, canonical_hash(choices), enables)
