@@ -30,6 +30,8 @@ MAX_ARCHIVE_BYTES = 200 * 1024 * 1024
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz", ".zip")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _GITHUB_SHORT = re.compile(r"^[\w.-]+/[\w.-]+$")
+_GIT_SCHEMES = re.compile(r"^(https?|git|ssh|file)://\S+$")
+_SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:\S+$")
 
 
 @dataclass(frozen=True)
@@ -74,20 +76,25 @@ def classify(source: str, sha256: str | None = None, cwd: Path | None = None) ->
     )
 
 
+def check_git_url(url: str, ref: str = "") -> None:
+    """Refuse what would make `git clone` do more than fetch: an option in the URL's
+    place (`--upload-pack=…`), a `TRANSPORT::` helper (`ext::sh -c …`), another scheme."""
+    if url.startswith("-") or ref.startswith("-"):
+        raise PluginError(f"{url}: a git URL or ref may not start with '-'")
+    if "::" in url.split("/")[0] or not (_GIT_SCHEMES.match(url) or _SCP_LIKE.match(url)):
+        raise PluginError(
+            f"{url}: not a git URL Wyckoff clones (https, http, git, ssh, file or user@host:path)"
+        )
+
+
 def git_clone(url: str, target: Path, ref: str = "") -> None:
     """A shallow clone of `url` (at `ref`, a branch or tag) into `target`, without its `.git`."""
+    check_git_url(url, ref)
     if shutil.which("git") is None:
         raise PluginError(f"{url}: cloning needs the git program, which is not installed")
-    command = [
-        "git",
-        "clone",
-        "--quiet",
-        "--depth",
-        "1",
-        *(["--branch", ref] if ref else []),
-        url,
-        str(target),
-    ]
+    safety = ["-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null"]
+    branch = ["--branch", ref] if ref else []
+    command = ["git", *safety, "clone", "--quiet", "--depth", "1", *branch, "--", url, str(target)]
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "SSH_ASKPASS": "true"}
     try:
         done = subprocess.run(
@@ -138,6 +145,11 @@ def extract(data: bytes, target: Path, url: str) -> None:
         return
     try:
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            for member in archive.getmembers():  # refused, not quietly made relative
+                if member.name.startswith("/") or ".." in Path(member.name).parts:
+                    raise PluginError(
+                        f"{url}: the archive member {member.name!r} is refused (it leaves its folder)"
+                    )
             archive.extractall(base, filter="data")
     except tarfile.FilterError as exc:
         raise PluginError(f"{url}: the archive member {exc.tarinfo.name!r} is refused ({exc})") from None
