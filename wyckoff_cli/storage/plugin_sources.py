@@ -145,10 +145,10 @@ def extract(data: bytes, target: Path, url: str) -> None:
         return
     try:
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            for member in archive.getmembers():  # refused, not quietly made relative
-                if member.name.startswith("/") or ".." in Path(member.name).parts:
+            for item in archive.getmembers():  # refused, not quietly made relative
+                if item.name.startswith("/") or ".." in Path(item.name).parts:
                     raise PluginError(
-                        f"{url}: the archive member {member.name!r} is refused (it leaves its folder)"
+                        f"{url}: the archive member {item.name!r} is refused (it leaves its folder)"
                     )
             archive.extractall(base, filter="data")
     except tarfile.FilterError as exc:
