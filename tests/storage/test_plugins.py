@@ -103,23 +103,7 @@ BAD_MARKETS: list[tuple[Any, str]] = [
     ({"owner": {"name": "o"}, "plugins": []}, "`name` must be a kebab-case name"),
     ({"name": "m", "plugins": []}, "`owner` must be an object with a `name`"),
     ({"name": "m", "owner": {"name": "o"}}, "`plugins` must be a list"),
-    ({"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "a"}]}, "`source` must be a relative path"),
-    (
-        {"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "a", "source": {"source": "github"}}]},
-        "a github source needs `repo` as OWNER/NAME",
-    ),
-    (
-        {"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "a", "source": {"source": "svn"}}]},
-        "source.source must be 'github', 'url' or 'git'",
-    ),
-    (
-        {
-            "name": "m",
-            "owner": {"name": "o"},
-            "plugins": [{"name": "a", "source": "./a"}, {"name": "a", "source": "./b"}],
-        },
-        "listed twice",
-    ),
+    ({"name": "m", "owner": "o", "plugins": []}, "`owner` must be an object with a `name`"),
 ]
 
 
@@ -129,6 +113,29 @@ def test_a_bad_marketplace_file_is_a_clear_error(tmp_path: Path, content: Any, m
     with pytest.raises(PluginError) as raised:
         read_marketplace(tmp_path)
     assert message in raised.value.message
+
+
+BAD_ENTRIES: list[tuple[Any, str]] = [
+    ({"name": "a"}, "`source` must be a relative path"),
+    ({"name": "a", "source": {"source": "github"}}, "a github source needs `repo` as OWNER/NAME"),
+    ({"name": "a", "source": {"source": "svn"}}, "source.source must be 'github', 'url' or 'git'"),
+    ({"name": "Explanatory Output Style", "source": "./x"}, "`name` must be a kebab-case name"),
+    ({"name": "a", "source": "./a", "strict": "no"}, "`strict` must be true or false"),
+    ({"name": "good", "source": "./b"}, "the plugin name 'good' is listed twice"),
+    ("just a string", "must be an object"),
+]
+
+
+@pytest.mark.parametrize(("entry", "message"), BAD_ENTRIES)
+def test_a_bad_entry_is_skipped_naming_why_and_the_others_stay(
+    tmp_path: Path, entry: Any, message: str
+) -> None:
+    data = {"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "good", "source": "./good"}, entry]}
+    write(tmp_path / ".claude-plugin" / "marketplace.json", json.dumps(data))
+    market = read_marketplace(tmp_path)
+    assert [p.name for p in market.plugins] == ["good"]
+    (problem,) = market.problems
+    assert message in problem and "plugins[1]" in problem and "skipped" in problem
 
 
 def test_marketplace_sources_in_claude_codes_forms(tmp_path: Path) -> None:
@@ -341,19 +348,33 @@ def test_a_link_out_of_the_plugin_is_refused(tmp_path: Path) -> None:
     assert staging_is_empty()
 
 
-def test_strict_false_lets_the_entry_be_the_manifest(tmp_path: Path) -> None:
-    folder = tmp_path / "m" / "plugins" / "bare"
+@pytest.mark.parametrize("strict", [True, False])
+def test_without_plugin_json_the_entry_stands_in(tmp_path: Path, strict: bool) -> None:
+    folder = tmp_path / "m" / "plugins" / "bare"  # as anthropics/claude-code's plugin-dev is published
     write(folder / "commands" / "hello.md", "Say hello")
     entry = {
         "name": "bare",
         "source": "./plugins/bare",
-        "strict": False,
+        "strict": strict,
         "version": "0.1.0",
         "description": "d",
     }
     plugins.add_marketplace(classify(str(make_marketplace(tmp_path / "m", plugins=[entry]))))
     assert install("bare").version == "0.1.0"
     assert [m.name for m in plugins.active_plugins(tmp_path)] == ["bare"]
+
+
+def test_a_folder_with_neither_manifest_nor_parts_is_not_a_plugin(tmp_path: Path) -> None:
+    write(tmp_path / "m" / "plugins" / "empty" / "README.md", "nothing here")
+    entry = {"name": "empty", "source": "./plugins/empty"}
+    plugins.add_marketplace(classify(str(make_marketplace(tmp_path / "m", plugins=[entry]))))
+    with pytest.raises(PluginError) as raised:
+        plugins.stage_plugin("empty")
+    assert (
+        "no plugin manifest (.claude-plugin/plugin.json) and none of commands, agents" in raised.value.message
+    )
+    assert raised.value.message.endswith("this folder is not a plugin")
+    assert staging_is_empty() and plugins.load_registry().plugins == {}
 
 
 def test_enable_disable_remove(tmp_path: Path) -> None:

@@ -82,6 +82,8 @@ def _marketplace(args: argparse.Namespace) -> int:
     if args.verb == "add":
         market = plugins.add_marketplace(classify(args.source, args.sha256))
         print(f"Added the marketplace {market.name} ({len(market.plugins)} plugins, owner {market.owner})")
+        for problem in market.problems:
+            print(f"skipped: {problem}")
         return 0
     if args.verb == "remove":
         plugins.remove_marketplace(args.name)
@@ -163,4 +165,6 @@ def _list(available: bool) -> int:
             for entry in market.plugins:
                 mark = " (installed)" if entry.name in registry.plugins else ""
                 print(f"  {entry.name}@{market.name}  {entry.version or '-'}  {entry.description}{mark}")
+            for problem in market.problems:
+                print(f"  skipped: {problem}")
     return 0

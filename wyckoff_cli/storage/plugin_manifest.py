@@ -9,7 +9,10 @@ the default parts: `commands/`, `agents/`, `skills/`, `hooks/hooks.json`, `.mcp.
 
 A marketplace is a folder with `.claude-plugin/marketplace.json`: `name`, `owner`
 (`{name, email}`), `plugins` (each `name`, `source`, optional `description`, `version`,
-`strict`); `metadata.pluginRoot` is the folder relative sources without `./` are under.
+`strict`; an entry that cannot be used is skipped and listed in `problems`, the others stay
+usable); `metadata.pluginRoot` is the folder relative sources without `./` are under. A plugin
+folder without `plugin.json` (Claude Code makes it optional) takes its name, version and
+description from its entry, if it has any of the default parts.
 A plugin's `source` is a relative path inside the marketplace (`"./plugins/x"`), a
 GitHub repository (`{"source": "github", "repo": "owner/name", "ref"?}`) or any git URL
 (`{"source": "url" | "git", "url": "…", "ref"?}`).
@@ -32,6 +35,7 @@ MANIFEST = Path(".claude-plugin") / "plugin.json"
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")  # kebab-case, as Claude Code asks
 PLUGIN_ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
+DEFAULT_PARTS = ("commands", "agents", "skills", "hooks/hooks.json", ".mcp.json")
 
 
 class PluginError(WyckoffError):
@@ -76,7 +80,7 @@ class MarketplaceEntry:
     source: PluginSource
     description: str = ""
     version: str = ""
-    strict: bool = True  # False: the entry is the manifest when the plugin has none
+    strict: bool = True  # read and kept; a plugin without a manifest takes the entry's either way
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ class Marketplace:
     name: str
     owner: str
     plugins: tuple[MarketplaceEntry, ...]
+    problems: tuple[str, ...] = ()  # entries skipped (a bad name or source): the others stay usable
 
     def get(self, name: str) -> MarketplaceEntry | None:
         return next((p for p in self.plugins if p.name == name), None)
@@ -194,12 +199,17 @@ def _servers(root: Path, data: dict[str, Any], where: str) -> tuple[Path | None,
 
 
 def read_plugin(root: Path, entry: MarketplaceEntry | None = None) -> PluginManifest:
-    """The plugin in `root`. Without `.claude-plugin/plugin.json` only a marketplace
-    entry with `"strict": false` stands in for it."""
+    """The plugin in `root`. Without `.claude-plugin/plugin.json` (optional in Claude Code)
+    its marketplace entry stands in, when the folder has plugin parts at all."""
     manifest = root / MANIFEST
-    if manifest.is_file() or entry is None or entry.strict:
+    if manifest.is_file() or entry is None:
         data = read_json(manifest, "plugin manifest (.claude-plugin/plugin.json)")
-    else:
+    elif not any((root / part).exists() for part in DEFAULT_PARTS):
+        raise PluginError(
+            f"{manifest}: no plugin manifest (.claude-plugin/plugin.json) and none of "
+            f"{', '.join(DEFAULT_PARTS)}: this folder is not a plugin"
+        )
+    else:  # Claude Code makes the manifest optional: the marketplace entry stands in
         data = {"name": entry.name, "version": entry.version, "description": entry.description}
     where = str(manifest)
     name = check_name(data.get("name"), where)
@@ -261,23 +271,33 @@ def read_marketplace(root: Path) -> Marketplace:
     if not isinstance(listed, list):
         raise PluginError(f"{where}: `plugins` must be a list")
     entries: list[MarketplaceEntry] = []
+    problems: list[str] = []
     for number, item in enumerate(listed):
-        at = f"{where}: plugins[{number}]"
-        if not isinstance(item, dict):
-            raise PluginError(f"{at} must be an object")
-        entry_name = check_name(item.get("name"), at)
-        if any(e.name == entry_name for e in entries):
-            raise PluginError(f"{at}: the plugin name {entry_name!r} is listed twice")
-        strict = item.get("strict", True)
-        if not isinstance(strict, bool):
-            raise PluginError(f"{at}: `strict` must be true or false")
-        entries.append(
-            MarketplaceEntry(
-                entry_name,
-                _source(item.get("source"), at, plugin_root),
-                _text(item, "description", at),
-                _text(item, "version", at),
-                strict,
+        try:
+            entry = _entry(item, f"{where}: plugins[{number}]", plugin_root)
+        except PluginError as exc:
+            problems.append(f"{exc.message}; that entry is skipped")
+            continue
+        if any(e.name == entry.name for e in entries):
+            problems.append(
+                f"{where}: plugins[{number}]: the plugin name {entry.name!r} is listed twice; skipped"
             )
-        )
-    return Marketplace(root, name, _author(owner), tuple(entries))
+            continue
+        entries.append(entry)
+    return Marketplace(root, name, _author(owner), tuple(entries), tuple(problems))
+
+
+def _entry(item: Any, at: str, plugin_root: str) -> MarketplaceEntry:
+    if not isinstance(item, dict):
+        raise PluginError(f"{at} must be an object")
+    entry_name = check_name(item.get("name"), at)
+    strict = item.get("strict", True)
+    if not isinstance(strict, bool):
+        raise PluginError(f"{at}: `strict` must be true or false")
+    return MarketplaceEntry(
+        entry_name,
+        _source(item.get("source"), at, plugin_root),
+        _text(item, "description", at),
+        _text(item, "version", at),
+        strict,
+    )

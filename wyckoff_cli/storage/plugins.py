@@ -284,7 +284,8 @@ def stage_plugin(spec: str, *, updating: bool = False) -> StagedPlugin:
             )
         else:
             git_clone(entry.source.location, target, entry.source.ref)
-        if not (target / MANIFEST).is_file() and not entry.strict:  # the entry is the manifest
+        read_plugin(target, entry)  # checked before anything is written into the copy
+        if not (target / MANIFEST).is_file():  # the entry stood in: keep it beside the copy
             write_atomic(target / MANIFEST, json.dumps(entry_manifest(entry), indent=2) + "\n", mode=0o644)
         manifest = read_plugin(target, entry)
         if manifest.name != entry.name:
