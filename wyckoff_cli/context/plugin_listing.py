@@ -63,14 +63,17 @@ class PluginListing:
         return out
 
 
-def _front(path: Path, problems: list[str], grant_key: str = "") -> tuple[str, str, str]:
+def _front(path: Path, problems: list[str], grant_key: str = "") -> tuple[str, str, str] | None:
     """The file's name, description and what it grants (`allowed-tools` of a command,
     `permissionMode` of an agent), which the install must show."""
     try:
         document = read_document(path)
-    except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
-        problems.append(f"{path}: {exc}")
-        return "", "", ""
+    except FrontMatterError as exc:  # its message names the file and the line
+        problems.append(f"{exc}; it will be skipped")
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{path}: cannot read it ({exc}); it will be skipped")
+        return None
     granted = ", ".join(document.items(grant_key)) if grant_key else ""
     shown = f" [{grant_key}: {granted}]" if granted else ""
     return document.text("name"), " ".join(document.text("description").split()), shown
@@ -107,18 +110,23 @@ def list_plugin(manifest: PluginManifest) -> PluginListing:
     for path in manifest.command_paths:
         for file in [path] if path.is_file() else sorted(path.rglob("*.md")):
             parts = (file.stem,) if path.is_file() else file.relative_to(path).with_suffix("").parts
-            _, description, grants = _front(file, listing.problems, "allowed-tools")
-            listing.commands.append(Described(":".join((manifest.name, *parts)), description + grants))
+            if (front := _front(file, listing.problems, "allowed-tools")) is not None:
+                _, description, grants = front
+                listing.commands.append(Described(":".join((manifest.name, *parts)), description + grants))
     for path in manifest.agent_paths:
         for file in [path] if path.is_file() else sorted(path.glob("*.md")):
-            name, description, grants = _front(file, listing.problems, "permissionMode")
-            name = name or file.stem
-            tokens = estimate_text(f"- {name}: {description}")
-            listing.agents.append(Described(name, description + grants, tokens))
+            if (front := _front(file, listing.problems, "permissionMode")) is not None:
+                name, description, grants = front
+                name = name or file.stem
+                tokens = estimate_text(f"- {name}: {description}")
+                listing.agents.append(Described(name, description + grants, tokens))
     for path in manifest.skill_paths:
         own = path / "SKILL.md"
         for file in [own] if own.is_file() else sorted(path.glob("*/SKILL.md")):
-            name, description, _ = _front(file, listing.problems)
-            name = name or file.parent.name
-            listing.skills.append(Described(name, description, estimate_text(f"- {name}: {description}")))
+            if (front := _front(file, listing.problems)) is not None:
+                name, description, _ = front
+                name = name or file.parent.name
+                listing.skills.append(Described(name, description, estimate_text(f"- {name}: {description}")))
+    root = f"{manifest.root}/"  # a staged copy's folder means nothing to the reader: name the plugin
+    listing.problems = [p.replace(root, f"{manifest.name}/") for p in listing.problems]
     return listing
