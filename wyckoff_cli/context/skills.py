@@ -115,7 +115,9 @@ def discover_skills(root: Path) -> SkillCatalog:
                 continue
             name = document.text("name") or skill_file.parent.name
             if not _NAME.match(name) and _NAME.match(skill_file.parent.name):
-                name = skill_file.parent.name  # a display name ("Agent Development", as published): the folder's
+                name = (
+                    skill_file.parent.name
+                )  # a display name ("Agent Development", as published): the folder's
             description = " ".join(document.text("description").split())
             if not _NAME.match(name):
                 catalog.problems.append(
