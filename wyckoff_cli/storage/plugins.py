@@ -53,7 +53,7 @@ SETTINGS_KIND = "plugins"  # a project settings file's `enabledPlugins`
 
 
 def plugins_dir() -> Path:
-    return paths.data_dir() / "plugins"
+    return paths.plugins_dir()
 
 
 def registry_file() -> Path:
