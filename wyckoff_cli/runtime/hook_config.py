@@ -30,6 +30,7 @@ from typing import Any
 
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS, WYCKOFF_TO_CLAUDE
 from wyckoff_cli.runtime.claude_permissions import ClaudePermissions, read_permissions
+from wyckoff_cli.runtime.plugin_root import substitute_root
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.claude_home import claude_user_dir
 from wyckoff_cli.storage.config import build, read_toml
@@ -182,8 +183,15 @@ def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
             before = len(found.files)
             _add_claude_data(found, plugin.hooks_file, source, store, {"hooks": plugin.hooks}, project=True)
             for file in found.files[before:]:
-                file.specs = [replace(spec, plugin_root=str(plugin.root)) for spec in file.specs]
+                file.specs = [_in_plugin(spec, str(plugin.root)) for spec in file.specs]
     return found
+
+
+def _in_plugin(spec: HookSpec, root: str) -> HookSpec:
+    """A plugin's hook: its folder as `$CLAUDE_PLUGIN_ROOT`, and `${CLAUDE_PLUGIN_ROOT}` in a
+    command replaced, quoted for its place (runtime/plugin_root.py)."""
+    command = substitute_root(spec.command, root) if spec.kind == "command" else spec.command
+    return replace(spec, command=command, plugin_root=root)
 
 
 def trust_files(files: list[HookFile], store: TrustStore | None = None) -> None:
