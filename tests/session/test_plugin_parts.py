@@ -84,7 +84,7 @@ async def test_the_plugins_validator_hook_blocks_grep_as_in_claude_code(
     assert found.state_of(file) == "trusted" and file.path == installed / "hooks" / "hooks.json"
     (spec,) = file.specs
     assert spec.claude and spec.plugin_root == str(installed)
-    assert "${CLAUDE_PLUGIN_ROOT}" not in spec.command and f"{installed}/hooks" in spec.command
+    assert spec.command.endswith(f' "{installed}"/hooks/bash_command_validator.py')  # the root, quoted
     hooks = UserHooks(found, project_dir=workspace)
     ran: list[str] = []
     rounds = [call("grep -r TODO src"), call("rg TODO src"), {"text": "done"}]
