@@ -108,7 +108,7 @@ def test_allow_hooks_false_turns_every_hook_off(workspace: Path) -> None:
         ('disable_yolo = "yes"\n', "'disable_yolo' must be true or false"),
         ("disabel_yolo = true\n", "unknown managed policy key 'disabel_yolo'"),
         ('sandbox = "required"\n', "'sandbox' is not supported by this version"),
-        ("allow_plugins = true\n", "'allow_plugins' is not supported by this version"),
+        ('allow_plugins = "no"\n', "'allow_plugins' must be true or false"),
         ('mcp_allowlist = "github"\n', "'mcp_allowlist' must be a list of strings"),
         ('deny = ["run_shell("]\n', "deny: invalid rule"),
     ],

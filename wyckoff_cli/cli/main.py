@@ -34,6 +34,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.lsp_cmd",
         "language servers: status (found, running, failed), trust a project's",
     ),
+    "plugin": (
+        "wyckoff_cli.cli.plugin_cmd",
+        "Claude Code plugins: marketplaces, install, list, enable, disable, remove, update",
+    ),
     "hooks": ("wyckoff_cli.cli.hooks_cmd", "user hooks: list them with source and trust, trust a project's"),
     "checkpoints": (
         "wyckoff_cli.cli.checkpoints_cmd",

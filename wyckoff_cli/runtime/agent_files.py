@@ -28,6 +28,7 @@ from pathlib import Path
 from wyckoff_cli.core.claude_names import CLAUDE_MODES as _CLAUDE_MODES  # Claude Code's modes, as ours
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS  # Claude Code's tool names, as ours
 from wyckoff_cli.storage.claude_home import claude_user_dir
+from wyckoff_cli.storage.plugins import active_plugins
 
 PERMISSION_ORDER = ("plan", "default", "auto-edit", "auto", "yolo")  # narrowest first
 _CLAUDE_MODELS = {"sonnet", "opus", "haiku"}  # Claude Code's short names: we keep the parent's model
@@ -115,6 +116,7 @@ def agent_dirs(root: Path, user_config_dir: Path) -> list[Path]:
         user_config_dir / "agents",
         root / ".claude" / "agents",
         *([claude / "agents"] if claude is not None else []),
+        *[path for plugin in active_plugins(root) for path in plugin.agent_paths],  # installed plugins'
     ]
 
 
@@ -123,7 +125,7 @@ def load_agents(root: Path, user_config_dir: Path) -> AgentCatalog:
     problems: list[str] = []
     for folder in agent_dirs(root, user_config_dir):
         try:
-            files = sorted(p for p in folder.glob("*.md") if p.is_file())
+            files = [folder] if folder.is_file() else sorted(p for p in folder.glob("*.md") if p.is_file())
         except OSError:
             continue
         for path in files:

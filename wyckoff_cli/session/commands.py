@@ -149,6 +149,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "hooks", "list the user hooks with their source and trust", "[trust]", request=lambda a: rq.Hooks(a)
     ),
     SlashCommand(
+        "plugins",
+        "the installed plugins and what each brings; enable or disable one",
+        "[enable NAME | disable NAME]",
+        request=lambda a: rq.Plugins(a),
+    ),
+    SlashCommand(
         "rewind",
         "go back to an earlier message: code, conversation or both (Esc Esc)",
         "[N] [both|conversation|code]",

@@ -45,6 +45,7 @@ from wyckoff_cli.session.info_requests import (
 from wyckoff_cli.session.lsp import lsp_output
 from wyckoff_cli.session.models import call_price, check_model, context_window_of, skip_to_fallback
 from wyckoff_cli.session.modes import ModeNotes
+from wyckoff_cli.session.plugin_requests import plugins_output
 from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.session.turn import turn_events
@@ -463,6 +464,9 @@ class ChatController:
                 events = events_of([extensions.skills_output(self.builder.skills)])
             case rq.Hooks(argument=argument):
                 events = events_of([extensions.hooks_output(self.builder, argument)])
+            case rq.Plugins(argument=argument):
+                self._commands = None  # a plugin's commands come and go with it
+                events = events_of([plugins_output(self.root, argument)])
             case _:
                 assert_never(request)
         async for event in events:

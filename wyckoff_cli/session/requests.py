@@ -216,6 +216,13 @@ class Hooks:
 
 
 @dataclass(frozen=True, slots=True)
+class Plugins:
+    """`/plugins`: the installed plugins; `enable NAME` / `disable NAME`."""
+
+    argument: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Slash-command text that names a command but cannot be one (a bad argument)."""
 
@@ -287,6 +294,7 @@ SessionRequest = (
     | Lsp
     | Skills
     | Hooks
+    | Plugins
 )
 ViewRequest = Help | Top | Bottom | Find | Quit | Background | Agents
 Request = SessionRequest | ViewRequest

@@ -10,10 +10,11 @@ user or project setting, and the tests replace this module attribute). Keys:
   model must match (`provider:model`); another model is refused, naming this file;
 - `disable_yolo = true`: yolo mode decides as the default mode does, and says so;
 - `allow_hooks = false`: no user hook runs (user, project or Claude Code files);
+- `allow_plugins = false`: no plugin is installed or used (storage/plugins.py);
 - `mcp_allowlist = ["github", "internal-*"]`: the only MCP servers that start (config,
   `.mcp.json` or an ACP client's); the others are listed as not started, naming this file.
 
-A key this version does not apply (`allow_plugins`, `sandbox`, or a
+A key this version does not apply (`sandbox`, or a
 misspelt one) is an error naming the file, so a policy is never half applied without a
 word: the session does not start until the admin's file is one Wyckoff can honour.
 """
@@ -36,8 +37,8 @@ else:
     MANAGED_PATH = Path("/etc/wyckoff/managed.toml")
 
 _LISTS = ("deny", "allowed_models", "mcp_allowlist")
-_FLAGS = ("disable_yolo", "allow_hooks")
-NOT_YET = ("allow_plugins", "sandbox")
+_FLAGS = ("disable_yolo", "allow_hooks", "allow_plugins")
+NOT_YET = ("sandbox",)
 T = TypeVar("T")
 
 
@@ -48,6 +49,7 @@ class ManagedPolicy:
     allowed_models: tuple[str, ...] | None = None  # None: any model
     disable_yolo: bool = False
     allow_hooks: bool = True
+    allow_plugins: bool = True
     mcp_allowlist: tuple[str, ...] | None = None  # None: any MCP server
     keys: dict[str, Any] = field(default_factory=dict)  # as written, for `config show --origin`
 
@@ -106,6 +108,7 @@ def load_managed() -> ManagedPolicy | None:
         allowed_models=tuple(models) if models is not None else None,
         disable_yolo=data.get("disable_yolo", False),
         allow_hooks=data.get("allow_hooks", True),
+        allow_plugins=data.get("allow_plugins", True),
         mcp_allowlist=tuple(servers) if servers is not None else None,
         keys=dict(data),
     )
