@@ -6,7 +6,9 @@ Each sub-agent is an `AgentRuntime` with a fresh conversation and a read-only to
 no tool that writes or runs a command is in its registry, whatever the permission mode,
 and any call the policy would ask about is denied unasked (`deny_without_approver`).
 At most `max_parallel` sub-agents run at once. A finding the checker rejects, or does
-not decide on, is dropped.
+not decide on, is dropped. A routed check model (`[routing] review_check` / `small`)
+that fails is replaced by the reviewers' model for the rest of the review, with one
+warning, as the other small jobs fall back.
 
 `ReviewRun.events()` yields progress notices and each model call's `usage` event with
 its purpose (`review` for reviewers, `review_check` for checkers); `result` is the
@@ -81,6 +83,7 @@ class ReviewRun:
     result: ReviewResult | None = None
     _emit: Callable[[ev.RuntimeEvent], None] = field(default=lambda _e: None, repr=False)
     _usage: dict[str, UsageTotals] = field(default_factory=dict, repr=False)
+    _check_failed: bool = field(default=False, repr=False)  # the routed check model failed once
 
     async def events(self) -> AsyncIterator[ev.RuntimeEvent]:
         queue: asyncio.Queue[ev.RuntimeEvent | None] = asyncio.Queue()
@@ -155,20 +158,33 @@ class ReviewRun:
     async def _checker(
         self, provider: LLMProvider, finding: Finding, gate: asyncio.Semaphore, result: ReviewResult
     ) -> Verdict:
-        verdict = Verdict()
-        tools = [*self.agents.read_tools, changed_file_tool(self.change), *verdict_tools(verdict)]
-        async with gate:
-            outcome = await self._run(
-                provider,
-                tools,
-                CHECKER_PROMPT,
-                checker_task(self.change, finding),
-                REVIEW_CHECK,
-                self.settings.checker_rounds,
-            )
-        if outcome.failure:
+        fallback = self.agents.reviewer
+        while True:
+            if provider is not fallback and self._check_failed:
+                provider = fallback  # the small model failed once: the reviewers' model checks from now on
+            verdict = Verdict()
+            tools = [*self.agents.read_tools, changed_file_tool(self.change), *verdict_tools(verdict)]
+            task = checker_task(self.change, finding)
+            async with gate:
+                outcome = await self._run(
+                    provider, tools, CHECKER_PROMPT, task, REVIEW_CHECK, self.settings.checker_rounds
+                )
+            if not outcome.failure:
+                return verdict
+            if provider is not fallback:
+                if not self._check_failed:
+                    self._check_failed = True
+                    self._emit(
+                        ev.Notice(
+                            "warning",
+                            f"The check model {provider.name} failed ({outcome.failure}); "
+                            f"using {fallback.name} for the check from now on.",
+                        )
+                    )
+                result.check_model = fallback.name
+                continue
             result.problems.append(f"the check of {finding.file}:{finding.lines} failed: {outcome.failure}")
-        return verdict
+            return verdict
 
     async def _run(
         self, provider: LLMProvider, tools: list[Tool], system: str, prompt: str, purpose: str, rounds: int
