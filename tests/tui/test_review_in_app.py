@@ -26,7 +26,9 @@ async def test_review_shows_the_confirmed_findings(tmp_path: Path) -> None:
         screen = chat(app)
         await send(pilot, "/review")
         shown = await until(
-            pilot, lambda: [w for w in screen.query(Markdown) if "review-output" in w.classes], what="the review"
+            pilot,
+            lambda: [w for w in screen.query(Markdown) if "review-output" in w.classes],
+            what="the review",
         )
         await settle(pilot, screen)
         assert "`calc.py:3` average divides by len - 1" in shown[0].source

@@ -61,15 +61,50 @@ async def test_refs_that_are_not_commits_are_refused(tmp_path: Path, ref: str) -
         await collect_change(root, ReviewTarget("base", ref))
 
 
-async def test_a_repository_config_cannot_run_programs(tmp_path: Path) -> None:
+GIT_ATTACKS = [
+    ("core.fsmonitor", None),
+    ("diff.external", None),
+    ("core.pager", None),
+    ("pager.diff", None),
+    ("diff.evil.textconv", "*.py diff=evil\n"),
+    ("diff.evil.command", "*.py diff=evil\n"),
+    ("core.hooksPath", None),
+]
+
+
+@pytest.mark.parametrize(("key", "attributes"), GIT_ATTACKS)
+@pytest.mark.parametrize("kind", ["uncommitted", "base", "commit"])
+async def test_a_repository_config_cannot_run_programs(
+    tmp_path: Path, key: str, attributes: str | None, kind: str
+) -> None:
     root = make_repo(tmp_path / "repo", {"a.py": "v = 1\n"})
     marker = tmp_path / "ran"
-    git(root, "config", "core.fsmonitor", f"touch {marker}")
-    git(root, "config", "diff.external", f"touch {marker}")
-    git(root, "config", "core.pager", f"touch {marker}")
+    script = tmp_path / "evil.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    script.chmod(0o755)
+    if key == "core.hooksPath":
+        hooks = tmp_path / "hooks"
+        hooks.mkdir()
+        for hook in ("post-checkout", "pre-commit", "post-index-change", "reference-transaction"):
+            (hooks / hook).write_text(script.read_text())
+            (hooks / hook).chmod(0o755)
+        git(root, "config", key, str(hooks))
+    else:
+        git(root, "config", key, str(script))
+    if attributes:
+        (root / ".git" / "info" / "attributes").write_text(attributes)
     (root / "a.py").write_text("v = 2\n")
-    change = await collect_change(root, ReviewTarget())
+    if kind != "uncommitted":
+        git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "two")
+        marker.unlink(missing_ok=True)
+    target = (
+        ReviewTarget(kind, "HEAD~1" if kind == "base" else "HEAD")
+        if kind != "uncommitted"
+        else ReviewTarget()
+    )  # type: ignore[arg-type]
+    change = await collect_change(root, target)
     assert [f.path for f in change.files] == ["a.py"] and not marker.exists()
+    assert "+v = 2" in change.files[0].text  # the real diff, not a program's output
 
 
 def diff(path: str, size: int = 10) -> FileDiff:
