@@ -249,3 +249,15 @@ def test_the_check_pass_goes_to_the_routed_small_model(
     assert report["model"] == MODEL and report["check_model"].endswith("gpt-4o-mini")
     vendors = [request.vendor for request in server.requests]
     assert vendors[:2] == ["anthropic", "anthropic"] and set(vendors[2:]) == {"openai"}
+
+
+def test_an_unknown_model_or_a_missing_key_is_a_usage_error_before_any_call(
+    repo: Path, server: FakeServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plant_bug(repo)
+    assert review(repo, "--model", "nosuch:model") == 2
+    assert "unknown model 'nosuch:model'" in capsys.readouterr().err
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert review(repo) == 2
+    assert "no API key for anthropic:claude-sonnet-4-5" in capsys.readouterr().err
+    assert server.requests == []

@@ -66,7 +66,6 @@ class ReviewAgents:
     policy: ApprovalPolicy
     price: CallPricer | None = None
     tool_env: dict[str, str] | None = None
-    served: Callable[[str], str] = lambda name: name  # the model that really answered a call
 
 
 @dataclass
@@ -205,9 +204,7 @@ class ReviewRun:
         try:
             async for event in stream:
                 if isinstance(event, ev.UsageReported):
-                    self._count(
-                        dataclasses.replace(event, model=self.agents.served(event.model), purpose=purpose)
-                    )
+                    self._count(dataclasses.replace(event, purpose=purpose))
                 elif isinstance(event, ev.TurnFailed):
                     outcome.failure = f"{event.kind}: {event.message}"
                 elif isinstance(event, ev.TurnDone):
