@@ -96,3 +96,30 @@ def test_headless_run_of_review_prints_the_findings(
     shown = [e for e in report["events"] if e["type"] == "command_output"]
     assert "average divides by len - 1" in shown[0]["text"]
     assert any(e["type"] == "usage" and e["purpose"] == "review" for e in report["events"])
+
+
+async def test_an_interrupt_stops_the_review(repo: Path, server: FakeServer) -> None:
+    import asyncio
+
+    from tests.runtime.review.support import REVIEWER_MARK
+    from tests.waiting import eventually
+
+    plant_bug(repo)
+    server.script({"when": REVIEWER_MARK, "text": "Looking", "stall": 90})
+    controller = ChatController(SessionBuilder(open_workspace(repo), cwd=repo))
+    events: list[ev.RuntimeEvent] = []
+
+    async def consume() -> None:
+        async for event in controller.handle(rq.Review()):
+            events.append(event)
+
+    task = asyncio.create_task(consume())
+    try:
+        await eventually(lambda: server.requests, what="the reviewer's request")
+        controller.handle_now(rq.Interrupt())
+        await asyncio.wait_for(task, 30)
+    finally:
+        await controller.aclose()
+    assert isinstance(events[-1], ev.Notice) and "The review was interrupted" in events[-1].message
+    assert not any(isinstance(e, ev.CommandOutput) for e in events)
+    assert controller.interrupted

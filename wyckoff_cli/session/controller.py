@@ -438,7 +438,7 @@ class ChatController:
             case rq.Diff():
                 events = checkpoints.when_available("diff", self.checkpoint_commands(), checkpoints.diff)
             case rq.Review(kind=kind, ref=ref):
-                events = review_request_events(self, kind, ref)
+                events = self._abortable(lambda abort: review_request_events(self, kind, ref, abort))
             case rq.Cost():
                 events = events_of([cost_output(self.status)])
             case rq.Memory(query=query):

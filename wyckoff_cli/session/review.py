@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.loop import child_environment
 from wyckoff_cli.runtime.review.changes import ReviewError, ReviewTarget, TargetKind, collect_change
@@ -104,10 +105,15 @@ class ReviewHost(Protocol):
 
 
 async def review_request_events(
-    host: ReviewHost, kind: str, ref: str = "", settings: ReviewSettings | None = None
+    host: ReviewHost,
+    kind: str,
+    ref: str = "",
+    abort: AbortSignal | None = None,
+    settings: ReviewSettings | None = None,
 ) -> AsyncIterator[ev.RuntimeEvent]:
     """`/review`: progress notices and usage (recorded and counted in the session),
-    then the findings as a `command_output` in Markdown."""
+    then the findings as a `command_output` in Markdown. `abort` (an `Interrupt`)
+    stops the review."""
     target = ReviewTarget(cast(TargetKind, kind), ref)
     try:
         change = await collect_change(host.root, target)
@@ -123,6 +129,7 @@ async def review_request_events(
         yield ev.Notice("error", f"/review: {getattr(exc, 'message', None) or exc}")
         return
     run = ReviewRun(change, agents, settings or ReviewSettings())
+    unsubscribe = abort.subscribe(run.interrupt) if abort is not None else None
     try:
         for notice in notices:
             yield ev.Notice("warning", notice)
@@ -130,6 +137,8 @@ async def review_request_events(
             host.observe(event)
             yield event
     finally:
+        if unsubscribe is not None:
+            unsubscribe()
         await close_agents(agents)
     if run.result is not None:
         result = run.result

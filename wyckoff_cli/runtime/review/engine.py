@@ -83,6 +83,15 @@ class ReviewRun:
     _emit: Callable[[ev.RuntimeEvent], None] = field(default=lambda _e: None, repr=False)
     _usage: dict[str, UsageTotals] = field(default_factory=dict, repr=False)
     _check_failed: bool = field(default=False, repr=False)  # the routed check model failed once
+    _task: asyncio.Task[None] | None = field(default=None, repr=False)
+    _interrupted: bool = field(default=False, repr=False)
+
+    def interrupt(self) -> None:
+        """Stop every sub-agent now (Esc in the app, an ACP cancel); `events()` then
+        ends with a warning and `result` stays None."""
+        self._interrupted = True
+        if self._task is not None:
+            self._task.cancel()
 
     async def events(self) -> AsyncIterator[ev.RuntimeEvent]:
         queue: asyncio.Queue[ev.RuntimeEvent | None] = asyncio.Queue()
@@ -94,10 +103,15 @@ class ReviewRun:
             finally:
                 queue.put_nowait(None)
 
-        task = asyncio.create_task(main())
+        task = self._task = asyncio.create_task(main())
         try:
             while (event := await queue.get()) is not None:
                 yield event
+            if self._interrupted:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                yield ev.Notice("warning", "The review was interrupted: no findings are reported")
+                return
             await task  # its exception, if any
         finally:
             if not task.done():
