@@ -40,6 +40,15 @@ async def test_a_repository_without_commits_reviews_its_files(tmp_path: Path) ->
     assert [f.path for f in change.files] == ["first.py"]
 
 
+async def test_a_git_worktree_is_reviewed(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {"a.py": "v = 1\n"})
+    git(root, "worktree", "add", "-q", "-b", "side", str(tmp_path / "side"))
+    (tmp_path / "side" / "a.py").write_text("v = 2\n")
+    change = await collect_change(tmp_path / "side", ReviewTarget())
+    assert [f.path for f in change.files] == ["a.py"] and "+v = 2" in change.files[0].text
+    assert await change.read_after("a.py") == "v = 2\n"
+
+
 async def test_a_commit_is_read_at_that_commit(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "repo", {"a.py": "v = 1\n"})
     (root / "a.py").write_text("v = 2\n")

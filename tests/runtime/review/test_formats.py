@@ -30,8 +30,24 @@ def result(*findings: Finding, cost: float | None = 0.01) -> ReviewResult:
 
 
 FINDINGS = (
-    Finding("a.py", 3, 5, "high", "SQL built from input", "The query joins request text.", "--- a/a.py\n+++ b/a.py\n"),
-    Finding("b/c.py", 10, 10, "low", "Off by one in the loop", "It skips the last item.", confirmation="range(n - 1)"),
+    Finding(
+        "a.py",
+        3,
+        5,
+        "high",
+        "SQL built from input",
+        "The query joins request text.",
+        "--- a/a.py\n+++ b/a.py\n",
+    ),
+    Finding(
+        "b/c.py",
+        10,
+        10,
+        "low",
+        "Off by one in the loop",
+        "It skips the last item.",
+        confirmation="range(n - 1)",
+    ),
     Finding("b/c.py", 1, 1, "medium", "Unclosed file", "open() without a with block."),
 )
 
@@ -42,7 +58,9 @@ def test_the_json_schema_is_a_valid_2020_12_schema() -> None:
 
 @pytest.mark.parametrize("findings", [(), FINDINGS, FINDINGS[:1]])
 @pytest.mark.parametrize("cost", [0.01, None])
-def test_json_is_valid_against_its_schema_and_reads_back(findings: tuple[Finding, ...], cost: float | None) -> None:
+def test_json_is_valid_against_its_schema_and_reads_back(
+    findings: tuple[Finding, ...], cost: float | None
+) -> None:
     report = json.loads(render(result(*findings, cost=cost), "json"))
     jsonschema.Draft202012Validator(json_schema()).validate(report)
     again = ReviewResult.from_dict(report)

@@ -120,7 +120,7 @@ async def run_git(root: Path, *args: str) -> tuple[bool, bytes]:
 
 async def collect_change(workspace: Path, target: ReviewTarget) -> Change:
     root = repository_root(workspace)
-    if root is None or not (root / ".git").is_dir():
+    if root is None:  # `.git` a folder, or a file (a worktree's)
         raise ReviewError(f"{workspace} is not in a git repository (a review reviews a git change)")
     diff_args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M"]
     if target.kind == "uncommitted":
