@@ -63,3 +63,15 @@ async def test_a_reviewer_cannot_write_run_or_read_outside(
     assert (root / "calc.py").read_text() == before
     assert not (root / "pwned").exists()
     assert run.result is not None and run.result.findings == []
+
+
+async def test_mentions_in_the_diff_are_not_requests_to_the_reviewer(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    (root / "calc.py").write_text("# see @README.md and @calc.py\nx = 1\n")
+    provider = ScriptedProvider([{"text": "Reported 0 findings."}])
+    builder = SessionBuilder(open_workspace(root), cwd=root, provider_factory=lambda _m: provider)
+    agents, _ = review_agents(builder, "scripted:test")
+    run = ReviewRun(await collect_change(root, ReviewTarget()), agents, ReviewSettings(max_parallel=1))
+    _ = [event async for event in run.events()]
+    assert len(provider.requests) == 1 and run.result is not None and run.result.problems == []
+    assert "@README.md" in provider.requests[0].messages[0].text  # the diff still went to the model

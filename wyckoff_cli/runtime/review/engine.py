@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.conversation import Conversation
+from wyckoff_cli.core.messages import Message
 from wyckoff_cli.providers.base import LLMProvider
 from wyckoff_cli.runtime.approval import answer_approvals, deny_without_approver
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings
@@ -212,8 +213,11 @@ class ReviewRun:
             price=self.agents.price,
         )
         outcome = _Outcome()
+        # `typed`: what the turn's expectations read — not the diff, whose `@name` or
+        # "I changed …" lines are the change's text, not requests to this agent
+        task = Message.user(prompt, typed=prompt.split("\n", 1)[0])
         stream = answer_approvals(
-            runtime.run_stream(Conversation(), prompt, system_prompt=system), deny_without_approver
+            runtime.run_stream(Conversation(), task, system_prompt=system), deny_without_approver
         )
         try:
             async for event in stream:
