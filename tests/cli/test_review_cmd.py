@@ -115,6 +115,9 @@ def test_a_finding_the_check_never_decides_is_dropped(
         ({"start_line": 3, "end_line": 2}, "end_line 2 is before start_line 3"),
         ({"severity": "critical"}, "invalid arguments for report_finding"),
         ({"title": ""}, "invalid arguments for report_finding"),
+        ({"suggested_patch": "just use len(xs)"}, "suggested_patch must be a unified diff"),
+        ({"file": "README.md"}, "README.md is not a file this change has after it"),
+        ({"file": "../calc.py"}, "../calc.py is not a file this change has after it"),
     ],
 )
 def test_a_bad_report_goes_back_to_the_model_as_a_tool_error(

@@ -25,6 +25,7 @@ REJECT_FINDING = "reject_finding"
 CHANGED_FILE = "changed_file"
 MAX_TITLE = 120
 MAX_SHOWN_LINES = 2000
+MAX_FINDINGS = 50  # per reviewer: more is noise, not review
 
 FINDING_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -121,6 +122,14 @@ class FindingCollector:
                 f"{path} is not a file this change has after it; report findings on the changed "
                 f"files only: {names}."
             )
+        if len(self.findings) >= MAX_FINDINGS:
+            raise ToolError(f"You reported {MAX_FINDINGS} findings already: report only the most important.")
+        patch = str(args.get("suggested_patch") or "").strip()
+        if patch and not ("@@" in patch and ("\n+" in patch or "\n-" in patch)):
+            raise ToolError(
+                "suggested_patch must be a unified diff (--- a/FILE, +++ b/FILE, @@ hunks with - and + "
+                "lines); leave it out when you have no patch."
+            )
         start, end = int(args["start_line"]), int(args["end_line"])
         if end < start:
             raise ToolError(f"end_line {end} is before start_line {start}.")
@@ -138,7 +147,7 @@ class FindingCollector:
             severity=cast(Severity, args["severity"]),
             title=" ".join(str(args["title"]).split()),
             explanation=str(args["explanation"]).strip(),
-            suggested_patch=(str(args.get("suggested_patch") or "").strip() or None),
+            suggested_patch=patch or None,
         )
         if any(_same(finding, other) for other in self.findings):
             raise ToolError("This finding is reported already.")
