@@ -3,6 +3,7 @@
     python scripts/check.py            # lint, format, types, tests
     python scripts/check.py --fast     # skip the slow tests (wheel build, subprocess runs)
     python scripts/check.py -- -k loop # extra arguments go to pytest
+    python scripts/check.py -- -n 0    # the tests one after another (pytest-xdist off)
 
 Each step is named in the output; the first failure stops the run with a hint.
 """
@@ -29,7 +30,9 @@ def main(argv: list[str]) -> int:
     if "--" in argv:
         extra = argv[argv.index("--") + 1 :]
         argv = argv[: argv.index("--")]
-    pytest_args = [PY, "-m", "pytest", *extra]
+    # every core (at most 4: the subprocess-heavy tests need CPU of their own); `-- -n 0`
+    # runs them in this process, one after another
+    pytest_args = [PY, "-m", "pytest", "-n", "auto", "--maxprocesses", "4", *extra]
     if "--fast" in argv:
         pytest_args += ["-m", "not slow"]
     steps = [*STEPS, ("tests: pytest", pytest_args, "see the failures above")]

@@ -62,6 +62,14 @@ async def test_undo_redo_diff_and_rewind_work_over_acp(workspace: Path) -> None:
             assert "Conversation rewound" in rewound and "Code restored" in rewound
             assert not (workspace / "b.txt").exists()
 
+            # /undo right after /rewind takes the rewind's code change back (not "Nothing to undo")
+            unrewound = await say(conn, editor, sid, "/undo")
+            assert (
+                "Undo done" in unrewound and (workspace / "b.txt").read_text(encoding="utf-8") == "new line\n"
+            )
+            again = await say(conn, editor, sid, "/undo")  # then the steps as they stood before it
+            assert "Undo done" in again and not (workspace / "b.txt").exists()
+
             assert "Hello again." in await say(conn, editor, sid, "hello")
         # the rewound message is gone from what the model sees next
         last = str(server.requests[-1].body["messages"])

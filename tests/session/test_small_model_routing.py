@@ -140,8 +140,13 @@ async def test_a_title_appears_after_the_first_turn(workspace: Path) -> None:
         builder = make_builder(workspace, providers)
         builder.config.routing.title = SMALL
         session = build(builder, SESSION)
-        await run(session, "the login page redirects to /404, please fix it")
+        first = await run(session, "the login page redirects to /404, please fix it")
         assert session.recorder is not None
+        # the title call is the turn's last event before its done, counted in the done's totals
+        done = first[-1]
+        assert isinstance(done, ev.TurnDone) and done.usage["input_tokens"] == 160
+        title_usage = first[-2]
+        assert isinstance(title_usage, ev.UsageReported) and title_usage.purpose == "title"
         assert session.recorder.info.title == "Fix the login redirect"
         await run(session, "and the logout one")  # no second title
         bodies = server.bodies
@@ -181,3 +186,43 @@ def json_text(body: Any) -> str:
     import json
 
     return json.dumps(body)
+
+
+def test_headless_done_counts_the_title_call_and_stays_last(workspace: Path, tmp_path: Path) -> None:
+    """`wyckoff run` with a title route: `done` is still the last stream-json event, and
+    its usage and cost include the title call (Sonnet $3/$15, Haiku $1/$5 per million)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import pytest
+
+    from wyckoff_cli.storage import paths
+
+    paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file().write_text(f'[routing]\ntitle = "{SMALL}"\n', encoding="utf-8")
+    with FakeServer() as server:
+        server.script(
+            {"text": "Fixed.", "usage": {"input_tokens": 1000, "output_tokens": 100}},
+            {"text": "Fix the redirect", "usage": {"input_tokens": 500, "output_tokens": 10}},
+        )
+        env = dict(os.environ, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=KEY)
+        result = subprocess.run(
+            [sys.executable, "-m", "wyckoff_cli", "run", "--model", SESSION, "--output-format", "stream-json"]
+            + ["fix the redirect"],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    assert events[-1]["type"] == "done"
+    assert [e["purpose"] for e in events if e["type"] == "usage"] == ["turn", "title"]
+    assert events[-1]["usage"]["input_tokens"] == 1500
+    expected = 1000 * 3e-6 + 100 * 15e-6 + 500 * 1e-6 + 10 * 5e-6
+    assert events[-1]["cost_usd"] == pytest.approx(expected)
+    summary = next(line for line in result.stderr.splitlines() if line.startswith("[summary]"))
+    assert f"${expected:.4f}" in summary

@@ -86,6 +86,12 @@ class RuntimeHooks:
     async def after_run(self, done: TurnDone) -> None:
         return None
 
+    async def before_done(self, reason: str, text: str) -> Sequence[RuntimeEvent]:
+        """The turn has ended (`reason`, its answer `text`) and `turn_done` is about to go
+        out: events that belong to the turn after its answer (a title call's usage), so
+        `turn_done`'s totals and every host count them."""
+        return ()
+
     async def before_model_call(self, request: ModelRequest) -> ModelRequest | None:
         return None
 

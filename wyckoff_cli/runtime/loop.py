@@ -316,6 +316,12 @@ class AgentRuntime:
                 await self._settle(turn, ABORTED)
                 await self._emit(turn, ev.TurnFailed("internal", f"{type(exc).__name__}: {exc}"))
                 reason, text = "error", turn.last_text
+            try:  # the turn's last calls (a title), counted in its totals
+                for hook in self.hooks:
+                    for event in await hook.before_done(reason, text):
+                        await self._emit(turn, event)
+            except asyncio.CancelledError:  # Esc while a title was made: the turn still ends
+                pass
             tally = turn.tally
             done = ev.TurnDone(
                 text, reason, turn.rounds, tally.usage.to_dict(), turn.stops.last, tally.rounded_cost

@@ -3,8 +3,9 @@
 After a session's first completed turn, `SessionTitler` asks the title route for a few
 words naming what the session is about (from the first request and answer) and saves them
 as the session's title: `sessions list`, the resume picker and ACP's session lists show
-it instead of the first message. The call is recorded in the session's trace with purpose
-`title`; a failing small model falls back to the session's (one notice in the trace). A
+it instead of the first message. The call's usage (purpose `title`) goes out as the turn's
+last event before `turn_done`, so hosts record it and `done` and live totals count it; a failing small
+model falls back to the session's (one notice). A
 title that cannot be made leaves the first message as the title.
 """
 
@@ -40,26 +41,30 @@ class SessionTitler(RuntimeHooks):
         self.session_provider = session_provider
         self.done = recorder.info.turns > 1  # a resumed session keeps the title it has
 
-    async def after_run(self, done: ev.TurnDone) -> None:
-        if self.done or done.reason not in ("completed", "completed_by_tool"):
-            return
+    async def before_done(self, reason: str, text: str) -> list[ev.RuntimeEvent]:
+        """The title call, once the first turn is answered: its usage (and a fallback's
+        notice) go out as the turn's last events before `turn_done`, so live totals and
+        `done` count it."""
+        if self.done or reason not in ("completed", "completed_by_tool"):
+            return []
         self.done = True
         request = next((m.text for m in self.recorder.conversation if m.role == "user"), "")
-        asked = f"The request:\n{request[:2000]}\n\nThe answer:\n{done.text[:1000]}\n\nThe title:"
+        asked = f"The request:\n{request[:2000]}\n\nThe answer:\n{text[:1000]}\n\nThe title:"
         provider = self.route.over(self.session_provider())
+        events: list[ev.RuntimeEvent] = []
         try:
             response = await provider.chat([Message.user(asked)], [], TITLE_PROMPT)
         except Exception:  # a title is a nicety: never break the session for it
             log.warning("could not make a session title", exc_info=True)
-            return
+            return events
         finally:
-            for notice in self.route.take_notices():
-                self.recorder.record(ev.Notice("warning", notice))
+            events += [ev.Notice("warning", notice) for notice in self.route.take_notices()]
         served = self.route.served or provider.name
-        self.recorder.record(ev.UsageReported.from_usage(served, response.usage, purpose="title"))
+        events.append(ev.UsageReported.from_usage(served, response.usage, purpose="title"))
         title = clean_title(response.text)
         if title:
             self.recorder.set_title(title)
+        return events
 
 
 def clean_title(text: str) -> str:

@@ -27,6 +27,7 @@ from wyckoff_cli.runtime.checkpoints.shadow import CheckpointError
 from wyckoff_cli.runtime.checkpoints.store import Checkpoint
 
 LABEL_CHARS = 80
+UNDO_RESTORE = "undo-restore"  # the action of an /undo that takes a rewind back
 
 
 class RewindChoice(StrEnum):
@@ -150,7 +151,7 @@ class CheckpointCommands:
         if preview.plan is not None:
             result.saved = self.engine.apply(preview.plan, self.session_id, preview.point.message_id)
             result.notes.append(
-                f"Code restored ({preview.plan.summary()}); the state before is saved as checkpoint {result.saved.id}."
+                f"Code restored ({preview.plan.summary()}); the state before is saved as checkpoint {result.saved.id} (/undo brings it back)."
             )
         if preview.choice.rewinds_conversation:
             try:
@@ -164,11 +165,28 @@ class CheckpointCommands:
     # ---------------------------------------------------------------- /undo and /redo
 
     def preview_undo(self) -> RestorePlan | None:
-        """The plan for /undo, or None when no round changed files (or all are undone)."""
+        """The plan for /undo, or None when no round changed files (or all are undone).
+        Right after a rewind or restore of the code, /undo takes that back: the plan is
+        the state it saved (the conversation stays as the rewind left it)."""
+        restore = self._last_restore()
+        if restore is not None:
+            return self.engine.plan(restore)
         return self.engine.plan_undo(self.session_id)
 
     def undo(self, plan: RestorePlan) -> Checkpoint:
+        if (restore := self._last_restore()) is not None and plan.target.id == restore.id:
+            # back to the state before the rewind, with the undo steps as they stood then
+            return self.engine.apply(plan, self.session_id, plan.target.message_id, action=UNDO_RESTORE)
         return self.engine.apply(plan, self.session_id, plan.target.message_id, action="undo")
+
+    def _last_restore(self) -> Checkpoint | None:
+        """The session's last checkpoint when it is the state a rewind or restore saved
+        (not one saved by /undo or /redo, nor a rewind already taken back)."""
+        checkpoints = self.engine.checkpoints(self.session_id)
+        last = checkpoints[-1] if checkpoints else None
+        if last is not None and last.type == "restore" and last.action == "restore":
+            return last
+        return None
 
     def preview_redo(self) -> RestorePlan | None:
         return self.engine.plan_redo(self.session_id)
