@@ -19,6 +19,7 @@ from wyckoff_cli import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("wyckoff_cli.cli.chat_cmd", "open the interactive app (the default command)"),
     "run": ("wyckoff_cli.cli.run_cmd", "run one turn headless and print the answer or events"),
+    "review": ("wyckoff_cli.cli.review_cmd", "review a change read-only: findings checked against the code"),
     "config": ("wyckoff_cli.cli.config_cmd", "see and edit the configuration"),
     "permissions": ("wyckoff_cli.cli.permissions_cmd", "list, add, remove and trust saved allow/deny rules"),
     "sessions": ("wyckoff_cli.cli.sessions_cmd", "saved sessions: list, show, export, delete, prune"),

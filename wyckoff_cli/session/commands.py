@@ -82,6 +82,16 @@ def _no_argument(name: str, make: Callable[[], rq.Request]) -> Callable[[str], r
     return parse
 
 
+def parse_review(argument: str) -> rq.Request:
+    """`/review` (uncommitted changes), `/review --base REF`, `/review --commit SHA`."""
+    words = argument.split()
+    if not words or words == ["--uncommitted"]:
+        return rq.Review()
+    if len(words) == 2 and words[0] in ("--base", "--commit") and not words[1].startswith("-"):
+        return rq.Review(words[0][2:], words[1])
+    return rq.Invalid("review", "/review [--uncommitted | --base REF | --commit SHA]")
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "show keys and commands", hosts=APP_ONLY, request=lambda _: rq.Help()),
     SlashCommand(
@@ -168,6 +178,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("redo", "bring back what the last /undo removed", request=_no_argument("redo", rq.Redo)),
     SlashCommand(
         "diff", "every change this session made to the work tree", request=_no_argument("diff", rq.Diff)
+    ),
+    SlashCommand(
+        "review",
+        "review a change read-only: findings checked against the code",
+        "[--uncommitted | --base REF | --commit SHA]",
+        request=parse_review,
     ),
     SlashCommand(
         "top", "jump to the top of the transcript (Ctrl+Home)", hosts=APP_ONLY, request=lambda _: rq.Top()

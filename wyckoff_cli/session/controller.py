@@ -46,6 +46,7 @@ from wyckoff_cli.session.lsp import lsp_output
 from wyckoff_cli.session.models import call_price, check_model, context_window_of, skip_to_fallback
 from wyckoff_cli.session.modes import ModeNotes
 from wyckoff_cli.session.plugin_requests import plugins_output
+from wyckoff_cli.session.review import review_request_events
 from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.session.turn import turn_events
@@ -443,6 +444,8 @@ class ChatController:
                 events = checkpoints.when_available("redo", self.checkpoint_commands(), checkpoints.redo)
             case rq.Diff():
                 events = checkpoints.when_available("diff", self.checkpoint_commands(), checkpoints.diff)
+            case rq.Review(kind=kind, ref=ref):
+                events = self._abortable(lambda abort: review_request_events(self, kind, ref, abort))
             case rq.Cost():
                 events = events_of([cost_output(self.status)])
             case rq.Memory(query=query):

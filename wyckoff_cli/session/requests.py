@@ -171,6 +171,15 @@ class Diff:
     """Every change this session made to the work tree."""
 
 
+@dataclass(frozen=True, slots=True)
+class Review:
+    """Review a change read-only (docs/REVIEW.md): `kind` is `uncommitted`, `base`
+    (since `ref`) or `commit` (`ref`)."""
+
+    kind: str = "uncommitted"
+    ref: str = ""
+
+
 # ---------------------------------------------------------------------- what there is
 
 
@@ -287,6 +296,7 @@ SessionRequest = (
     | Undo
     | Redo
     | Diff
+    | Review
     | Cost
     | Memory
     | Permissions

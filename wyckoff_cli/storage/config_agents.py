@@ -84,7 +84,11 @@ class RoutingConfig:
     memory_flush: str | None = field(
         default=None, metadata={"doc": "The model that saves memories when a compaction runs."}
     )
+    review_check: str | None = field(
+        default=None, metadata={"doc": "The model of `wyckoff review`'s check pass (docs/REVIEW.md)."}
+    )
 
     def model_for(self, purpose: str) -> str | None:
-        """The model configured for `purpose` (`compaction`, `title`, `memory_flush`)."""
+        """The model configured for `purpose` (`compaction`, `title`, `memory_flush`,
+        `review_check`)."""
         return getattr(self, purpose, None) or self.small

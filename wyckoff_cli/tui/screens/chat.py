@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Markdown, Static
 from textual.worker import Worker
 
 from wyckoff_cli.core import events as ev
@@ -251,6 +251,8 @@ class ChatScreen(Screen[None]):
                 self._mount(Static(literal(output.text), classes="command-output"))
         elif output.command == "diff":
             chat_requests.show_diff(self.app, output)  # coloured, in its own screen
+        elif output.command == "review":  # the findings, as Markdown (docs/REVIEW.md)
+            self._mount(Markdown(output.text, classes="command-output review-output"))
         else:
             self._mount(Static(literal(output.text), classes="command-output"))
 
