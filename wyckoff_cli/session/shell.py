@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from wyckoff_cli.core.errors import ConfigError, WyckoffError
+from wyckoff_cli.tools.permissions.domains import parse_allowed_domains
 from wyckoff_cli.tools.permissions.policy import known_tool_hint, unknown_tool_rules
 from wyckoff_cli.tools.permissions.sandbox import (
     SANDBOX_MODES,
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 
 # Keys a project's own `.wyckoff/config.toml` may not set: they would loosen the
 # sandbox for everyone who opens the project (a cloned repository could ship them).
-LOOSENING_KEYS = ("sandbox", "network", "writable_roots", "env_keep", "allow_unix_sockets", "auto_allow")
+LOOSENING_KEYS = (
+    "sandbox", "network", "writable_roots", "env_keep", "allow_unix_sockets", "auto_allow", "allowed_domains",
+)  # fmt: skip
 
 
 def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> ShellSettings:
@@ -41,6 +44,7 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
     mode: str = shell.sandbox
     network, roots, keep = shell.network, list(shell.writable_roots), list(shell.env_keep)
     sockets, auto_allow = list(shell.allow_unix_sockets), shell.auto_allow
+    domains = list(shell.allowed_domains)
     notes: list[str] = []
     project = read_toml(paths.project_config_file(root)) or {}
     project_shell = project.get("shell", {}) if isinstance(project.get("shell"), dict) else {}
@@ -57,6 +61,8 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         if "allow_unix_sockets" in ignored:
             sockets = list(user_shell.get("allow_unix_sockets", []))
         auto_allow = bool(user_shell.get("auto_allow", False)) if "auto_allow" in ignored else auto_allow
+        if "allowed_domains" in ignored:
+            domains = list(user_shell.get("allowed_domains", []))
         notes.append(
             f"the project's .wyckoff/config.toml may not loosen [shell] ({', '.join(ignored)} ignored)"
         )
@@ -78,6 +84,7 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         auto_allow=auto_allow,
         git_dirs=resolve_git_dirs(root),  # once, from Wyckoff's side, at session start
         mounts=MountPoints(paths.cache_dir() / "sandbox"),
+        allowed_domains=parse_allowed_domains(domains) if domains else None,
     )
 
 

@@ -16,7 +16,8 @@ Modes (`[shell] sandbox`, `--sandbox`):
   empty folders; every Unix socket outside masked unless `[shell]
   allow_unix_sockets` names it, and the variables naming sockets (`SSH_AUTH_SOCK` …)
   left out; no network (abstract sockets included) unless `[shell] network = true`
-  or the call asks for it (`network: true`, approved by a person).
+  or the call asks for it (`network: true`, approved by a person); with `[shell]
+  allowed_domains`, only those host names through Wyckoff's proxy (net_proxy.py).
 - `read-only`: nothing on disk is writable; the temp folder is a private empty one.
 - `off`: commands run as the user, with the user's rights.
 
@@ -34,13 +35,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from wyckoff_cli.core.errors import ToolError
+from wyckoff_cli.tools.permissions.domains import DomainAllowList
 from wyckoff_cli.tools.permissions.sandbox_mounts import MountPoints, outside_sockets, protected_entries
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
@@ -50,7 +52,7 @@ _BLOCKED = re.compile(
     r"Read-only file system|Permission denied|Operation not permitted|Could not resolve host|"
     r"Temporary failure in name resolution|Network is unreachable|Name or service not known|"
     r"getaddrinfo|No address associated with hostname|Failed to establish a new connection|"
-    r"Connection refused|nodename nor servname"
+    r"Connection refused|nodename nor servname|Couldn't connect to server"
 )
 
 
@@ -71,6 +73,8 @@ class ShellSettings:
     # resolved once from Wyckoff's side when the session starts; None: at each command.
     git_dirs: tuple[Path, ...] | None = None
     mounts: MountPoints = field(default_factory=MountPoints, compare=False, repr=False)
+    # `[shell] allowed_domains`: the hosts reachable through the proxy (None: no list).
+    allowed_domains: DomainAllowList | None = None
 
     @property
     def sandboxed(self) -> bool:
@@ -91,6 +95,9 @@ class SandboxRun:
     mounts: MountPoints = field(default_factory=MountPoints)
     git_dirs: tuple[Path, ...] = ()  # kept read-only wherever they are
     holds: list[MountPoints] = field(default_factory=list)  # what cleanup() lets go of
+    allowed_domains: DomainAllowList | None = None  # reached through the proxy (net_proxy.py)
+    resolve: Callable[[str, int], Awaitable[tuple[str, int]]] | None = None  # the proxy's resolver
+    proxy_folder: Path | None = None  # holds the proxy's socket; bound in read-only
 
 
 def find_bwrap() -> str | None:
@@ -165,6 +172,7 @@ def sandbox_run(settings: ShellSettings, workspace: Path, *, network: bool = Fal
         tuple(Path(os.path.realpath(p)) for p in settings.allow_unix_sockets),
         settings.mounts,
         settings.git_dirs if settings.git_dirs is not None else resolve_git_dirs(workspace),
+        allowed_domains=settings.allowed_domains,
     )
 
 
@@ -241,6 +249,8 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
         if folder.is_dir() and not _contains(folder, run.workspace):
             args += ["--tmpfs", str(folder)]
     args += _socket_masks(run, temp, hidden)
+    if run.proxy_folder is not None:  # a mount point: its socket can be neither removed nor replaced
+        args += ["--ro-bind", str(run.proxy_folder), str(run.proxy_folder)]
     args += ["--chdir", str(cwd), "--", *argv]
     return args
 
@@ -257,7 +267,8 @@ def _socket_masks(run: SandboxRun, temp: Path, hidden: list[Path]) -> list[str]:
     if runtime is not None and not any(_contains(runtime, p) or _contains(p, runtime) for p in kept):
         args += ["--tmpfs", str(runtime)]
         emptied.append(runtime)
-    for socket in outside_sockets(run.allow_unix_sockets):
+    allowed = [*run.allow_unix_sockets, *(p / "proxy.sock" for p in [run.proxy_folder] if p is not None)]
+    for socket in outside_sockets(allowed):
         if not any(_contains(folder, socket) for folder in emptied):
             args += ["--ro-bind", os.devnull, str(socket)]  # connecting is refused
     for socket in run.allow_unix_sockets:
@@ -350,6 +361,8 @@ def blocked_note(run: SandboxRun, output: str, exit_code: int | None) -> str:
         else "nothing on disk is writable"
     )
     net = "the network is reachable" if run.network else "there is no network"
+    if run.allowed_domains is not None and not run.network:
+        net = f"the network reaches only [shell] allowed_domains ({run.allowed_domains or 'none'}) through a proxy"
     return (
         f"[sandbox: this command ran in the {run.mode} sandbox ({where}; {net}). If it failed because "
         "of that, retry with `network: true` for network access, or `unsandboxed: true` to run outside "
