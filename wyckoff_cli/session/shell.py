@@ -70,7 +70,14 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         if sandbox not in SANDBOX_MODES:
             raise ConfigError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
         mode = sandbox
+    required = _required_sandbox()
+    if required and mode == "off":
+        notes.append(f'[shell] sandbox = "off" is overridden: {required}')
+        mode = "workspace-write"
     effective, notice = sandbox_status(cast(SandboxMode, mode))
+    if required and effective == "off":
+        notice = f"shell commands are refused: {required}, and {notice.removeprefix('shell sandbox off: ')}"
+        notice = notice.split(". Commands run with your rights")[0]
     hidden = tuple(p for p in (paths.config_dir(), paths.data_dir(), paths.cache_dir()))
     return ShellSettings(
         sandbox=effective,
@@ -85,7 +92,16 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         git_dirs=resolve_git_dirs(root),  # once, from Wyckoff's side, at session start
         mounts=MountPoints(paths.cache_dir() / "sandbox"),
         allowed_domains=parse_allowed_domains(domains) if domains else None,
+        required_by=required,
     )
+
+
+def _required_sandbox() -> str:
+    """The managed policy's note when it requires the sandbox, else ""."""
+    from wyckoff_cli.storage.managed import load_managed
+
+    managed = load_managed()
+    return managed.sandbox_note if managed is not None and managed.sandbox_required else ""
 
 
 def shell_notice(registry: ToolRegistry) -> str:

@@ -78,7 +78,7 @@ from wyckoff_cli.tools.permissions.rules import (
     path_matches,
     suggest_rule,
 )
-from wyckoff_cli.tools.permissions.sandbox import sandbox_auto_allows
+from wyckoff_cli.tools.permissions.sandbox import sandbox_auto_allows, sandbox_refusal
 from wyckoff_cli.tools.permissions.subject import Subject
 from wyckoff_cli.tools.permissions.workspace import is_git_internal, outside_paths
 
@@ -218,6 +218,9 @@ class ApprovalPolicy:
                 f"{tool.name} is refused by the deny rule {denied.text} in the user's permissions. "
                 "Do not retry it; find another way or ask the user.",
             )
+        required = sandbox_refusal(tool.extra.get("shell"), args) if tool.kind == "execute" else None
+        if required is not None:
+            return Verdict("deny", required)
         if tool.kind == "edit" and subject.kind == "path":
             inside_git = next((p for p in subject.paths if is_git_internal(Path(p.absolute))), None)
             if inside_git is not None:

@@ -75,6 +75,8 @@ class ShellSettings:
     mounts: MountPoints = field(default_factory=MountPoints, compare=False, repr=False)
     # `[shell] allowed_domains`: the hosts reachable through the proxy (None: no list).
     allowed_domains: DomainAllowList | None = None
+    # Why commands may never run unsandboxed (a managed policy's `sandbox = "required"`), or "".
+    required_by: str = ""
 
     @property
     def sandboxed(self) -> bool:
@@ -189,6 +191,20 @@ def sandbox_auto_allows(shell: object, args: Mapping[str, Any], mode: str) -> st
     if args.get("unsandboxed") or args.get("network") or shell.network or find_bwrap() is None:
         return None
     return f"allowed by sandbox auto-allow: it runs in the {shell.sandbox} sandbox without the network"
+
+
+def sandbox_refusal(shell: object, args: Mapping[str, Any]) -> str | None:
+    """Why a `run_shell` call is refused because a managed policy requires the sandbox
+    (`unsandboxed: true`, or a sandbox that cannot start here), or None."""
+    if not isinstance(shell, ShellSettings) or not shell.required_by:
+        return None
+    if args.get("unsandboxed"):
+        return f"`unsandboxed: true` is refused: {shell.required_by}. Run the command inside the sandbox."
+    if not shell.sandboxed or find_bwrap() is None:
+        return (
+            f"commands are refused: {shell.required_by}, and the sandbox cannot start here ({shell.notice})"
+        )
+    return None
 
 
 def resolve_git_dirs(workspace: Path) -> tuple[Path, ...]:

@@ -162,6 +162,8 @@ class ChatScreen(Screen[None]):
             self.add_notice("warning", problem)
         if notice := self.controller.untrusted_allow_notice():  # the project's allow rules (issue 27)
             self.add_notice("warning", notice)
+        if notice := self.controller.mode_notice:  # yolo asked for, disabled by a managed policy
+            self.add_notice("warning", notice)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
 
