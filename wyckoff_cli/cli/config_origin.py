@@ -51,7 +51,7 @@ def _overridden(managed: ManagedPolicy | None, key: str, value: Any) -> str:
     if managed is None:
         return ""
     if key == "shell.sandbox" and value == "off" and managed.sandbox_required:
-        return f"; overridden by the managed policy {managed.path} (sandbox = \"required\")"
+        return f'; overridden by the managed policy {managed.path} (sandbox = "required")'
     if key == "permission_mode" and value == "yolo" and managed.disable_yolo:
         return f"; overridden by the managed policy {managed.path} (disable_yolo = true)"
     return ""
