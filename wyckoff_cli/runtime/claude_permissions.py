@@ -26,7 +26,7 @@ from wyckoff_cli.tools.permissions.rules import RuleError, parse_rule
 
 RULE_KEYS = ("allow", "ask", "deny")
 # Claude Code's settings keys Wyckoff reads (the rest are listed as not used)
-USED_SETTINGS = {"hooks", "permissions", "$schema"}
+USED_SETTINGS = {"hooks", "permissions", "statusLine", "$schema"}
 
 
 @dataclass

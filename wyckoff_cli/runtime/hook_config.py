@@ -50,6 +50,9 @@ HOOK_EVENTS = (
     "PermissionRequest",
 )
 TRUST_KIND = "hooks"
+STATUS_LINE = (
+    "StatusLine"  # a settings file's `statusLine` command: trusted with its hooks, never a hook event
+)
 DEFAULT_TIMEOUT = 60.0
 
 # Claude Code's tool names → Wyckoff's (one table: core/claude_names.py), so a matcher
@@ -257,10 +260,15 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, p
                 spec = _claude_hook(hook, f"{where}.hooks[{index}]", event, matcher, path, source, found)
                 if spec is not None:
                     specs.append(spec)
+    status_line = _status_line(data.get("statusLine"), path, source, found)
+    if status_line is not None:
+        specs.append(status_line)
     if not project:
         specs = [replace(spec, project=False) for spec in specs]
     widening = permissions.widening if permissions is not None else {}
     raw = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
+    if status_line is not None:  # the trust covers the status line command too
+        raw = {"hooks": hooks, "permissions": widening, "statusLine": status_line.command}
     _add_file(found, path, source, project, specs, raw, store, permissions if widening else None)
 
 
@@ -291,6 +299,21 @@ def _claude_hook(
         found.problems.append(f"{where}: `command` must be a non-empty string")
         return None
     return HookSpec(event, matcher, command, float(timeout), path, source, True, claude=True)
+
+
+def _status_line(value: Any, path: Path, source: str, found: HookSet) -> HookSpec | None:
+    """A settings file's `statusLine` (`{"type": "command", "command": …}`) as a spec
+    of the pseudo-event `StatusLine` (session/status_line.py runs it), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("type", "command") != "command":
+        found.problems.append(f'{path}: statusLine must be {{"type": "command", "command": "…"}}; skipped')
+        return None
+    command = value.get("command")
+    if not isinstance(command, str) or not command.strip():
+        found.problems.append(f"{path}: statusLine.command must be a command; skipped")
+        return None
+    return HookSpec(STATUS_LINE, "", command, 5.0, path, source, True, claude=True)
 
 
 def _add_file(

@@ -54,6 +54,7 @@ class StatusModel:
     price: PriceFn | None = None
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
     lsp: str = ""  # "LSP basedpyright": the running language servers, "!" when one failed
+    custom_line: str = ""  # the status line command's first line of output (session/status_line.py)
     clock: Callable[[], float] = time.monotonic  # for the spend rate
     _spend: deque[tuple[float, float]] = field(default_factory=deque)  # (when, USD) of recent calls
 
@@ -250,6 +251,8 @@ class StatusModel:
             parts.insert(3, ("mcp", [self.mcp]))
         if self.lsp:
             parts.insert(3, ("lsp", [self.lsp]))
+        if self.custom_line:
+            parts.append(("line", [self.custom_line]))
         if self.background_running:
             count = self.background_running
             parts.append(("background", [f"{count} bg task{'s' * (count > 1)}", f"{count} bg"]))
@@ -317,6 +320,7 @@ SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (
     ("background", 1),  # "2 bg"
     ("mcp", None),
     ("lsp", None),
+    ("line", None),
     ("context", None),
     ("model", None),
     ("background", None),
