@@ -22,6 +22,7 @@ files are typed configuration: a wrong key there is an error naming file and lin
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
@@ -140,9 +141,11 @@ class HookSet:
         """The Claude Code settings' rules that apply now: deny and ask from every file,
         allow from the files trusted (or the user's own)."""
         merged = ClaudePermissions(deny=list(self.claude_deny), ask=list(self.claude_ask))
-        for file in self.files:
+        for file in self.files:  # user files first: a project's local settings come last and win
             if file.permissions is not None and (file.runnable or file.path in self.trusted_for_run):
                 merged.allow += file.permissions.allow
+                merged.directories += file.permissions.directories
+                merged.default_mode = file.permissions.default_mode or merged.default_mode
         return merged
 
     def needing_trust(self) -> list[HookFile]:
@@ -235,6 +238,11 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, p
     if permissions is not None:  # what narrows applies untrusted; what widens waits for trust
         found.claude_deny += permissions.deny
         found.claude_ask += permissions.ask
+        for folder in permissions.directories:
+            if not resolve_directory(folder, found.root).is_dir():
+                found.problems.append(
+                    f"{path}: permissions.additionalDirectories: {folder} is not a folder; skipped"
+                )
     hooks = data.get("hooks") or {}
     if not isinstance(hooks, dict):
         found.problems.append(f"{path}: `hooks` must be an object of events")
@@ -266,7 +274,7 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, p
     if not project:
         specs = [replace(spec, project=False) for spec in specs]
     widening = permissions.widening if permissions is not None else {}
-    raw = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
+    raw: Any = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
     if status_line is not None:  # the trust covers the status line command too
         raw = {"hooks": hooks, "permissions": widening, "statusLine": status_line.command}
     _add_file(found, path, source, project, specs, raw, store, permissions if widening else None)
@@ -299,6 +307,12 @@ def _claude_hook(
         found.problems.append(f"{where}: `command` must be a non-empty string")
         return None
     return HookSpec(event, matcher, command, float(timeout), path, source, True, claude=True)
+
+
+def resolve_directory(raw: str, root: Path) -> Path:
+    """An `additionalDirectories` entry as a resolved path (relative to the workspace root)."""
+    path = Path(raw).expanduser()
+    return Path(os.path.realpath(path if path.is_absolute() else root / path))
 
 
 def _status_line(value: Any, path: Path, source: str, found: HookSet) -> HookSpec | None:

@@ -25,6 +25,7 @@ from wyckoff_cli.session import extensions
 from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.checkpoint_requests import RewindPoint
+from wyckoff_cli.session.claude_settings import default_mode
 from wyckoff_cli.session.commands import BY_NAME, SlashCommand, parse
 from wyckoff_cli.session.compact_request import compaction_events
 from wyckoff_cli.session.custom_commands import (
@@ -82,7 +83,7 @@ class ChatController:
         self._context_window = context_window
         config = builder.config
         self.model = model or config.model
-        self.mode, self.mode_notice = start_mode(mode or config.permission_mode)  # a policy may disable yolo
+        self.mode, self.mode_notice = start_mode(mode or default_mode(builder) or config.permission_mode)
         self.loaded = loaded
         self.status = StatusModel(model=self.model, mode=self.mode, price=self.price)
         self.always_allowed: list[str] = []  # "always" answers of this app run, kept across sessions

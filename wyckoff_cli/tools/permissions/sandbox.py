@@ -77,6 +77,9 @@ class ShellSettings:
     allowed_domains: DomainAllowList | None = None
     # Why commands may never run unsandboxed (a managed policy's `sandbox = "required"`), or "".
     required_by: str = ""
+    # More workspaces (a trusted `.claude/settings.json` `additionalDirectories`): writable, with
+    # their protected paths (`.git`, `.claude/` …) kept read-only as the workspace's are.
+    extra_workspaces: tuple[Path, ...] = ()
 
     @property
     def sandboxed(self) -> bool:
@@ -100,6 +103,7 @@ class SandboxRun:
     allowed_domains: DomainAllowList | None = None  # reached through the proxy (net_proxy.py)
     resolve: Callable[[str, int], Awaitable[tuple[str, int]]] | None = None  # the proxy's resolver
     proxy_folder: Path | None = None  # holds the proxy's socket; bound in read-only
+    extra_workspaces: tuple[Path, ...] = ()  # writable, their protected paths read-only
 
 
 def find_bwrap() -> str | None:
@@ -175,6 +179,7 @@ def sandbox_run(settings: ShellSettings, workspace: Path, *, network: bool = Fal
         settings.mounts,
         settings.git_dirs if settings.git_dirs is not None else resolve_git_dirs(workspace),
         allowed_domains=settings.allowed_domains,
+        extra_workspaces=tuple(Path(os.path.realpath(p)) for p in settings.extra_workspaces),
     )
 
 
@@ -244,13 +249,15 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     hidden = list(run.hidden)
     if run.mode == "workspace-write":
-        writable = [temp, *(r for r in run.writable_roots if r.exists()), run.workspace]
+        extra = [r for r in run.extra_workspaces if r.is_dir()]
+        writable = [temp, *(r for r in run.writable_roots if r.exists()), *extra, run.workspace]
         home = Path(os.path.realpath(Path.home()))
         pinned = [
             run.workspace,
+            *extra,
             *run.git_dirs,
             *hidden,
-            *(p for p, _ in protected_entries(run.workspace, home)),
+            *(p for p, _ in _protected(run, home)),
         ]
         for root in _outermost_first([*writable, *_ancestors_inside(pinned, writable)]):
             args += ["--bind", str(root), str(root)]  # a mount point: it cannot be renamed away
@@ -310,7 +317,7 @@ def _read_only_inside(run: SandboxRun, writable: list[Path], hidden: list[Path])
     home = Path(os.path.realpath(Path.home()))
     entries = [
         (path, is_folder)
-        for path, is_folder in protected_entries(run.workspace, home)
+        for path, is_folder in _protected(run, home)
         if any(_contains(w, path) for w in writable) and not any(_contains(h, path) for h in hidden)
     ]
     entries += [
@@ -334,6 +341,14 @@ def _read_only_inside(run: SandboxRun, writable: list[Path], hidden: list[Path])
         if os.path.lexists(path):
             args += ["--ro-bind", str(path), str(path)]
     return args
+
+
+def _protected(run: SandboxRun, home: Path) -> list[tuple[Path, bool]]:
+    """The protected paths of the workspace, the home folder and each extra workspace."""
+    found = protected_entries(run.workspace, home)
+    for root in run.extra_workspaces:
+        found += [entry for entry in protected_entries(root, home) if entry not in found]
+    return found
 
 
 def _ancestors_inside(paths: list[Path], areas: list[Path]) -> list[Path]:
