@@ -20,7 +20,7 @@ from wyckoff_cli.storage.config import Config
 from wyckoff_cli.tools.base import ToolContext
 from wyckoff_cli.tools.net_proxy import Refused, parse_request, system_resolve
 from wyckoff_cli.tools.permissions.domains import normal_host, parse_allowed_domains
-from wyckoff_cli.tools.permissions.sandbox import ShellSettings, probe, sandbox_run
+from wyckoff_cli.tools.permissions.sandbox import SandboxMode, ShellSettings, probe, sandbox_run
 from wyckoff_cli.tools.process import OutputCapture, run_process
 from wyckoff_cli.tools.shell import make_shell_tools
 
@@ -65,10 +65,8 @@ class Net:
     workspace: Path
     entries: tuple[str, ...] = ("allowed.test", "*.wild.test", "odd.test:8443")
 
-    async def run(self, command: str) -> tuple[int | None, str]:
-        settings = ShellSettings(
-            sandbox="workspace-write", allowed_domains=parse_allowed_domains(self.entries)
-        )
+    async def run(self, command: str, mode: SandboxMode = "workspace-write") -> tuple[int | None, str]:
+        settings = ShellSettings(sandbox=mode, allowed_domains=parse_allowed_domains(self.entries))
         sandbox = sandbox_run(settings, self.workspace)
         assert sandbox is not None
 
@@ -188,6 +186,16 @@ async def test_every_bypass_is_refused_and_reaches_no_server(
     assert "hello from" not in output and "CONNECTED" not in output
     assert net.evil.connections == 0 and net.allowed.connections == 0
     assert all(host in ("allowed.test", "a.b.wild.test", "odd.test") for host, _ in net.asked)
+
+
+@needs_sandbox
+@needs_curl
+async def test_the_read_only_sandbox_reaches_listed_hosts_only_too(net: Net) -> None:
+    code, output = await net.run(
+        "curl -sS -p http://allowed.test:443/; curl -sS http://evil.test/", "read-only"
+    )
+    assert "hello from allowed" in output and "evil.test is not in" in output
+    assert net.evil.connections == 0
 
 
 @needs_sandbox
