@@ -34,9 +34,9 @@ from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.commands import ACP, BY_NAME, offered_by, split
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.info_requests import Exporter
+from wyckoff_cli.session.managed_modes import allowed_modes
 from wyckoff_cli.session.mcp import start_session_mcp
 from wyckoff_cli.tools.mcp.names import wider_rules
-from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
 log = logging.getLogger(__name__)
 
@@ -460,7 +460,7 @@ def modes(current: str) -> schema.SessionModeState:
         current_mode_id=current,
         available_modes=[
             schema.SessionMode(id=mode, name=mode, description=MODE_DESCRIPTIONS.get(mode))
-            for mode in PERMISSION_MODES
+            for mode in allowed_modes()  # without yolo when a managed policy disables it
         ],
     )
 

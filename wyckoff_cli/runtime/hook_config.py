@@ -22,6 +22,7 @@ files are typed configuration: a wrong key there is an error naming file and lin
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
@@ -52,6 +53,9 @@ HOOK_EVENTS = (
     "PermissionRequest",
 )
 TRUST_KIND = "hooks"
+STATUS_LINE = (
+    "StatusLine"  # a settings file's `statusLine` command: trusted with its hooks, never a hook event
+)
 DEFAULT_TIMEOUT = 60.0
 
 # Claude Code's tool names → Wyckoff's (one table: core/claude_names.py), so a matcher
@@ -142,9 +146,11 @@ class HookSet:
         """The Claude Code settings' rules that apply now: deny and ask from every file,
         allow from the files trusted (or the user's own)."""
         merged = ClaudePermissions(deny=list(self.claude_deny), ask=list(self.claude_ask))
-        for file in self.files:
+        for file in self.files:  # user files first: a project's local settings come last and win
             if file.permissions is not None and (file.runnable or file.path in self.trusted_for_run):
                 merged.allow += file.permissions.allow
+                merged.directories += file.permissions.directories
+                merged.default_mode = file.permissions.default_mode or merged.default_mode
         return merged
 
     def needing_trust(self) -> list[HookFile]:
@@ -259,6 +265,11 @@ def _add_claude_data(
     if permissions is not None:  # what narrows applies untrusted; what widens waits for trust
         found.claude_deny += permissions.deny
         found.claude_ask += permissions.ask
+        for folder in permissions.directories:
+            if not resolve_directory(folder, found.root).is_dir():
+                found.problems.append(
+                    f"{path}: permissions.additionalDirectories: {folder} is not a folder; skipped"
+                )
     hooks = data.get("hooks") or {}
     if not isinstance(hooks, dict):
         found.problems.append(f"{path}: `hooks` must be an object of events")
@@ -284,10 +295,15 @@ def _add_claude_data(
                 spec = _claude_hook(hook, f"{where}.hooks[{index}]", event, matcher, path, source, found)
                 if spec is not None:
                     specs.append(spec)
+    status_line = _status_line(data.get("statusLine"), path, source, found)
+    if status_line is not None:
+        specs.append(status_line)
     if not project:
         specs = [replace(spec, project=False) for spec in specs]
     widening = permissions.widening if permissions is not None else {}
-    raw = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
+    raw: Any = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
+    if status_line is not None:  # the trust covers the status line command too
+        raw = {"hooks": hooks, "permissions": widening, "statusLine": status_line.command}
     _add_file(found, path, source, project, specs, raw, store, permissions if widening else None)
     choices = enabled_plugins_of(path) if project and source.startswith(".claude/") else {}
     if any(choices.values()):  # enabling a plugin widens: it waits for the same trust
@@ -347,6 +363,27 @@ def _claude_hook(
         found.problems.append(f"{where}: `command` must be a non-empty string")
         return None
     return HookSpec(event, matcher, command, float(timeout), path, source, True, claude=True)
+
+
+def resolve_directory(raw: str, root: Path) -> Path:
+    """An `additionalDirectories` entry as a resolved path (relative to the workspace root)."""
+    path = Path(raw).expanduser()
+    return Path(os.path.realpath(path if path.is_absolute() else root / path))
+
+
+def _status_line(value: Any, path: Path, source: str, found: HookSet) -> HookSpec | None:
+    """A settings file's `statusLine` (`{"type": "command", "command": …}`) as a spec
+    of the pseudo-event `StatusLine` (session/status_line.py runs it), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("type", "command") != "command":
+        found.problems.append(f'{path}: statusLine must be {{"type": "command", "command": "…"}}; skipped')
+        return None
+    command = value.get("command")
+    if not isinstance(command, str) or not command.strip():
+        found.problems.append(f"{path}: statusLine.command must be a command; skipped")
+        return None
+    return HookSpec(STATUS_LINE, "", command, 5.0, path, source, True, claude=True)
 
 
 def _add_file(

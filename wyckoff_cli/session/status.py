@@ -55,6 +55,7 @@ class StatusModel:
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
     lsp: str = ""  # "LSP basedpyright": the running language servers, "!" when one failed
     waiting: tuple[str, ...] = ()  # background sessions waiting for the user: "bg-1a2b3c: run_shell: ls"
+    custom_line: str = ""  # the status line command's first line of output (session/status_line.py)
     clock: Callable[[], float] = time.monotonic  # for the spend rate
     _spend: deque[tuple[float, float]] = field(default_factory=deque)  # (when, USD) of recent calls
 
@@ -255,6 +256,8 @@ class StatusModel:
             first, _, what = self.waiting[0].partition(": ")
             more = f" (+{len(self.waiting) - 1} more)" if len(self.waiting) > 1 else ""
             parts.insert(1, ("waiting", [f"⚠ {first} waits for {what}{more}", f"⚠ {first} waits{more}"]))
+        if self.custom_line:
+            parts.append(("line", [self.custom_line]))
         if self.background_running:
             count = self.background_running
             parts.append(("background", [f"{count} bg task{'s' * (count > 1)}", f"{count} bg"]))
@@ -322,6 +325,7 @@ SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (
     ("background", 1),  # "2 bg"
     ("mcp", None),
     ("lsp", None),
+    ("line", None),
     ("context", None),
     ("model", None),
     ("background", None),

@@ -12,10 +12,12 @@ user or project setting, and the tests replace this module attribute). Keys:
 - `allow_hooks = false`: no user hook runs (user, project or Claude Code files);
 - `allow_plugins = false`: no plugin is installed or used (storage/plugins.py);
 - `mcp_allowlist = ["github", "internal-*"]`: the only MCP servers that start (config,
-  `.mcp.json` or an ACP client's); the others are listed as not started, naming this file.
+  `.mcp.json` or an ACP client's); the others are listed as not started, naming this file;
+- `sandbox = "required"`: shell commands never run unsandboxed: `[shell] sandbox = "off"`
+  and `--sandbox off` are overridden, `unsandboxed: true` is refused, and where the
+  sandbox cannot start every command is refused (session/shell.py, sandbox.py).
 
-A key this version does not apply (`sandbox`, or a
-misspelt one) is an error naming the file, so a policy is never half applied without a
+A key Wyckoff does not know (a misspelt one) or a wrong value is an error naming the file, so a policy is never half applied without a
 word: the session does not start until the admin's file is one Wyckoff can honour.
 """
 
@@ -38,7 +40,7 @@ else:
 
 _LISTS = ("deny", "allowed_models", "mcp_allowlist")
 _FLAGS = ("disable_yolo", "allow_hooks", "allow_plugins")
-NOT_YET = ("sandbox",)
+SANDBOX_VALUES = ("required",)
 T = TypeVar("T")
 
 
@@ -51,6 +53,7 @@ class ManagedPolicy:
     allow_hooks: bool = True
     allow_plugins: bool = True
     mcp_allowlist: tuple[str, ...] | None = None  # None: any MCP server
+    sandbox_required: bool = False
     keys: dict[str, Any] = field(default_factory=dict)  # as written, for `config show --origin`
 
     def model_problem(self, model: str) -> str | None:
@@ -67,6 +70,10 @@ class ManagedPolicy:
         if self.mcp_allowlist is None or any(fnmatchcase(server, p) for p in self.mcp_allowlist):
             return None
         return f"[mcp] {server} is not started: it is not in mcp_allowlist of the managed policy {self.path}"
+
+    @property
+    def sandbox_note(self) -> str:
+        return f'the managed policy {self.path} requires the sandbox (sandbox = "required")'
 
     @property
     def yolo_note(self) -> str:
@@ -86,19 +93,19 @@ def load_managed() -> ManagedPolicy | None:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: the managed policy is not valid TOML: {exc}") from None
     for key, value in data.items():
-        if key in NOT_YET:
-            raise ConfigError(
-                f"{path}: the managed policy key {key!r} is not supported by this version of Wyckoff; "
-                "remove it or upgrade Wyckoff (the session does not start with a policy it cannot honour)"
-            )
         if key in _LISTS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{path}: the managed policy key {key!r} must be a list of strings")
+        elif key == "sandbox":
+            if value not in SANDBOX_VALUES:
+                raise ConfigError(
+                    f"{path}: the managed policy key 'sandbox' must be \"required\", got {value!r}"
+                )
         elif key in _FLAGS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{path}: the managed policy key {key!r} must be true or false")
         else:
-            known = ", ".join((*_LISTS, *_FLAGS))
+            known = ", ".join((*_LISTS, *_FLAGS, "sandbox"))
             raise ConfigError(f"{path}: unknown managed policy key {key!r} (known: {known})")
     models = data.get("allowed_models")
     servers = data.get("mcp_allowlist")
@@ -110,6 +117,7 @@ def load_managed() -> ManagedPolicy | None:
         allow_hooks=data.get("allow_hooks", True),
         allow_plugins=data.get("allow_plugins", True),
         mcp_allowlist=tuple(servers) if servers is not None else None,
+        sandbox_required=data.get("sandbox") == "required",
         keys=dict(data),
     )
 

@@ -41,6 +41,7 @@ from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
+from wyckoff_cli.tui.status_line_view import attach_status_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
 from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
@@ -121,6 +122,7 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(self._look_up_context_window)
         self.call_after_refresh(self._prepare)  # the SDK imports in a thread meanwhile
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
+        self.status_line = attach_status_line(self)  # `[ui] status_line`, Claude Code's statusLine
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
             mcp = self.controller.builder.mcp
             mcp.on_change = self._mcp_changed  # no polling: the servers report changes
@@ -163,6 +165,8 @@ class ChatScreen(Screen[None]):
         for problem in self.controller.builder.agents().problems:  # agent files skipped, once
             self.add_notice("warning", problem)
         if notice := self.controller.untrusted_allow_notice():  # the project's allow rules (issue 27)
+            self.add_notice("warning", notice)
+        if notice := self.controller.mode_notice:  # yolo asked for, disabled by a managed policy
             self.add_notice("warning", notice)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
