@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from textual import events, work
@@ -42,6 +43,7 @@ from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
+from wyckoff_cli.tui.transcript_fold import TranscriptFold
 from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
@@ -79,6 +81,9 @@ class ChatScreen(Screen[None]):
         self.controller = controller
         self.status = controller.status
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
+        self.fold = self.router.fold = TranscriptFold(
+            lambda: self.transcript, self.router.tools, self._session_folder
+        )
         self.queued: list[str] = []
         self.turn_worker: Worker[None] | None = None
         self.thinking_expanded = False
@@ -272,6 +277,7 @@ class ChatScreen(Screen[None]):
             self.router.tools.clear()
             if event.resumed:
                 self.render_history()
+            self.fold.restart()
             self._held = None
             for widget in held:  # what came meanwhile (a command's notices) goes after it
                 self._mount(widget)
@@ -296,10 +302,12 @@ class ChatScreen(Screen[None]):
         chat_requests.send(self, rq.Resume(session_id))
 
     def render_history(self) -> None:
+        replay_history(self.transcript, self.controller.conversation, self._session_folder())
+        self.fold.restart()
+
+    def _session_folder(self) -> Path | None:
         loaded = self.controller.loaded  # the session's folder holds its tasks' transcripts
-        replay_history(
-            self.transcript, self.controller.conversation, loaded.info.directory if loaded else None
-        )
+        return loaded.info.directory if loaded else None
 
     # ------------------------------------------------------------------ approval
 
