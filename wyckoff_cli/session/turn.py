@@ -65,7 +65,7 @@ async def turn_events(
     """One turn; `request` when it comes from a command (its `!`…`` snippets run
     first, its rules hold for this turn only, its model answers this turn);
     `attached`, `images`: `!command` runs (before the text) and images sent with it."""
-    async for waiting in preparing(controller, abort):  # MCP servers starting, the SDK's imports
+    async for waiting in preparing(controller, abort, text, required_tools):  # MCP servers, SDK imports
         yield waiting
     if abort.aborted:
         yield ev.TurnDone("", "aborted", 0)
