@@ -126,10 +126,9 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(self._prepare)  # the SDK imports in a thread meanwhile
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
-            mcp = self.controller.builder.mcp
-            mcp.on_change = self._mcp_changed  # no polling: the servers report changes
-            mcp.start()
-            self._show_mcp()
+            self.controller.builder.mcp.on_change = self._mcp_changed  # no polling: they report changes
+            # after the first paint: their start-up competes for the CPU (issue 36)
+            self.call_after_refresh(self._start_mcp)
         if len(self.controller.conversation):
             self.render_history()
             self.add_notice(
@@ -227,6 +226,11 @@ class ChatScreen(Screen[None]):
                 self._show_mcp()
 
         self.app.push_screen(McpTrustScreen(question), answered)
+
+    def _start_mcp(self) -> None:
+        if self.controller.builder.mcp is not None:
+            self.controller.builder.mcp.start()
+            self._show_mcp()
 
     def _mcp_changed(self) -> None:
         self.call_later(self._show_mcp)
