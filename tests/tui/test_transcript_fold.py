@@ -26,7 +26,7 @@ FINAL = "All **forty** files are read; the last one was `f39.txt`."
 
 @pytest.fixture(autouse=True)
 def small_fold(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transcript_fold, "FOLD_AT", 20)
+    monkeypatch.setattr(transcript_fold, "FOLD_AT", 30)
     monkeypatch.setattr(transcript_fold, "KEEP", 8)
 
 
@@ -79,8 +79,10 @@ async def test_a_long_turn_folds_old_rounds_and_expanding_shows_every_message(tm
         transcript = screen.transcript
         assert screen.fold.folds >= 2
         shown = entries(transcript)
-        # bounded: never more than FOLD_AT entries besides the fold itself
-        assert len(transcript.children) <= transcript_fold.FOLD_AT + 1
+        # bounded: never more than FOLD_AT entries besides the fold itself (and the
+        # entries kept fill more than the screen: nothing on screen was folded)
+        assert len(transcript.children) <= transcript_fold.FOLD_AT + 2
+        assert transcript.virtual_size.height > transcript.size.height
         assert shown[0][0] == "earlier"
         assert shown[-1] == ("answer", FINAL)
         assert not screen.router.tools or all(view.is_attached for view in screen.router.tools.values())
@@ -101,17 +103,20 @@ async def test_a_long_turn_folds_old_rounds_and_expanding_shows_every_message(tm
 
 async def test_no_fold_while_the_person_reads_above(tmp_path: Path) -> None:
     rounds = script(ROUNDS)
-    for round_ in rounds:
-        round_["delay"] = 0.002
+    long_text = "\n\n".join(f"Paragraph {n} of a long first answer." for n in range(40))
+    # the first round shows a screenful, then the model takes its time: the person scrolls up
+    rounds[0] = [{"text": long_text}, {"sleep": 3.0}, *[{"tool_call": c} for c in rounds[0]["tool_calls"]]]
     app, _ = make_app(project(tmp_path, ROUNDS), rounds)
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         transcript = screen.transcript
         await send(pilot, "read every file")
-        await until(pilot, lambda: len(transcript.children) > 6, what="a few rounds on screen")
+        await until(pilot, lambda: transcript.max_scroll_y > 10, what="a screenful of the first round")
         transcript.scroll_home(animate=False)
         await until(pilot, lambda: not transcript.following, what="the transcript to stop following")
+        assert not screen.router.tools  # still in the first round's model call
         await settle(pilot, screen)
+        assert not transcript.following
         assert screen.fold.folds == 0
         assert not transcript.query(LoadEarlier)
         assert [kind for kind, _ in entries(transcript)].count("call") == ROUNDS

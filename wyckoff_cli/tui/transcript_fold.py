@@ -6,9 +6,10 @@ hundred tool calls each round's layout passes cost tens of milliseconds and type
 wait behind them (bench/live_session.py). A resumed session never has that problem: it
 shows its last messages and folds the rest into a `LoadEarlier` entry
 (tui/replay.py). `TranscriptFold` does the same for a live session: when the entries
-shown since the transcript was last (re)built pass FOLD_AT, the oldest rounds are
-removed from the screen and replaced by one `LoadEarlier` holding the messages they
-showed, so the transcript stays at most FOLD_AT entries (plus what was replayed).
+shown since the transcript was last (re)built pass FOLD_AT, the oldest rounds above
+the screen are removed and replaced by one `LoadEarlier` holding the messages they
+showed, so the transcript stays at about FOLD_AT entries (plus what was replayed), or
+what fills the screen if that is more.
 Expanding it shows them as a resumed session would (`widgets_for`): every message, in
 order; notices that were not messages (a "/help" table, a retry notice) are not
 brought back.
@@ -33,10 +34,11 @@ from wyckoff_cli.tui.widgets.transcript import Transcript
 
 __all__ = ["FOLD_AT", "KEEP", "TranscriptFold"]
 
-FOLD_AT = 150
+FOLD_AT = 100
 """Entries shown live (since the transcript was last built) that start a fold."""
-KEEP = 60
-"""Entries left on screen after a fold, at least (a fold cuts at a round's start)."""
+KEEP = 40
+"""Entries left after a fold, at least (a fold cuts at a round's start, and never
+folds an entry with a line on screen or below it)."""
 
 
 class TranscriptFold:
@@ -94,11 +96,13 @@ class TranscriptFold:
         position = {id(widget): index for index, widget in enumerate(children)}
         chosen: tuple[int, int] | None = None
         kept_marks: list[tuple[Widget, int]] = []
+        top = transcript.scroll_y  # the first line on screen, in the transcript's content
         for widget, count in self._marks:
             index = position.get(id(widget))
             if index is None:
                 continue
-            if len(children) - 1 - index >= KEEP:
+            above = widget.virtual_region_with_margin.bottom <= top  # wholly above the screen
+            if len(children) - 1 - index >= KEEP and above:
                 chosen = (index, count)
             else:
                 kept_marks.append((widget, count))
