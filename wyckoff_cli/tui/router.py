@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, assert_never, runtime_checkable
+from typing import Any, Protocol, assert_never, runtime_checkable
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
@@ -24,14 +24,18 @@ from wyckoff_cli.tui.widgets.counting_notice import retry_wait_text
 from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
-if TYPE_CHECKING:
-    from wyckoff_cli.tui.transcript_fold import TranscriptFold
-
 
 class AnswerView(Protocol):
     def append(self, text: str) -> None: ...
     def finish(self) -> None: ...
     def discard(self) -> None: ...
+
+
+class RoundFold(Protocol):
+    """Folds old rounds of a long live session (tui/transcript_fold.py)."""
+
+    def committed(self, message: dict[str, Any]) -> None: ...
+    def round_started(self) -> None: ...
 
 
 class CountingView(Protocol):
@@ -84,7 +88,7 @@ class EventRouter:
         self._turn_started: float | None = None
         self._failure: ev.TurnFailed | None = None
         self._waiting: CountingView | None = None  # the retry notice counting the wait
-        self.fold: TranscriptFold | None = None  # folds old rounds of a long live session
+        self.fold: RoundFold | None = None  # folds old rounds of a long live session
 
     # ------------------------------------------------------------------ coalescing
 
