@@ -36,6 +36,7 @@ from typing import IO, Any, Literal
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.mcp.config import ServerSpec
 from wyckoff_cli.tools.mcp.leader import ServerLeader, pid_folder, read_leader
+from wyckoff_cli.tools.mcp.sdk_import import sdk_ready
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +168,7 @@ class ServerConnection:
             self._leader = read_leader(self._pidfile)
 
     async def _connect(self, transport: str) -> None:
+        await sdk_ready()  # imported in a thread: ~1 s that would hold the event loop
         from mcp.client.session import ClientSession
         from mcp.types import Implementation
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from textual import events, work
@@ -43,6 +44,7 @@ from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.status_line_view import attach_status_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
+from wyckoff_cli.tui.transcript_fold import TranscriptFold
 from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
@@ -81,6 +83,9 @@ class ChatScreen(Screen[None]):
         self.controller = controller
         self.status = controller.status
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
+        self.fold = self.router.fold = TranscriptFold(
+            lambda: self.transcript, self.router.tools, self._session_folder
+        )
         self.queued: list[str] = []
         self.turn_worker: Worker[None] | None = None
         self.thinking_expanded = False
@@ -124,10 +129,9 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
         self.status_line = attach_status_line(self)  # `[ui] status_line`, Claude Code's statusLine
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
-            mcp = self.controller.builder.mcp
-            mcp.on_change = self._mcp_changed  # no polling: the servers report changes
-            mcp.start()
-            self._show_mcp()
+            self.controller.builder.mcp.on_change = self._mcp_changed  # no polling: they report changes
+            # after the first paint: their start-up competes for the CPU (issue 36)
+            self.call_after_refresh(self._start_mcp)
         if len(self.controller.conversation):
             self.render_history()
             self.add_notice(
@@ -229,6 +233,11 @@ class ChatScreen(Screen[None]):
 
         self.app.push_screen(McpTrustScreen(question), answered)
 
+    def _start_mcp(self) -> None:
+        if self.controller.builder.mcp is not None:
+            self.controller.builder.mcp.start()
+            self._show_mcp()
+
     def _mcp_changed(self) -> None:
         self.call_later(self._show_mcp)
 
@@ -280,6 +289,7 @@ class ChatScreen(Screen[None]):
             self.router.tools.clear()
             if event.resumed:
                 self.render_history()
+            self.fold.restart()
             self._held = None
             for widget in held:  # what came meanwhile (a command's notices) goes after it
                 self._mount(widget)
@@ -304,10 +314,12 @@ class ChatScreen(Screen[None]):
         chat_requests.send(self, rq.Resume(session_id))
 
     def render_history(self) -> None:
+        replay_history(self.transcript, self.controller.conversation, self._session_folder())
+        self.fold.restart()
+
+    def _session_folder(self) -> Path | None:
         loaded = self.controller.loaded  # the session's folder holds its tasks' transcripts
-        replay_history(
-            self.transcript, self.controller.conversation, loaded.info.directory if loaded else None
-        )
+        return loaded.info.directory if loaded else None
 
     # ------------------------------------------------------------------ approval
 
