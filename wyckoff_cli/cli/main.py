@@ -39,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.checkpoints_cmd",
         "checkpoints of the work tree: list, diff, restore, prune",
     ),
+    "worktree": (
+        "wyckoff_cli.cli.worktree_cmd",
+        "git worktrees of sessions and sub-agents: list, diff, merge, remove, prune",
+    ),
     "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
 
