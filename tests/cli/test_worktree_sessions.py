@@ -32,7 +32,9 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def wyckoff(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def wyckoff(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "wyckoff_cli", *args],
         cwd=cwd,
@@ -51,7 +53,9 @@ def start_session(repo: Path, server: FakeServer, name: str) -> subprocess.Popen
     env = dict(os.environ, OPENAI_BASE_URL=server.openai_url, OPENAI_API_KEY="fake-key")
     argv = [sys.executable, "-m", "wyckoff_cli", "run", "--worktree", name, "--model", "openai:gpt-5"]
     argv += ["--permission-mode", "auto-edit", f"fix add() ({name})"]
-    return subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def test_two_sessions_edit_the_same_file_then_merge_reports_the_conflict(repo: Path) -> None:
@@ -158,7 +162,9 @@ def test_the_session_runs_in_the_worktree(repo: Path) -> None:
         ("repo", ["--worktree", "x", "--continue"], "does not go with --continue"),
     ],
 )
-def test_bad_input_is_one_clear_line(tmp_path: Path, repo: Path, setup: str, args: list[str], message: str) -> None:
+def test_bad_input_is_one_clear_line(
+    tmp_path: Path, repo: Path, setup: str, args: list[str], message: str
+) -> None:
     folder = repo
     if setup == "plain":
         folder = tmp_path / "plain"

@@ -21,7 +21,9 @@ VERBS = ("list", "diff", "merge", "remove", "prune")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cwd", type=Path, default=None, help="a folder of the repository (default: current)")
+    parser.add_argument(
+        "--cwd", type=Path, default=None, help="a folder of the repository (default: current)"
+    )
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     listing = verbs.add_parser("list", help="the worktrees: name, branch, base, session, changes")
     listing.add_argument("--json", action="store_true", help="one JSON array")

@@ -49,6 +49,7 @@ from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_a
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.session.turn import turn_events
 from wyckoff_cli.session.user_shell import ShellRun, UserShell
+from wyckoff_cli.session.worktree_requests import worktree_output
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
 
@@ -457,6 +458,8 @@ class ChatController:
                 events = events_of([extensions.skills_output(self.builder.skills)])
             case rq.Hooks(argument=argument):
                 events = events_of([extensions.hooks_output(self.builder, argument)])
+            case rq.Worktree(argument=argument):
+                events = events_of([await worktree_output(self.root, argument)])
             case _:
                 assert_never(request)
         async for event in events:

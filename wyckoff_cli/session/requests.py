@@ -214,6 +214,13 @@ class Hooks:
 
 
 @dataclass(frozen=True, slots=True)
+class Worktree:
+    """The project's git worktrees: empty (the list), `diff NAME` or `merge NAME [--squash]`."""
+
+    argument: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Slash-command text that names a command but cannot be one (a bad argument)."""
 
@@ -273,6 +280,7 @@ SessionRequest = (
     | Lsp
     | Skills
     | Hooks
+    | Worktree
 )
 ViewRequest = Help | Top | Bottom | Find | Quit
 Request = SessionRequest | ViewRequest

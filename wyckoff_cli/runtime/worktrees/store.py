@@ -215,18 +215,18 @@ def create_worktree(
     else:
         name = generate_name(repo)
     notices: list[str] = []
+    if not from_current_state and repo.current.status():
+        notices.append(
+            f"{repo.current.root} has uncommitted changes: they are not in the worktree "
+            "(it is made from the last commit, HEAD)"
+        )
+    ensure_ignored(repo.main)  # before a snapshot: other worktrees' files are not in it
     base = head
     if from_current_state:
         tree = repo.current.snapshot_tree()
         if tree != repo.current.git("rev-parse", "HEAD^{tree}").out.strip():
             message = "wyckoff: the parent session's uncommitted changes (the base of this worktree)"
             base = repo.current.git("commit-tree", tree, "-p", head, "-m", message).out.strip()
-    elif repo.current.status():
-        notices.append(
-            f"{repo.current.root} has uncommitted changes: they are not in the worktree "
-            "(it is made from the last commit, HEAD)"
-        )
-    ensure_ignored(repo.main)
     path = repo.folder / name
     branch = f"{BRANCH_PREFIX}{name}"
     run_git(["worktree", "add", "-q", "-b", branch, str(path), base], cwd=repo.main, git_dir=repo.common_dir)
