@@ -206,3 +206,33 @@ def test_worktree_commands_report_bad_input(repo: Path, tmp_path: Path) -> None:
     plain.mkdir()
     done = wyckoff(["worktree", "list"], plain)
     assert done.returncode == 1 and "is not in a git repository" in done.stderr
+
+
+def test_the_sandbox_writes_only_the_worktree(repo: Path, tmp_path: Path) -> None:
+    """The sandbox's writable root is the worktree: the main tree and the worktree's git
+    folder (in the main `.git`) are read-only to the session's commands. (The system temp
+    folder is writable in the sandbox, so the session's is moved beside the repository.)"""
+    from wyckoff_cli.tools.permissions.sandbox import probe
+
+    why_not = probe()
+    if why_not is not None:
+        pytest.skip(f"the sandbox cannot start here: {why_not}")
+    escape = repo / "escape.txt"
+    command = (
+        f"python3 -c \"import pathlib; pathlib.Path('{escape}').write_text('x')\"; "
+        "git add -A; git commit -qm sneaky; echo done > ok.txt"
+    )
+    with FakeServer() as server:
+        server.script(
+            {"tool_calls": [{"name": "run_shell", "args": {"command": command}}]}, {"text": "Tried."}
+        )
+        temp = tmp_path / "session-temp"
+        temp.mkdir()
+        env = dict(os.environ, OPENAI_BASE_URL=server.openai_url, OPENAI_API_KEY="fake-key", TMPDIR=str(temp))
+        argv = ["run", "--worktree", "boxed", "--model", "openai:gpt-5", "--permission-mode", "yolo"]
+        done = wyckoff([*argv, "try to escape"], repo, env)
+    assert done.returncode == 0, done.stderr
+    tree = repo / ".wyckoff/worktrees/boxed"
+    assert (tree / "ok.txt").read_text() == "done\n"  # the worktree is writable
+    assert not escape.exists()  # the main tree is not
+    assert git(repo, "rev-list", "--count", "wyckoff/boxed") == git(repo, "rev-list", "--count", "main")
