@@ -236,3 +236,48 @@ def test_the_sandbox_writes_only_the_worktree(repo: Path, tmp_path: Path) -> Non
     assert (tree / "ok.txt").read_text() == "done\n"  # the worktree is writable
     assert not escape.exists()  # the main tree is not
     assert git(repo, "rev-list", "--count", "wyckoff/boxed") == git(repo, "rev-list", "--count", "main")
+
+
+def test_chat_runs_the_app_in_the_worktree_and_says_how_to_merge(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wyckoff_cli.cli import chat_cmd
+    from wyckoff_cli.cli.main import main
+
+    seen: list[Path] = []
+
+    def app(args: object, start: Path) -> int:  # the app's part, after the worktree is made
+        seen.append(start)
+        (start / "calc.py").write_text("changed in the app\n")
+        return 0
+
+    monkeypatch.setattr(chat_cmd, "_run_app", app)
+    (repo / "sub").mkdir()
+    (repo / "sub" / "keep.txt").write_text("x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "sub")
+    assert main(["chat", "--worktree", "app", str(repo / "sub")]) == 0
+    assert seen == [repo / ".wyckoff/worktrees/app/sub"]  # the same subfolder, in the worktree
+    err = capsys.readouterr().err
+    assert "worktree app kept: wyckoff/app, 1 file changed; review: wyckoff worktree diff app" in err
+    assert (repo / "calc.py").read_text().endswith("a - b\n")
+
+
+def test_a_session_that_fails_to_start_removes_its_worktree(repo: Path, tmp_path: Path) -> None:
+    done = wyckoff(["run", "--worktree", "broken", "--model", "nosuchvendor:model", "hi"], repo)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert not (repo / ".wyckoff/worktrees/broken").exists()
+    assert "wyckoff/broken" not in git(repo, "branch")
+
+
+def test_headless_slash_worktree_lists_and_merges(repo: Path, tmp_path: Path) -> None:
+    from wyckoff_cli.runtime import worktrees as wt
+
+    made = wt.create_worktree(repo, "side")
+    (made.path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    listed = wyckoff(["run", "/worktree"], repo)
+    assert listed.returncode == 0, listed.stderr
+    assert "side" in listed.stdout and "wyckoff/side" in listed.stdout
+    merged = wyckoff(["run", "/worktree merge side"], repo)
+    assert merged.returncode == 0, merged.stderr
+    assert (repo / "calc.py").read_text().endswith("a + b\n")

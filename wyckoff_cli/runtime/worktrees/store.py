@@ -229,7 +229,9 @@ def create_worktree(
             base = repo.current.git("commit-tree", tree, "-p", head, "-m", message).out.strip()
     path = repo.folder / name
     branch = f"{BRANCH_PREFIX}{name}"
-    run_git(["worktree", "add", "-q", "-b", branch, str(path), base], cwd=repo.main, git_dir=repo.common_dir)
+    parallel = ["-c", "checkout.workers=0", "-c", "checkout.thresholdForParallelism=500"]  # a worker per core
+    add = [*parallel, "worktree", "add", "-q", "-b", branch, str(path), base]
+    run_git(add, cwd=repo.main, git_dir=repo.common_dir)
     git_dir = admin_folder(repo, path)
     record = WorktreeRecord(
         name=name,
