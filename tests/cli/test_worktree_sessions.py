@@ -281,3 +281,33 @@ def test_headless_slash_worktree_lists_and_merges(repo: Path, tmp_path: Path) ->
     merged = wyckoff(["run", "/worktree merge side"], repo)
     assert merged.returncode == 0, merged.stderr
     assert (repo / "calc.py").read_text().endswith("a + b\n")
+
+
+def test_worktree_list_and_prune_after_kill_9(repo: Path) -> None:
+    from wyckoff_cli.runtime import worktrees as wt
+
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        made = wt.create_worktree(repo, "crashed")
+        made.claim(holder.pid)
+        (made.path / "calc.py").write_text("half done\n")
+        listed = wyckoff(["worktree", "list"], repo)
+        assert listed.returncode == 0
+        header, row = listed.stdout.splitlines()
+        assert header.split() == ["NAME", "BRANCH", "BASE", "STATE", "CHANGES", "SESSION"]
+        assert row.startswith("crashed") and f"in use (pid {holder.pid})" in row and "uncommitted" in row
+        assert wyckoff(["worktree", "prune"], repo).stdout.startswith("nothing to prune")
+        holder.kill()
+        holder.wait()
+        pruned = wyckoff(["worktree", "prune"], repo)
+        assert pruned.returncode == 0, pruned.stderr
+        assert pruned.stdout.splitlines() == [
+            f"crashed: its session (pid {holder.pid}) is gone",
+            "removed worktree crashed; its work is kept on the branch wyckoff/crashed",
+        ]
+        assert "half done" in git(repo, "show", "wyckoff/crashed:calc.py")
+        assert wyckoff(["worktree", "list"], repo).stdout.startswith("no worktrees")
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
