@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -39,10 +40,22 @@ GIT_ENV = {
 }
 
 
-def timed(fn: Callable[[], object]) -> tuple[float, object]:
+CPU: dict[str, list[float]] = {}  # what: CPU seconds (this process and git's), beside the wall time
+
+
+def timed(fn: Callable[[], object], what: str = "") -> tuple[float, object]:
+    before = _cpu()
     started = time.perf_counter()
     value = fn()
-    return time.perf_counter() - started, value
+    elapsed = time.perf_counter() - started
+    if what:
+        CPU.setdefault(what, []).append(_cpu() - before)
+    return elapsed, value
+
+
+def _cpu() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def one_round(files: int, results: dict[str, list[float]]) -> None:
@@ -55,8 +68,9 @@ def one_round(files: int, results: dict[str, list[float]]) -> None:
         subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
         subprocess.run(["git", "commit", "-q", "-m", "tree"], cwd=root, check=True, env=env)
         for index in range(4):
-            seconds, _ = timed(lambda index=index: wt.create_worktree(root, f"session-{index}"))
-            results[f"create #{index + 1} (from HEAD)"].append(seconds)
+            what = f"create #{index + 1} (from HEAD)"
+            seconds, _ = timed(lambda index=index: wt.create_worktree(root, f"session-{index}"), what)
+            results[what].append(seconds)
         for path in made[:25]:
             path.write_text(path.read_text() + "# parent's change\n")
         for index in range(5):
@@ -98,10 +112,11 @@ def main() -> None:
         print(f"  round {round_ + 1} done", file=sys.stderr)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{args.files:,} files, {args.repeat} rounds, load average {load:.1f}")
-    print(f"{'what':<52} {'median':>10} {'min':>10} {'max':>10}")
+    print(f"{'what':<52} {'median':>10} {'min':>10} {'max':>10} {'CPU median':>12}")
     for name, values in results.items():
         ms = [v * 1000 for v in values]
-        print(f"{name:<52} {statistics.median(ms):>8.0f}ms {min(ms):>8.0f}ms {max(ms):>8.0f}ms")
+        cpu = f"{statistics.median(CPU[name]) * 1000:>10.0f}ms" if name in CPU else ""
+        print(f"{name:<52} {statistics.median(ms):>8.0f}ms {min(ms):>8.0f}ms {max(ms):>8.0f}ms {cpu:>12}")
 
 
 if __name__ == "__main__":
