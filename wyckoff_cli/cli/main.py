@@ -47,6 +47,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ps": ("wyckoff_cli.cli.ps_cmd", "background sessions of this project: state, cost, what each waits for"),
     "attach": ("wyckoff_cli.cli.attach_cmd", "open the app on a background session, live"),
     "stop": ("wyckoff_cli.cli.stop_cmd", "end a background session cleanly"),
+    "worktree": (
+        "wyckoff_cli.cli.worktree_cmd",
+        "git worktrees of sessions and sub-agents: list, diff, merge, remove, prune",
+    ),
     "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
 

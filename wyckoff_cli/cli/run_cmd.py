@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.cli.agents_cmd import add_budget_argument
+from wyckoff_cli.cli.worktree_session import add_worktree_argument, run_in_worktree
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     resume.add_argument("--no-session", action="store_true", help="do not save this run as a session")
     add_budget_argument(parser)
+    add_worktree_argument(parser)
     parser.add_argument(
         "--fork",
         action="store_true",
@@ -154,11 +156,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("the prompt is empty")
     if args.fork and not (args.continue_session or args.resume):
         raise UsageError("--fork needs --continue or --resume ID (the session to fork)")
+    if args.worktree is not None and (args.continue_session or args.resume):
+        raise UsageError("--worktree starts a new session: it does not go with --continue or --resume")
     if args.background:  # a detached process runs it; this one returns at once
         from wyckoff_cli.cli.background_cmd import start_background
 
         return start_background(args, prompt)
-    return asyncio.run(_run(args, prompt))
+
+    def in_folder(folder: Path) -> int:
+        args.cwd = folder
+        return asyncio.run(_run(args, prompt))
+
+    start = (args.cwd or Path.cwd()).resolve()
+    return run_in_worktree(args.worktree, start, in_folder, title=prompt.strip().splitlines()[0][:200])
 
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:

@@ -186,6 +186,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
         request=parse_review,
     ),
     SlashCommand(
+        "worktree",
+        "the git worktrees: list, a diff, or merge one into this tree",
+        "[diff NAME | merge NAME [--squash]]",
+        request=lambda a: rq.Worktree(a),
+    ),
+    SlashCommand(
         "top", "jump to the top of the transcript (Ctrl+Home)", hosts=APP_ONLY, request=lambda _: rq.Top()
     ),
     SlashCommand(

@@ -53,6 +53,7 @@ from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_a
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.session.turn import turn_events
 from wyckoff_cli.session.user_shell import ShellRun, UserShell
+from wyckoff_cli.session.worktree_requests import worktree_output
 from wyckoff_cli.storage.session_lock import SessionLocked
 from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
@@ -474,6 +475,8 @@ class ChatController:
             case rq.Plugins(argument=argument):
                 self._commands = None  # a plugin's commands come and go with it
                 events = events_of([plugins_output(self.root, argument)])
+            case rq.Worktree(argument=argument):
+                events = events_of([await worktree_output(self.root, argument)])
             case _:
                 assert_never(request)
         async for event in events:

@@ -232,6 +232,13 @@ class Plugins:
 
 
 @dataclass(frozen=True, slots=True)
+class Worktree:
+    """The project's git worktrees: empty (the list), `diff NAME` or `merge NAME [--squash]`."""
+
+    argument: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Slash-command text that names a command but cannot be one (a bad argument)."""
 
@@ -305,6 +312,7 @@ SessionRequest = (
     | Skills
     | Hooks
     | Plugins
+    | Worktree
 )
 ViewRequest = Help | Top | Bottom | Find | Quit | Background | Agents
 Request = SessionRequest | ViewRequest

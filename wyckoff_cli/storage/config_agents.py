@@ -50,6 +50,12 @@ class AgentsConfig:
         _Bounds(0, 86_400, low_open=True),
         default=600.0,
     )
+    max_parallel: int = _doc(
+        "Sub-agents in worktrees (`isolation: worktree`) that may run at once; children without "
+        "isolation keep their rule (read-only ones in parallel, others one at a time).",
+        _Bounds(1, 64),
+        default=4,
+    )
 
 
 @dataclass
