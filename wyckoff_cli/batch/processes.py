@@ -51,7 +51,9 @@ class TaskProcesses:
             process = self._current
         if process is not None:
             _signal_group(process, signal.SIGINT)  # the agent ends its turn as `aborted`
-            threading.Timer(CANCEL_GRACE_S, _signal_group, (process, signal.SIGKILL)).start()
+            killer = threading.Timer(CANCEL_GRACE_S, _signal_group, (process, signal.SIGKILL))
+            killer.daemon = True
+            killer.start()
 
     def run(
         self,
@@ -76,6 +78,7 @@ class TaskProcesses:
             start = log.tell()
             process = self._start(argv, cwd, env, log, stdin_text is not None, on_line is not None)
             timer = threading.Timer(remaining, self._time_out, (process,))
+            timer.daemon = True
             timer.start()
             try:
                 if stdin_text is not None:

@@ -110,11 +110,14 @@ class RichProgress:
 
     def ended(self, result: TaskResult, counts: Counts) -> None:
         if result.status != "done":
-            self.bar.console.print(f"[red]{result.id}[/]: {result.status}: {result.reason}", markup=True)
+            from rich.markup import escape
+
+            line = f"[red]{escape(result.id)}[/]: {escape(result.status)}: {escape(result.reason)}"
+            self.bar.console.print(line, markup=True, highlight=False)
         self.bar.update(self.bar_id, advance=1, counts=self._counts(counts))
 
     def note(self, text: str) -> None:
-        self.bar.console.print(text, markup=False)
+        self.bar.console.print(text, markup=False, highlight=False)
 
     def finish(self, counts: Counts, stopped: str | None) -> None:
         self.bar.stop()
@@ -123,6 +126,7 @@ class RichProgress:
             f"batch: {counts.done} done, {counts.failed} not done, ${counts.cost_usd:.4f}, {took:.1f} s"
             + (f"; {stopped}" if stopped else ""),
             markup=False,
+            highlight=False,
         )
 
 

@@ -33,7 +33,6 @@ class TaskResult:
     test_exit: int | None = None
     session: str | None = None
     agent_s: float | None = None  # the `wyckoff run` process's own wall time
-    attempts: int = 1
     patch_text: str | None = field(default=None, repr=False)  # carried to the driver, not saved
 
     def to_dict(self) -> dict[str, Any]:
