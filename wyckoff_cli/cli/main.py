@@ -39,7 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.checkpoints_cmd",
         "checkpoints of the work tree: list, diff, restore, prune",
     ),
-    "batch": ("wyckoff_cli.cli.batch_cmd", "run many tasks headless, each in its own clone, locally or on Ray"),
+    "batch": (
+        "wyckoff_cli.cli.batch_cmd",
+        "run many tasks headless, each in its own clone, locally or on Ray",
+    ),
     "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
 
