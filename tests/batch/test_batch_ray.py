@@ -23,7 +23,7 @@ from tests.batch.support import ROOT, batch_argv, make_repo, results, scripted_m
 from tests.waiting import until_sync
 
 pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # a cluster's start on a loaded machine
 
 
 @dataclass(frozen=True)
@@ -151,3 +151,45 @@ def test_a_task_lost_with_its_worker_is_run_again_once(tmp_path: Path, cluster: 
     assert batch.returncode == 0, err
     got = results(out)["lost"]
     assert got["status"] == "done" and got["reason"] == "completed"
+
+
+def test_a_second_ctrl_c_cancels_the_tasks_on_the_cluster(tmp_path: Path, cluster: Cluster) -> None:
+    make_repo(tmp_path / "repo")
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    setup = f"echo $$ > {gate}/$(basename $PWD).pid; exec sleep 600"
+    model = scripted_model(tmp_path, [{"text": "ok"}])
+    rows = [
+        {"id": f"c{i}", "repo": "repo", "prompt": "hi", "model": model, "setup": [setup]} for i in range(2)
+    ]
+    tasks = task_file(tmp_path / "tasks.jsonl", rows)
+    out = tmp_path / "out"
+    argv = batch_argv(tasks, out, "--engine", "ray", "--ray-address", cluster.address)
+    batch = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        until_sync(lambda: len(list(gate.glob("*.pid"))) == 2, timeout=300, what="both tasks in their setup")
+        sleepers = [int(p.read_text()) for p in gate.glob("*.pid")]
+        batch.send_signal(signal.SIGINT)
+        assert batch.stderr is not None
+        for line in batch.stderr:
+            if "Ctrl+C" in line:
+                break
+        batch.send_signal(signal.SIGINT)
+        _, err = batch.communicate(timeout=300)
+    finally:
+        if batch.poll() is None:
+            batch.kill()
+            batch.wait()
+    assert batch.returncode == 130, err
+    got = results(out)
+    assert sorted(got) == ["c0", "c1"] and {r["status"] for r in got.values()} == {"interrupted"}
+    for pid in sleepers:  # the worker ended the setup's process group, not only itself
+        until_sync(lambda pid=pid: not _alive(pid), what=f"setup process {pid} ended")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]

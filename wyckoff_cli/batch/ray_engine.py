@@ -10,22 +10,46 @@ the local engine does. A task lost with its worker or node is run again once by 
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.batch.processes import TaskProcesses
 from wyckoff_cli.batch.results import TaskResult
 from wyckoff_cli.batch.runner import run_task
 from wyckoff_cli.batch.tasks import Task
 from wyckoff_cli.core.errors import UsageError
 
+CANCEL_CHECK_S = 0.2  # how soon a worker sees a cancel while its task waits on a process
 LOCAL_OBJECT_STORE_BYTES = 100 * 1024 * 1024  # a local cluster started here: results are small
 
 
 def run_on_worker(task: dict[str, Any], out: str) -> dict[str, Any]:
-    """The Ray task: plain data in and out, so any worker can run it."""
-    result = run_task(Task.from_dict(task), Path(out))
-    return dataclasses.asdict(result)
+    """The Ray task: plain data in and out, so any worker can run it.
+
+    `run_task` runs in a thread while this one waits in short joins, so that the
+    KeyboardInterrupt of a `ray.cancel` is raised here even while the task waits on a
+    process: it ends the task's process groups, then lets Ray record the cancel."""
+    parsed, folder = Task.from_dict(task), Path(out)
+    logs = folder / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    processes = TaskProcesses(logs / f"{parsed.id}.log", time.monotonic() + parsed.timeout_s)
+    finished: list[TaskResult] = []
+    runner = threading.Thread(
+        target=lambda: finished.append(run_task(parsed, folder, processes)), daemon=True
+    )
+    runner.start()
+    try:
+        while runner.is_alive():
+            runner.join(CANCEL_CHECK_S)
+    except KeyboardInterrupt:
+        processes.cancel()
+        runner.join()
+        raise
+    if not finished:
+        raise RuntimeError(f"task {parsed.id} ended without a result (see {logs / parsed.id}.log)")
+    return dataclasses.asdict(finished[0])
 
 
 class RayEngine:

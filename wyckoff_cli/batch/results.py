@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.core.atomic import USER_FILE, write_atomic_bytes
+from wyckoff_cli.storage.paths import StorageError
 
 STATUSES = ("done", "failed", "timeout", "budget", "interrupted")
 # what a rerun runs again: an interrupted task always, the rest with --retry-failed
@@ -72,6 +73,13 @@ class ResultsFile:
         return retry_failed and record["status"] in RETRIED
 
     def add(self, result: TaskResult) -> None:
+        """Record `result` (and its patch). Raises `StorageError` when DIR cannot be written."""
+        try:
+            self._add(result)
+        except OSError as exc:
+            raise StorageError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+
+    def _add(self, result: TaskResult) -> None:
         if result.patch_text is not None:
             self.patches.mkdir(parents=True, exist_ok=True)
             patch = self.patches / f"{result.id}.diff"

@@ -1,7 +1,9 @@
 """Wyckoff as a Harbor installed agent (https://harborframework.com).
 
-    harbor run --agent-import-path wyckoff_cli.integrations.harbor:WyckoffAgent \\
+    harbor run --agent wyckoff_cli.integrations.harbor:WyckoffAgent \\
         --model anthropic/claude-sonnet-4-5 --dataset terminal-bench@2.0 ...
+
+(`--agent-import-path ...` works too: deprecated in Harbor 0.26, which takes `--agent`.)
 
 Harbor installs Wyckoff in the task's environment (Docker, Daytona, Modal, E2B...) with
 `uv tool install`, runs `wyckoff run --output-format stream-json` there with the task's
@@ -167,7 +169,7 @@ else:
         Agent kwargs (`--ak name=value`): `permission_mode` (default `yolo`: the
         environment is the sandbox), `sandbox` (default `off`: bubblewrap needs user
         namespaces, which most containers lack), `package` (what `uv tool install`
-        installs: default `wyckoff`, pinned to `--agent-version` when given; a wheel
+        installs: default `wyckoff`, pinned to `--ak version=...` when given; a wheel
         path or a git URL works too), `max_budget_usd`.
         """
 
