@@ -96,6 +96,7 @@ def run(engine: str, tasks: int, workers: int, base: Path, server: FakeServer) -
     server.script(*[{"text": "ok", "usage": {"input_tokens": 1000, "output_tokens": 5}}] * tasks)
     env = {**os.environ, "WYCKOFF_HOME": str(work / "home"), "ANTHROPIC_BASE_URL": server.url}
     env.update(ANTHROPIC_API_KEY="fake", NO_PROXY="127.0.0.1,localhost", RAY_USAGE_STATS_ENABLED="0")
+    env.update(RAY_AUTH_MODE="disabled")  # head and driver agree, whatever ~/.ray holds
     argv = [
         sys.executable,
         "-m",

@@ -186,3 +186,37 @@ def test_bad_workers_is_a_usage_error(tmp_path: Path, value: str, capsys: pytest
         main(["batch", str(tmp_path / "t.jsonl"), "--out", str(tmp_path), "--workers", value])
     assert exit_info.value.code == 2
     assert "--workers" in capsys.readouterr().err
+
+
+SECRETS = {
+    "ANTHROPIC_API_KEY": "fake",
+    "OPENAI_API_KEY": "sk-planted-openai",
+    "GITHUB_TOKEN": "ghp_planted",
+    "AWS_SECRET_ACCESS_KEY": "planted/aws",
+    "DB_PASSWORD": "planted-password",
+}
+
+
+def test_setup_and_test_commands_get_no_secrets_while_the_agent_gets_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_repo(tmp_path / "repo")
+    with FakeServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        for name, value in SECRETS.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("BATCH_VISIBLE", "kept")
+        server.script({"text": "ok"})
+        row = {"id": "env", "repo": "repo", "prompt": "hi", "model": "anthropic:claude-sonnet-4-5"}
+        row |= {"setup": [f"env > {tmp_path}/setup.env"], "test": f"env > {tmp_path}/test.env"}
+        tasks = task_file(tmp_path / "tasks.jsonl", [row])
+        assert main(["batch", str(tasks), "--out", str(tmp_path / "out")]) == 0
+        headers = server.requests[0].headers
+        assert "fake" in (
+            headers.get("x-api-key") or headers.get("authorization") or ""
+        )  # the agent had its key
+    for seen in ("setup.env", "test.env"):
+        text = (tmp_path / seen).read_text()
+        assert "BATCH_VISIBLE=kept" in text
+        for name, value in SECRETS.items():
+            assert name not in text and value not in text, (seen, name)

@@ -26,6 +26,14 @@ pytest.importorskip("ray", reason="the ray extra is not installed (pip install -
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # a cluster's start on a loaded machine
 
 
+@pytest.fixture(autouse=True)
+def no_token_auth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray 2.60 turns token authentication on for a head when ~/.ray/auth_token exists
+    (a local `ray.init()` writes one) unless RAY_AUTH_MODE says otherwise; the head and
+    the driver must agree, and a test must not depend on the machine's home."""
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+
+
 @dataclass(frozen=True)
 class Cluster:
     address: str
@@ -55,6 +63,7 @@ def cluster() -> Iterator[Cluster]:
         if not key.upper().endswith(("_API_KEY", "_AUTH_TOKEN", "_PROXY")) and key != "PYTEST_CURRENT_TEST"
     }
     env.update(WYCKOFF_HOME=str(home), RAY_USAGE_STATS_ENABLED="0", NO_PROXY="127.0.0.1,localhost")
+    env.update(RAY_AUTH_MODE="disabled")  # whatever ~/.ray/auth_token holds (see no_token_auth)
     ray_cli = Path(sys.executable).parent / "ray"
     head = subprocess.Popen(
         [

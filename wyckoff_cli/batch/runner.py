@@ -22,6 +22,7 @@ from typing import Any
 from wyckoff_cli.batch.processes import TaskCancelled, TaskProcesses, TaskTimedOut
 from wyckoff_cli.batch.results import TaskResult
 from wyckoff_cli.batch.tasks import Task
+from wyckoff_cli.tools.process import child_env  # setup and test run the repo's code: no secrets
 
 STATUS_FOR_REASON = {
     "completed": "done",
@@ -83,7 +84,7 @@ def run_task(task: Task, out: Path, processes: TaskProcesses | None = None) -> T
         _prepare(task, work, processes)
         step = "setup"
         for number, command in enumerate(task.setup, start=1):
-            finished = processes.run(["/bin/sh", "-c", command], work)
+            finished = processes.run(["/bin/sh", "-c", command], work, env=child_env())
             if finished.code != 0:
                 raise _Failed(
                     f"setup command {number} failed (exit {finished.code}): {command}"
@@ -96,7 +97,7 @@ def run_task(task: Task, out: Path, processes: TaskProcesses | None = None) -> T
         _patch(work, index, base_tree, processes, result)
         if task.test is not None:
             step = "test"
-            result.test_exit = processes.run(["/bin/sh", "-c", task.test], work).code
+            result.test_exit = processes.run(["/bin/sh", "-c", task.test], work, env=child_env()).code
     except _Failed as failure:
         result.status, result.reason = "failed", failure.reason
     except TaskTimedOut:
@@ -117,8 +118,10 @@ def run_task(task: Task, out: Path, processes: TaskProcesses | None = None) -> T
 
 
 def _prepare(task: Task, work: Path, processes: TaskProcesses) -> None:
-    if work.exists() or work.is_symlink():  # an earlier attempt's clone
-        shutil.rmtree(work) if work.is_dir() and not work.is_symlink() else work.unlink()
+    if work.is_symlink() or work.is_file():
+        work.unlink()
+    elif work.exists():  # an earlier attempt's clone
+        shutil.rmtree(work)
     work.parent.mkdir(parents=True, exist_ok=True)
     cloned = processes.run(["git", "clone", "--quiet", "--", task.repo, str(work)], None, env=_git_env())
     if cloned.code != 0:
