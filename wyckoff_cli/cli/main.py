@@ -51,6 +51,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.worktree_cmd",
         "git worktrees of sessions and sub-agents: list, diff, merge, remove, prune",
     ),
+    "batch": (
+        "wyckoff_cli.cli.batch_cmd",
+        "run many tasks headless, each in its own clone, locally or on Ray",
+    ),
     "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
 
