@@ -234,3 +234,14 @@ async def test_another_session_that_starts_waiting_shows_in_an_attached_apps_sta
             assert "bg-444444" not in bar(app)  # its own wait is its dialog, not a mark
     finally:
         await server.close()
+
+
+def test_an_attached_screen_prices_calls_as_the_session_does(workspace: Path) -> None:
+    """The attached app's status bar shows the session's cost (it said "cost unknown")."""
+    from wyckoff_cli.tui.screens.attach import session_pricer
+
+    price = session_pricer(workspace)
+    cost = price("anthropic:claude-sonnet-4-5", ev.UsageReported("anthropic:claude-sonnet-4-5", 1_000_000, 0))
+    assert cost is not None and round(cost[0], 6) == 3.0  # Sonnet: $3 per million input tokens
+    screen = AttachScreen(live_entry(workspace, "bg-333333", model="anthropic:claude-sonnet-4-5"))
+    assert screen.status.price is not None

@@ -14,7 +14,7 @@ import asyncio
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,7 +26,8 @@ from textual.widgets import Static
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
 from wyckoff_cli.session.channel import ChannelClient, ChannelError, decision_to_dict, event_of
-from wyckoff_cli.session.status import StatusModel
+from wyckoff_cli.session.models import call_price
+from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.storage.running import RunningSession
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.literal import literal
@@ -42,6 +43,9 @@ from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
+if TYPE_CHECKING:
+    from wyckoff_cli.storage.config import Config
+
 Connect = Callable[[RunningSession, str], "Any"]  # (entry, want) -> awaitable ChannelClient
 
 
@@ -55,6 +59,22 @@ def with_responder(event: ev.RuntimeEvent) -> tuple[ev.RuntimeEvent, ApprovalRes
     if isinstance(event, ev.SubagentEvent):
         return dataclasses.replace(event, event=asked), responder
     return asked, responder
+
+
+def session_pricer(root: Path) -> PriceFn:
+    """Prices the attached session's calls with its project's configuration (read at
+    the first call priced), as its own process prices them."""
+    config: Config | None = None
+
+    def price(name: str, usage: ev.UsageReported) -> tuple[float, float] | None:
+        nonlocal config
+        if config is None:
+            from wyckoff_cli.session.builder import open_workspace
+
+            config = open_workspace(root).config
+        return call_price(name, usage, config)
+
+    return price
 
 
 class AttachScreen(Screen[None]):
@@ -78,7 +98,7 @@ class AttachScreen(Screen[None]):
         self.entry = entry
         self.want = want
         self._connect = connect
-        self.status = StatusModel(model=entry.model or "?")
+        self.status = StatusModel(model=entry.model or "?", price=session_pricer(Path(entry.root)))
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
         self.client: ChannelClient | None = None
         self.role = "view"
@@ -116,6 +136,7 @@ class AttachScreen(Screen[None]):
             self.add_notice("warning", f"cannot replay the session's log: {getattr(exc, 'message', exc)}")
             return
         replay_history(self.transcript, loaded.history, loaded.info.directory)
+        self.status.restore_session(loaded.info)  # the totals so far; live events add to them
 
     async def _follow(self) -> None:
         try:
