@@ -69,3 +69,35 @@ def _is_ours(pid: int) -> bool:
     import os
 
     return pid == os.getpid()
+
+
+# --------------------------------------------------------------------------- what the app says
+
+
+def worktree_start_line(root: Path) -> str | None:
+    """The transcript's first line for a session whose workspace is a Wyckoff worktree
+    (None elsewhere): which one, its branch, and that the main tree is not touched."""
+    worktree = wt.worktree_at(root)
+    if worktree is None:
+        return None
+    return (
+        f"Working in worktree {worktree.name} ({worktree.path}) on the branch {worktree.record.branch}; "
+        f"your files in {worktree.repo.main} are not touched"
+    )
+
+
+def worktree_review_line(root: Path) -> str | None:
+    """After a turn: what the worktree holds and how to review and merge it, or None
+    (not a worktree, or nothing changed since it was made)."""
+    worktree = wt.worktree_at(root)
+    if worktree is None or not worktree.exists():
+        return None
+    found = wt.summary(worktree)
+    if found.empty:
+        return None
+    count = len(found.files)
+    return (
+        f"Worktree {worktree.name}: {count} file{'s' * (count != 1)} changed on {worktree.record.branch}. "
+        f"Review: /worktree diff {worktree.name}; merge, from {worktree.repo.main}: "
+        f"wyckoff worktree merge {worktree.name}"
+    )
