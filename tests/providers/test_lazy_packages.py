@@ -189,3 +189,32 @@ def test_a_request_and_an_api_error_go_through_the_deferred_sdk(server: FakeServ
     assert text == "Hello through the lean SDK."
     assert error == "AuthenticationFailed"
     assert deferred is True  # the SDK's top __init__ never had to run
+
+
+def test_threads_taking_names_and_running_the_init_at_once_see_one_package(toy: Path) -> None:
+    out = _python(
+        """
+        import json, sys, threading
+        from wyckoff_cli.providers.lazy_packages import defer_package_inits
+        defer_package_inits(names=["toy"], prefixes=["toy."])
+        import toy, toy.pure
+        seen, start = [], threading.Barrier(12)
+
+        def take(name):
+            start.wait()
+            module = toy if name == "STARTED" else toy.pure
+            seen.append((name, getattr(module, name)))
+
+        names = ["One", "Two", "Three", "STARTED"] * 3
+        threads = [threading.Thread(target=take, args=(n,)) for n in names]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        from toy.pure.one import One
+        from toy.pure.two import Two
+        from toy.pure.three import Three
+        same = all(v is {"One": One, "Two": Two, "Three": Three, "STARTED": True}[n] for n, v in seen)
+        print(json.dumps([len(seen), same]))
+        """,
+        path=toy,
+    )
+    assert json.loads(out) == [12, True]

@@ -100,30 +100,32 @@ class _DeferredInit(importlib.abc.Loader):
                 found = None
         exports, exported = found if found is not None else ({}, None)
 
+        init_lock = threading.RLock()
+
         def run_init() -> None:
-            if module.__dict__.get("__getattr__") is lazy_getattr:
-                del module.__dict__["__getattr__"]
-                module.__loader__ = loader
-                if module.__spec__ is not None:
-                    module.__spec__.loader = loader
-                loader.exec_module(module)
+            with init_lock:  # once; a thread that comes meanwhile waits for it
+                if module.__dict__.get("__getattr__") is lazy_getattr:
+                    del module.__dict__["__getattr__"]
+                    module.__loader__ = loader
+                    if module.__spec__ is not None:
+                        module.__spec__.loader = loader
+                    loader.exec_module(module)
 
         def lazy_getattr(name: str) -> Any:
-            with _lock:
-                if name in module.__dict__:
-                    return module.__dict__[name]
-                if module.__dict__.get("__getattr__") is lazy_getattr:
-                    if name == "__all__" and exported is not None:
-                        module.__dict__["__all__"] = list(exported)
-                        return module.__dict__["__all__"]
-                    if _is_submodule(module, name):
-                        return importlib.import_module(f"{module.__name__}.{name}")
-                    if name in exports:
-                        submodule, original = exports[name]
-                        value = getattr(importlib.import_module(f"{module.__name__}.{submodule}"), original)
-                        module.__dict__[name] = value
-                        return value
-                    run_init()
+            # no lock here: a submodule's import has the import system's own locks, and
+            # two threads resolving one name set the same value
+            if name in module.__dict__:
+                return module.__dict__[name]
+            if module.__dict__.get("__getattr__") is lazy_getattr:
+                if name == "__all__" and exported is not None:
+                    return module.__dict__.setdefault("__all__", list(exported))
+                if _is_submodule(module, name):
+                    return importlib.import_module(f"{module.__name__}.{name}")
+                if name in exports:
+                    submodule, original = exports[name]
+                    value = getattr(importlib.import_module(f"{module.__name__}.{submodule}"), original)
+                    return module.__dict__.setdefault(name, value)
+                run_init()
             try:
                 return module.__dict__[name]
             except KeyError:
