@@ -141,3 +141,18 @@ def test_a_worktree_another_live_session_uses_is_refused(server: FakeServer, rep
         other.stdin.close()
         other.wait()
     assert server.requests == []
+
+
+def test_a_session_that_fails_to_open_removes_the_worktree_it_made(server: FakeServer, repo: Path) -> None:
+    with pytest.raises(WyckoffError):
+        Agent("nosuchvendor:model", workspace=repo, worktree="broken").run_sync("hi")
+    assert not (repo / ".wyckoff" / "worktrees" / "broken").exists()
+    assert git(repo, "branch", "--list", "wyckoff/broken") == ""
+    assert server.requests == []
+
+
+def test_a_failed_model_call_ends_the_turn_and_the_rule_still_applies(server: FakeServer, repo: Path) -> None:
+    server.script({"status": 400, "error_message": "bad request"})
+    result = Agent(MODEL, workspace=repo, worktree="failing").run_sync("hi")
+    assert result.reason == "error" and not result.worktree_kept
+    assert not (repo / ".wyckoff" / "worktrees" / "failing").exists()

@@ -211,8 +211,10 @@ class Agent:
                     event = replace(event, cost_usd=summary.cost_usd)
                 yield event
         finally:
-            await chat.aclose("other")
-            self._leave_worktree()
+            try:
+                await chat.aclose("other")
+            finally:
+                self._leave_worktree()  # the CLI's end-of-session rule, after the session is closed
 
     def _enter_worktree(self, cwd: Path, prompt: str) -> Path:
         """The folder the turn's session is built in: `cwd`, or its place in the worktree."""
