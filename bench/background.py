@@ -4,8 +4,13 @@ Builds a git repository of N files (default 20,000: 400 folders of 50 small file
 committed), then starts `--sessions` background sessions (default 4) on it with
 `wyckoff run --background`, each through the real Anthropic SDK against the loopback
 fake server, each asked to write a file so that it sits waiting for an approval: an
-idle background session. With `--worktree` (part A's option, when this build has it)
-each session runs in its own worktree. Measured:
+idle background session. With `--worktree` each session runs in its own worktree
+(`wyckoff run --background --worktree benchN`), the combined case of issue 29. Measured:
+
+- with `--worktree`, each worktree's creation: from starting `wyckoff run --background`
+  to its worktree record existing (written after `git worktree add`: an upper bound,
+  the process's start-up included), the sessions started one after another; and one
+  more worktree made in this process by the same plumbing (`create_worktree`), alone;
 
 - each idle session's resident memory (VmRSS from /proc), and its CPU while idle
   (user + system time over `--idle-seconds`);
@@ -92,6 +97,17 @@ def wait_for(condition: object, what: str, timeout: float = 120.0) -> None:
         time.sleep(0.1)
 
 
+def direct_creation(repo: Path) -> float:
+    """Seconds `create_worktree` takes on `repo` (the worktree is removed after)."""
+    from wyckoff_cli.runtime import worktrees
+
+    started = time.perf_counter()
+    made = worktrees.create_worktree(repo, "bench-direct")
+    seconds = time.perf_counter() - started
+    worktrees.remove(made, force=True)
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -100,7 +116,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=4)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--idle-seconds", type=float, default=5.0)
-    parser.add_argument("--worktree", action="store_true", help="each session in its own worktree (part A)")
+    parser.add_argument("--worktree", action="store_true", help="each session in its own worktree")
     parser.add_argument(
         "--provider",
         choices=("anthropic", "scripted", "both"),
@@ -137,13 +153,27 @@ def measure(args: argparse.Namespace, provider: str) -> None:
             "NO_PROXY": "127.0.0.1",
         }
         ids: list[str] = []
+        creations: list[float] = []
         for number in range(args.sessions):
             extra = ["--worktree", f"bench{number}"] if args.worktree else []
             command = [*CLI, "run", "--background", *extra, "-m", model, f"task {number}"]
+            started = time.perf_counter()
             out = subprocess.run(
                 command, cwd=repo, env=env, capture_output=True, text=True, check=True
             ).stdout
             ids.append(out.splitlines()[0].rstrip(".").split()[-1])
+            if args.worktree:
+                record = repo / ".wyckoff" / "worktrees" / f"bench{number}.json"
+                wait_for(record.exists, f"worktree bench{number}", timeout=60)
+                creations.append(time.perf_counter() - started)
+        if args.worktree:
+            print(f"load average at the creations: {Path('/proc/loadavg').read_text().split()[0]}")
+            for number, seconds in enumerate(creations):
+                print(
+                    f"worktree bench{number}: {seconds:.2f} s from `wyckoff run --background` to its record"
+                )
+            print(f"worktree creation: max {max(creations):.2f} s (target < 2 s each)")
+            print(f"worktree made in-process (create_worktree alone): {direct_creation(repo):.2f} s")
         registry = base / "home" / "data" / "running"
 
         def entries() -> list[dict[str, object]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,11 @@ def test_the_example_runs(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     (workspace / "app.py").write_text("print('hi')\n")
+    if "worktree=" in code:  # the worktree example runs in a repository
+        git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=T"]
+        subprocess.run([*git, "init", "-q", "-b", "main"], cwd=workspace, check=True)
+        subprocess.run([*git, "add", "app.py"], cwd=workspace, check=True)
+        subprocess.run([*git, "commit", "-q", "-m", "start"], cwd=workspace, check=True)
     monkeypatch.chdir(workspace)
     with FakeServer() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
@@ -40,7 +46,10 @@ def test_the_example_runs(
         assert server.pending == 0, "the example made every request its answers are for"
     out = capsys.readouterr().out
     assert "Traceback" not in out
-    if "files_changed" in code:
+    if "worktree=" in code:
+        assert "wyckoff/notes ['notes.txt'] True" in out and not (workspace / "notes.txt").exists()
+        assert (workspace / ".wyckoff" / "worktrees" / "notes" / "notes.txt").read_text() == "hi\n"
+    elif "files_changed" in code:
         assert "['notes.txt']" in out and (workspace / "notes.txt").read_text() == "hi\n"
     if "TextDelta" in code:
         assert "Hello there.\n[completed]" in out

@@ -125,3 +125,71 @@ def test_git_place_names_the_worktree_and_branch(tmp_path: Path) -> None:
     odd.mkdir()
     (odd / ".git").write_text("not a pointer\n")
     assert git_place(odd) == type(outside)(odd, None, None)
+
+
+# --------------------------------------------------------------------------- forgetting ended sessions
+
+
+def _aged(registry: RunningRegistry, session_id: str, days_ago: float, **changes: object) -> None:
+    """Write an entry that ended `days_ago` days ago (a crash's `failed` has no `ended`:
+    its file's time says when)."""
+    from datetime import UTC, datetime, timedelta
+
+    when = datetime.now(UTC) - timedelta(days=days_ago)
+    state = changes.pop("state", "done")
+    ended = None if state == "failed" else when.isoformat(timespec="seconds")
+    registry.write(entry(session_id, dead_pid(), state=state, ended=ended, **changes))
+    if ended is None:
+        os.utime(registry.path(session_id), (when.timestamp(), when.timestamp()))
+
+
+@pytest.mark.parametrize(
+    ("state", "days_ago", "forgotten"),
+    [
+        ("done", 8, True),
+        ("stopped", 30, True),
+        ("failed", 9, True),  # a crash: no `ended`, the entry's file time counts
+        ("done", 6, False),  # recent: still listed
+        ("failed", 1, False),
+        ("stopped", 6.9, False),
+    ],
+)
+def test_ended_sessions_are_forgotten_after_seven_days(state: str, days_ago: float, forgotten: bool) -> None:
+    registry = RunningRegistry()
+    _aged(registry, "bg-aaaaaa", days_ago, state=state)
+    (registry.root / "bg-aaaaaa.log").write_text("its output\n")
+    gone = registry.prune()
+    assert [e.id for e in gone] == (["bg-aaaaaa"] if forgotten else [])
+    assert registry.path("bg-aaaaaa").exists() is not forgotten
+    assert (registry.root / "bg-aaaaaa.log").exists() is not forgotten
+
+
+def test_a_live_session_is_never_forgotten_however_old() -> None:
+    registry = RunningRegistry()
+    registry.write(entry("bg-bbbbbb", os.getpid(), state="waiting", pid_start=process_start(os.getpid())))
+    old = 1_000_000_000
+    os.utime(registry.path("bg-bbbbbb"), (old, old))
+    assert registry.prune(older_than=None) == []
+    assert registry.read("bg-bbbbbb").state == "waiting"
+
+
+def test_prune_now_of_one_project_or_of_one_worktrees_folder(tmp_path: Path) -> None:
+    registry = RunningRegistry()
+    tree = tmp_path / "repo" / ".wyckoff" / "worktrees" / "fix"
+    (tree / "sub").mkdir(parents=True)
+    _aged(registry, "bg-000011", 0, project="/a", root="/a")
+    _aged(registry, "bg-000012", 0, project="/b", root="/b")
+    _aged(registry, "bg-000013", 0, project=str(tmp_path / "repo"), root=str(tree / "sub"))
+    _aged(registry, "bg-000014", 0, project=str(tmp_path / "repo"), root=str(tmp_path / "repo"))
+    assert [e.id for e in registry.prune(older_than=None, roots=[tree])] == ["bg-000013"]
+    assert [e.id for e in registry.prune(older_than=None, project=Path("/a"))] == ["bg-000011"]
+    assert sorted(e.id for e in registry.entries()) == ["bg-000012", "bg-000014"]
+
+
+def test_an_entry_naming_a_log_elsewhere_leaves_that_file_alone(tmp_path: Path) -> None:
+    registry = RunningRegistry()
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me\n")
+    _aged(registry, "bg-cccccc", 10, log=str(outside))
+    assert [e.id for e in registry.prune()] == ["bg-cccccc"]
+    assert outside.read_text() == "keep me\n"

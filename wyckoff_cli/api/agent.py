@@ -33,8 +33,11 @@ class RunResult:
     `text`: the final answer; `data`: the parsed JSON answer when an `output_schema`
     was given (None otherwise, and when `reason` is `schema_failed`); `usage`: token
     totals; `cost_usd`: USD of the turn's model calls, sub-agents' included (None when
-    unpriced); `files_changed`: paths the edit tools changed; `session_id`: the saved
-    session (`Agent.resume` takes it); `reason`: `done.reason` (docs/EVENTS.md)."""
+    unpriced); `files_changed`: paths the edit tools changed (relative to the worktree,
+    with `worktree=`); `session_id`: the saved session (`Agent.resume` takes it);
+    `reason`: `done.reason` (docs/EVENTS.md). With `Agent(worktree=NAME)`: `worktree`
+    (NAME), `branch` (`wyckoff/NAME`) and `worktree_kept` (False when the turn left no
+    changes and no commits, so the worktree and branch were removed, as the CLI does)."""
 
     text: str
     data: Any
@@ -44,6 +47,9 @@ class RunResult:
     session_id: str | None
     reason: str
     events: list[ev.RuntimeEvent] = field(default_factory=list, repr=False)
+    worktree: str | None = None
+    branch: str | None = None
+    worktree_kept: bool = False
 
     @property
     def ok(self) -> bool:
@@ -65,6 +71,9 @@ class Agent:
     - `max_budget_usd`: the session's cost budget (the turn ends with `budget`).
     - `on_approval`: `request -> ApprovalDecision` (may be async) for calls that need
       approval; without it they are refused, as `wyckoff run` refuses them.
+    - `worktree`: None, or NAME: every turn runs in the git worktree
+      `.wyckoff/worktrees/NAME` of the workspace's repository, on the branch
+      `wyckoff/NAME` (made from HEAD on the first turn, reused after).
     """
 
     def __init__(
@@ -80,6 +89,7 @@ class Agent:
         system_prompt_append: str | None = None,
         max_budget_usd: float | None = None,
         on_approval: ApprovalHandler | None = None,
+        worktree: str | None = None,
     ) -> None:
         from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
@@ -98,8 +108,14 @@ class Agent:
         self.mcp_servers = {name: dict(spec) for name, spec in (mcp_servers or {}).items()}
         self.system_prompt_append = system_prompt_append or ""
         self.max_budget_usd = max_budget_usd
+        if worktree is not None and (not isinstance(worktree, str) or not worktree.strip()):
+            raise UsageError(f"worktree must be a name (letters, digits, '.', '_', '-'), got {worktree!r}")
         self.on_approval = on_approval
+        self.worktree = worktree.strip() if worktree is not None else None
         self._session_id: str | None = None
+        self._place: Any = None  # the running turn's worktree (session/worktree_run.py)
+        self._kept: bool = False
+        self._branch: str | None = None
 
     @property
     def session_id(self) -> str | None:
@@ -147,6 +163,9 @@ class Agent:
             self._session_id,
             done.reason,
             events,
+            self.worktree,
+            self._branch,
+            self._kept,
         )
 
     def run_sync(self, prompt: str, *, output_schema: Mapping[str, Any] | None = None) -> RunResult:
@@ -174,7 +193,7 @@ class Agent:
         schema = (
             check_schema(dict(output_schema)) if output_schema is not None else None
         )  # before any request
-        chat = await self._open()
+        chat = await self._open(prompt)
         try:
             self._session_id = chat.session_id
             registry = chat.session.registry
@@ -192,17 +211,45 @@ class Agent:
                     event = replace(event, cost_usd=summary.cost_usd)
                 yield event
         finally:
-            await chat.aclose("other")
+            try:
+                await chat.aclose("other")
+            finally:
+                self._leave_worktree()  # the CLI's end-of-session rule, after the session is closed
 
-    async def _open(self) -> Any:
+    def _enter_worktree(self, cwd: Path, prompt: str) -> Path:
+        """The folder the turn's session is built in: `cwd`, or its place in the worktree."""
+        from wyckoff_cli.session.worktree_run import enter_worktree
+
+        if self.worktree is None:
+            return cwd
+        self._place = enter_worktree(cwd, self.worktree, title=" ".join(prompt.split())[:80])
+        self._kept, self._branch = False, self._place.branch
+        return Path(self._place.folder)
+
+    def _leave_worktree(self) -> None:
+        from wyckoff_cli.session.worktree_run import leave_worktree
+
+        place, self._place = self._place, None
+        if place is not None:
+            self._kept = leave_worktree(place, self._session_id) is not None
+
+    async def _open(self, prompt: str) -> Any:
+        cwd = (self.workspace or Path.cwd()).expanduser().resolve()
+        if not cwd.is_dir():
+            raise UsageError(f"workspace {cwd} is not a folder")
+        cwd = self._enter_worktree(cwd, prompt)
+        try:
+            return await self._open_in(cwd)
+        except BaseException:
+            self._leave_worktree()
+            raise
+
+    async def _open_in(self, cwd: Path) -> Any:
         from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
         from wyckoff_cli.session.headless import HeadlessChat
         from wyckoff_cli.session.lsp import open_lsp
         from wyckoff_cli.tools.permissions.policy import invalid_rules
 
-        cwd = (self.workspace or Path.cwd()).expanduser().resolve()
-        if not cwd.is_dir():
-            raise UsageError(f"workspace {cwd} is not a folder")
         builder = SessionBuilder(
             open_workspace(cwd),
             cwd=cwd,

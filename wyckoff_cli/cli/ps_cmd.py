@@ -1,8 +1,11 @@
-"""`wyckoff ps [--json] [--all]`: the background sessions of this project.
+"""`wyckoff ps [--json] [--all] [--prune]`: the background sessions of this project.
 
-Read from the registry (storage/running.py) without starting anything: one git call
-to know the project, then a small JSON file per session. A session whose process
-died without ending cleanly shows as `failed`. JSON: a list of objects with exactly
+Read from the registry (storage/running.py) without starting anything: git's own
+files to know the project, then a small JSON file per session. A session whose process
+died without ending cleanly shows as `failed`. Ended sessions are listed for
+`KEEP_ENDED_DAYS` (7) days after they ended, then `ps` deletes their entries and
+logs; `--prune` deletes every ended one now (this project's, or with `--all` every
+project's), naming them. JSON: a list of objects with exactly
 `id, state, title, model, worktree, branch, started, elapsed_s, cost_usd, waiting_for`.
 """
 
@@ -30,12 +33,19 @@ FIELDS = (
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="a JSON list, one object per session")
     parser.add_argument("--all", action="store_true", help="every project's sessions, not only this one's")
+    parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="forget the ended sessions (done, failed, stopped) now, naming them",
+    )
 
 
 def rows(project: Path | None) -> list[dict[str, Any]]:
     """One dict per session of `project` (None: all), newest first, with `FIELDS`."""
     from wyckoff_cli.storage.running import RunningRegistry
 
+    registry = RunningRegistry()
+    registry.prune()  # the sessions that ended more than KEEP_ENDED_DAYS ago, every project's
     return [
         {
             "id": e.id,
@@ -49,7 +59,7 @@ def rows(project: Path | None) -> list[dict[str, Any]]:
             "cost_usd": round(e.cost_usd, 6),
             "waiting_for": e.waiting_for,
         }
-        for e in RunningRegistry().entries(project)
+        for e in registry.entries(project)
     ]
 
 
@@ -61,6 +71,8 @@ def current_project() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.prune:
+        return _prune(None if args.all else current_project())
     found = rows(None if args.all else current_project())
     if args.json:
         print(json.dumps(found, ensure_ascii=False, indent=2))
@@ -87,6 +99,21 @@ def run(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
+    return 0
+
+
+def _prune(project: Path | None) -> int:
+    from wyckoff_cli.storage.running import RunningRegistry
+
+    gone = RunningRegistry().prune(older_than=None, project=project)
+    if not gone:
+        print("No ended background sessions to forget.")
+        return 0
+    for entry in gone:
+        print(f"forgot {entry.id}  {entry.state}  {entry.title}")
+    print(
+        f"{len(gone)} ended session{'s' * (len(gone) != 1)} forgotten (their chat logs stay: wyckoff sessions list)"
+    )
     return 0
 
 

@@ -60,7 +60,20 @@ def run(args: argparse.Namespace) -> int:
         return 0
     wt.remove(worktree, force=args.force, into=wt.open_repository(cwd).current)
     print(f"removed worktree {worktree.name} and its branch {worktree.record.branch}")
+    _forget_sessions([worktree.path])
     return 0
+
+
+def _forget_sessions(folders: list[Path]) -> None:
+    """The ended background sessions that ran in removed worktrees leave `wyckoff ps`."""
+    from wyckoff_cli.storage.running import RunningRegistry
+
+    gone = RunningRegistry().prune(older_than=None, roots=folders)
+    if gone:
+        ids = ", ".join(entry.id for entry in gone)
+        print(
+            f"cleared {len(gone)} ended background session{'s' * (len(gone) != 1)} of it from wyckoff ps: {ids}"
+        )
 
 
 def _title(worktree: Any) -> str | None:
@@ -140,7 +153,13 @@ def _prune(cwd: Path) -> int:
         return 0
     for worktree in dead:
         print(f"{worktree.name}: its session (pid {worktree.record.pid}) is gone")
+    folders = {worktree.name: worktree.path for worktree in dead}
+    removed: list[Path] = []
     for pruned in wt.prune(cwd):
         kept = f"; its work is kept on the branch {pruned.kept_branch}" if pruned.kept_branch else ""
         print(f"removed worktree {pruned.name}{kept}")
+        if pruned.name in folders:
+            removed.append(folders[pruned.name])
+    if removed:
+        _forget_sessions(removed)
     return 0

@@ -305,10 +305,11 @@ class AnthropicProvider(SDKProvider):
         return None
 
     def make_client(self) -> Any:
-        import anthropic
+        from wyckoff_cli.providers.lazy_packages import import_anthropic_client
 
+        client = import_anthropic_client()  # `anthropic._client`, not the SDK's whole tree
         _quiet_sdk_warnings()
-        return anthropic.AsyncAnthropic(**self.client_options())
+        return client.AsyncAnthropic(**self.client_options())
 
     def open_stream(self, request: dict[str, Any]) -> AbstractAsyncContextManager[Any]:
         return self._open(request)

@@ -37,6 +37,11 @@ def preload(module: str | None) -> threading.Thread | None:
 
 def _import(module: str) -> None:
     try:
+        if module == "anthropic":
+            from wyckoff_cli.providers.lazy_packages import import_anthropic_client
+
+            import_anthropic_client()
+            return
         importlib.import_module(module)
     except Exception:  # the real import will raise it again, in context
         log.debug("background import of %s failed", module, exc_info=True)

@@ -212,7 +212,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _anthropic(exc: BaseException, provider: str, secret: str | None) -> ProviderError | None:
-    import anthropic
+    import anthropic._exceptions as anthropic
 
     if isinstance(exc, anthropic.APIStatusError):
         detail = exc.api_message or _body_message(exc.body) or str(exc)

@@ -21,7 +21,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +31,7 @@ from wyckoff_cli.storage.atomic import write_atomic
 State = Literal["running", "waiting", "done", "failed", "stopped"]
 STATES: tuple[State, ...] = ("running", "waiting", "done", "failed", "stopped")
 LIVE_STATES = ("running", "waiting")
+KEEP_ENDED_DAYS = 7  # `wyckoff ps` forgets sessions that ended longer ago than this
 SOCKET_PATH_LIMIT = 100  # sun_path holds 108 bytes; leave room for the file name
 
 
@@ -167,6 +168,45 @@ class RunningRegistry:
             found = [e for e in found if wanted in (e.project, e.root)]
         return sorted(found, key=lambda e: e.started, reverse=True)
 
+    def prune(
+        self,
+        *,
+        older_than: timedelta | None = timedelta(days=KEEP_ENDED_DAYS),
+        project: Path | None = None,
+        roots: list[Path] | None = None,
+        now: datetime | None = None,
+    ) -> list[RunningSession]:
+        """Delete the entries (and output logs) of ended sessions — `done`, `stopped`,
+        `failed` (a crash included) — that ended more than `older_than` ago (None: any
+        ended one); only `project`'s, or only those that ran in one of `roots` (a
+        worktree's folder), when given. Live sessions are never touched. Returns the
+        deleted entries, oldest first."""
+        limit = (now or datetime.now(UTC)) - older_than if older_than is not None else None
+        wanted = str(project) if project is not None else None
+        folders = [Path(os.path.realpath(root)) for root in roots] if roots is not None else None
+        removed: list[tuple[datetime, RunningSession]] = []
+        for path in list(self._files()):
+            entry = self._load(path)
+            if entry is None or entry.state in LIVE_STATES:
+                continue
+            if wanted is not None and wanted not in (entry.project, entry.root):
+                continue
+            if folders is not None and not _inside(Path(entry.root), folders):
+                continue
+            ended = _ended_at(entry, path)
+            if limit is not None and ended > limit:
+                continue
+            self._forget(entry, path)
+            removed.append((ended, entry))
+        return [entry for _, entry in sorted(removed, key=lambda pair: pair[0])]
+
+    def _forget(self, entry: RunningSession, path: Path) -> None:
+        log = Path(entry.log) if entry.log else self.root / f"{entry.id}.log"
+        for file in (path, log):
+            if file.parent == self.root:  # never a file the entry names elsewhere
+                with contextlib.suppress(FileNotFoundError):
+                    file.unlink()
+
     def waiting(self, project: Path | None = None) -> list[RunningSession]:
         return [e for e in self.entries(project) if e.state == "waiting"]
 
@@ -184,6 +224,24 @@ class RunningRegistry:
             entry.waiting_for = None
             entry.current_tool = None
         return entry
+
+
+def _ended_at(entry: RunningSession, path: Path) -> datetime:
+    """When the session ended: its `ended` time, else (a crash, which never wrote one)
+    the time its entry was last written."""
+    if entry.ended:
+        with contextlib.suppress(ValueError):
+            ended = datetime.fromisoformat(entry.ended)
+            return ended if ended.tzinfo else ended.replace(tzinfo=UTC)
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except OSError:
+        return datetime.now(UTC)
+
+
+def _inside(root: Path, folders: list[Path]) -> bool:
+    resolved = Path(os.path.realpath(root))
+    return any(resolved == folder or folder in resolved.parents for folder in folders)
 
 
 # --------------------------------------------------------------------------- sockets

@@ -73,6 +73,9 @@ class WyckoffApp(App[None]):
     def _start_chat(self) -> None:
         self.chat = ChatScreen(self.controller)
         self.chat.router.on_turn_end = self.notifier.turn_ended
+        from wyckoff_cli.tui import worktree_lines
+
+        worktree_lines.install(self.chat)  # in a worktree: its start line, its review line after turns
         self.push_screen(self.chat)
         loaded = self.controller.loaded
         if loaded is not None and loaded.torn:

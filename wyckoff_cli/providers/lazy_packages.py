@@ -1,0 +1,199 @@
+"""Defer the `__init__` of an SDK's big sub-packages until a name of theirs is used.
+
+`import anthropic` imports its whole type tree: the package's `__init__` reaches
+`anthropic.types.beta` (1,900 modules) and `anthropic.types.organization` through one
+error-details model each, and its Vertex/Bedrock helpers import `anthropic.resources`,
+whose `__init__` imports every resource. Wyckoff's requests use none of that, yet each
+process paid ~45 MB for it (docs/PERFORMANCE.md, background sessions).
+
+`defer_package_inits(names)` installs an import finder for exactly those package
+names: when one is imported its module object is made as usual (`__path__`, `__spec__`)
+but its `__init__` does not run, so importing one of its submodules
+(`anthropic.types.beta.beta_invalid_metadata_error_details`) loads that submodule
+only. The first time any other name is looked up on the package (`from
+anthropic.resources import Beta`, `anthropic.resources.beta`, a star import's
+`__all__`), its real `__init__` runs, once, under a lock, and the lookup is answered
+from it, so code that uses those names sees the package exactly as it would have
+been. Nothing changes for a package that is already imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+_lock = threading.RLock()
+
+ANTHROPIC_DEFERRED = ("anthropic",)
+"""The SDK's top package: its `__init__` imports everything (every resource, every
+type, the Vertex, Bedrock, AWS and Foundry clients)."""
+ANTHROPIC_PREFIXES = ("anthropic.",)
+"""Its sub-packages, `anthropic.types`, `anthropic.types.beta` (1,900 modules) and the
+others: their `__init__` files only re-export their submodules' names."""
+
+
+def re_exports(source: str) -> tuple[dict[str, tuple[str, str]], list[str] | None] | None:
+    """`{name: (submodule, its name there)}` and `__all__` of an `__init__` made only of
+    `from .sub import Name as Name` lines (and `from __future__`, a docstring, a literal
+    `__all__`); None for any other `__init__`, which then runs whole when first used."""
+    exports: dict[str, tuple[str, str]] = {}
+    names: list[str] | None = None
+    for statement in ast.parse(source).body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+            continue
+        if isinstance(statement, ast.ImportFrom) and statement.level == 1 and statement.module:
+            if any(alias.name == "*" for alias in statement.names):
+                return None
+            for alias in statement.names:
+                exports[alias.asname or alias.name] = (statement.module, alias.name)
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue
+        elif (
+            isinstance(statement, ast.Assign)
+            and [ast.unparse(t) for t in statement.targets] == ["__all__"]
+            and isinstance(statement.value, ast.List | ast.Tuple)
+        ):
+            names = [str(item) for item in ast.literal_eval(statement.value)]
+        else:
+            return None
+    return exports, names
+
+
+def _is_submodule(package: ModuleType, name: str) -> bool:
+    """`name` is a module of `package` (`from package import name` imports it)."""
+    if name.startswith("__"):
+        return False
+    path = getattr(package, "__path__", None)
+    return (
+        path is not None
+        and importlib.machinery.PathFinder.find_spec(f"{package.__name__}.{name}", path) is not None
+    )
+
+
+class _DeferredInit(importlib.abc.Loader):
+    """Wraps a package's loader: `exec_module` installs a module `__getattr__` instead of
+    running the `__init__`. A name the `__init__` re-exports from a submodule is taken
+    from that submodule alone; any other name runs the whole `__init__` first."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        loader = self.loader
+        found = None
+        origin = module.__spec__.origin if module.__spec__ is not None else None
+        if origin:
+            try:
+                found = re_exports(Path(origin).read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, ValueError):
+                found = None
+        exports, exported = found if found is not None else ({}, None)
+
+        init_lock = threading.RLock()
+
+        def run_init() -> None:
+            with init_lock:  # once; a thread that comes meanwhile waits for it
+                if module.__dict__.get("__getattr__") is lazy_getattr:
+                    del module.__dict__["__getattr__"]
+                    module.__loader__ = loader
+                    if module.__spec__ is not None:
+                        module.__spec__.loader = loader
+                    loader.exec_module(module)
+
+        def lazy_getattr(name: str) -> Any:
+            # no lock here: a submodule's import has the import system's own locks, and
+            # two threads resolving one name set the same value
+            if name in module.__dict__:
+                return module.__dict__[name]
+            if module.__dict__.get("__getattr__") is lazy_getattr:
+                if name == "__all__" and exported is not None:
+                    return module.__dict__.setdefault("__all__", list(exported))
+                if _is_submodule(module, name):
+                    return importlib.import_module(f"{module.__name__}.{name}")
+                if name in exports:
+                    submodule, original = exports[name]
+                    value = getattr(importlib.import_module(f"{module.__name__}.{submodule}"), original)
+                    return module.__dict__.setdefault(name, value)
+                run_init()
+            try:
+                return module.__dict__[name]
+            except KeyError:
+                hook = module.__dict__.get("__getattr__")
+                if hook is not None and hook is not lazy_getattr:
+                    return hook(name)
+                raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}") from None
+
+        module.__getattr__ = lazy_getattr  # type: ignore[method-assign]
+
+
+class _DeferringFinder(importlib.abc.MetaPathFinder):
+    """Defers the `__init__` of the packages named exactly (whatever it holds) and of
+    the packages under a prefix whose `__init__` only re-exports (others run as usual)."""
+
+    def __init__(self, names: Iterable[str], prefixes: Iterable[str]) -> None:
+        self.names = frozenset(names)
+        self.prefixes = tuple(prefixes)
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        exact = fullname in self.names
+        if not exact and not fullname.startswith(self.prefixes):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+            return spec  # a plain module, or not on the file system: imported as it is
+        if not exact:
+            try:
+                pure = re_exports(Path(str(spec.origin)).read_text(encoding="utf-8")) is not None
+            except (OSError, SyntaxError, ValueError):
+                pure = False
+            if not pure:
+                return spec
+        spec.loader = _DeferredInit(spec.loader)
+        return spec
+
+
+_installed: set[str] = set()
+
+
+def defer_package_inits(names: Iterable[str] = (), prefixes: Iterable[str] = ()) -> None:
+    """Install (once per name or prefix) the finder that defers these packages' `__init__`:
+    `names` whatever their `__init__` holds, the packages under `prefixes` (`"anthropic."`)
+    whose `__init__` only re-exports names of their submodules."""
+    with _lock:
+        exact = [name for name in names if name not in _installed and name not in sys.modules]
+        under = [prefix for prefix in prefixes if prefix not in _installed]
+        if not exact and not under:
+            return
+        _installed.update(exact + under)
+        sys.meta_path.insert(0, _DeferringFinder(exact, under))
+
+
+def defer_anthropic_sdk() -> None:
+    """Import the Anthropic SDK by the modules Wyckoff uses (`anthropic._client`,
+    `anthropic._exceptions`): its top `__init__` runs only if a name of it is used, and
+    its re-exporting packages load only the submodules that are used."""
+    defer_package_inits(ANTHROPIC_DEFERRED, ANTHROPIC_PREFIXES)
+
+
+def import_anthropic_client() -> ModuleType:
+    """`anthropic._client` (`AsyncAnthropic`), the SDK's packages deferred first. The
+    one thing the SDK's `__init__` does besides importing, its `ANTHROPIC_LOG` set-up,
+    is done here (once, as the `__init__` would: it only sets logger levels)."""
+    defer_anthropic_sdk()
+    client = importlib.import_module("anthropic._client")
+    if "anthropic" in sys.modules and "__getattr__" in vars(sys.modules["anthropic"]):
+        importlib.import_module("anthropic._utils._logs").setup_logging()
+    return client
