@@ -20,6 +20,15 @@ from wyckoff_cli.storage.running import RunningRegistry
 __all__ = ["reap"]  # the fixture, used by name
 
 
+def process_gone(pid: int) -> bool:
+    """The process has exited (a zombie not yet reaped counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] == "Z"
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
@@ -59,6 +68,8 @@ def test_ps_forgets_by_itself_what_ended_more_than_seven_days_ago(
 ) -> None:
     session_id = start(capsys, "-m", script(tmp_path, [{"text": "Done."}]), "--cwd", str(workspace), "old")
     until_sync(lambda: state(session_id) == "done", what="the session to end")
+    # and its process gone: its last write (the end time) must come before the test's
+    until_sync(lambda: process_gone(entry_of(session_id).pid), what="the session's process to exit")
     registry = RunningRegistry()
     registry.update(entry_of(session_id), ended=(datetime.now(UTC) - timedelta(days=8)).isoformat())
     assert ps_json(capsys, "--all") == []
