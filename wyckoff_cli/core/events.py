@@ -237,6 +237,8 @@ class UsageReported(_Event):
     purpose: str = "turn"
     # The earlier tool results this call's prompt sent again: {call_id, tool, tokens} each.
     resent: list[dict[str, Any]] = field(default_factory=list)
+    # Who asked for the call when not the agent: an MCP server's name (purpose `mcp_sampling`).
+    source: str = ""
 
     @classmethod
     def from_usage(cls, model: str, usage: Usage, purpose: str = "turn") -> UsageReported:
