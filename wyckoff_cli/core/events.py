@@ -496,6 +496,11 @@ class SubagentEvent(_Event):
         return event
 
 
+def source_agent(source: str) -> str:
+    """Whose spend a call made for `source` (`UsageReported.source`) counts as: `mcp:SERVER`."""
+    return f"mcp:{source}"
+
+
 def approval_of(event: RuntimeEvent) -> ApprovalRequested | None:
     """The approval request `event` is, or wraps (a sub-agent's), else None."""
     if isinstance(event, SubagentEvent):
