@@ -368,7 +368,7 @@ class ServerConnection:
                 contextlib.suppress(Exception),
                 warnings.catch_warnings(),
             ):  # a server gone is reported elsewhere
-                warnings.simplefilter("ignore", DeprecationWarning)  # roots: deprecated by a later spec
+                warnings.simplefilter("ignore")  # the SDK: roots are deprecated by a later spec
                 await session.send_roots_list_changed()
 
     def _asker(self) -> ToolContext | None:

@@ -2,7 +2,7 @@
 
 One row per field (tools/mcp/forms.py): a text line for strings and numbers, a
 checkbox for a boolean (Space toggles), a list of choices for an enum; required fields
-are marked `*`, defaults filled in. Tab and Shift+Tab move between fields; Ctrl+S
+are marked `*`, defaults filled in; a multiple choice is a list (Space toggles). Tab and Shift+Tab move between fields; Ctrl+S
 accepts (the answers are checked first: what is wrong is said under the form and
 nothing is sent), Ctrl+D declines, Esc cancels. Enter moves to the next field and
 never sends, so keys typed into the prompt as the form opens cannot answer it.
@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Checkbox, Input, Select, Static
+from textual.widgets import Checkbox, Input, Select, SelectionList, Static
 
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.events import ApprovalRequested
@@ -41,6 +41,7 @@ class ElicitationScreen(ModalScreen[ApprovalDecision]):
     ElicitationScreen #fields { height: auto; max-height: 1fr; }
     ElicitationScreen .label { margin: 1 0 0 0; }
     ElicitationScreen .about { color: $text-muted; }
+    ElicitationScreen SelectionList { height: auto; }
     ElicitationScreen #problems { color: $text-error; height: auto; }
     ElicitationScreen #hint { color: $text-muted; height: auto; }
     """
@@ -86,7 +87,16 @@ class ElicitationScreen(ModalScreen[ApprovalDecision]):
             yield Checkbox(label, bool(item.default), id=f"field-{item.name}", classes="label")
         else:
             yield Static(literal(label), classes="label")
-            if item.kind == "enum":
+            if item.kind == "multi":
+                chosen = item.default if isinstance(item.default, list) else []
+                yield SelectionList[str](
+                    *[
+                        (label, value, value in chosen)
+                        for label, value in zip(item.labels, item.options, strict=True)
+                    ],
+                    id=f"field-{item.name}",
+                )
+            elif item.kind == "enum":
                 choices = list(zip(item.labels, item.options, strict=True))
                 default = (
                     str(item.default)
@@ -104,7 +114,9 @@ class ElicitationScreen(ModalScreen[ApprovalDecision]):
             yield Static(literal(item.description), classes="about")
 
     def on_mount(self) -> None:
-        first = next(iter(self.query("#fields Input, #fields Checkbox, #fields Select")), None)
+        first = next(
+            iter(self.query("#fields Input, #fields Checkbox, #fields Select, #fields SelectionList")), None
+        )
         if first is not None:
             first.focus()
 
@@ -119,6 +131,8 @@ class ElicitationScreen(ModalScreen[ApprovalDecision]):
             widget = self.query_one(f"#field-{item.name}")
             if isinstance(widget, Checkbox):
                 values[item.name] = widget.value
+            elif isinstance(widget, SelectionList):
+                values[item.name] = [str(v) for v in widget.selected]
             elif isinstance(widget, Select):
                 values[item.name] = "" if widget.value is Select.NULL else str(widget.value)
             elif isinstance(widget, Input):
