@@ -42,6 +42,7 @@ class ElicitationScreen(ModalScreen[ApprovalDecision]):
     ElicitationScreen .label { margin: 1 0 0 0; }
     ElicitationScreen .about { color: $text-muted; }
     ElicitationScreen SelectionList { height: auto; }
+    ElicitationScreen #bottom { dock: bottom; height: auto; }
     ElicitationScreen #problems { color: $text-error; height: auto; }
     ElicitationScreen #hint { color: $text-muted; height: auto; }
     """
@@ -78,8 +79,9 @@ class ElicitationScreen(ModalScreen[ApprovalDecision]):
             with VerticalScroll(id="fields"):
                 for item in self.fields:
                     yield from self._row(item)
-            yield Static("", id="problems")
-            yield Static(HINT, id="hint")
+            with Vertical(id="bottom"):
+                yield Static("", id="problems")
+                yield Static(HINT, id="hint")
 
     def _row(self, item: FormField) -> ComposeResult:
         label = item.title + (" *" if item.required else "")
