@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,15 @@ def test_an_allowed_sampling_request_runs_on_the_sessions_model(
     assert "said: Hello there!" in tool_result_text(vendor, last)
     usage = [u for u in recorded_usage() if u.get("purpose") == "mcp_sampling"]
     assert len(usage) == 1 and usage[0]["source"] == "asker"  # paid for, and the server's
+    by_agent = subprocess.run(
+        [sys.executable, "-m", "wyckoff_cli", "usage", "--by", "agent", "--json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert by_agent.returncode == 0, by_agent.stderr
+    assert "mcp:asker" in by_agent.stdout and "main" in by_agent.stdout
 
 
 def recorded_usage() -> list[dict[str, Any]]:
