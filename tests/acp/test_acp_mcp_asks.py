@@ -80,3 +80,19 @@ async def test_sampling_and_a_form_are_asked_over_acp(workspace: Path) -> None:
     assert "said: Hello from the model" in bodies[2]
     last = json.dumps(server.requests[4].body["messages"][-1])  # the tool result of ask_user
     assert "action" in last and "cancel" in last and "accept" not in last
+
+
+async def test_a_form_whose_defaults_fill_it_can_be_accepted_over_acp(workspace: Path) -> None:
+    with FakeServer() as server:
+        server.script({"tool_calls": [{"name": "mcp__asker__ask_default", "args": {}}]}, {"text": "Red."})
+        editor = AskedEditor(["allow", "accept"])
+        async with wyckoff_acp(editor, server, workspace) as conn:
+            await conn.initialize(protocol_version=1, client_capabilities=schema.ClientCapabilities())
+            new = await conn.new_session(cwd=str(workspace), mcp_servers=[asker()])
+            done = await conn.prompt(session_id=new.session_id, prompt=[text_block("pick")])
+            assert done.stop_reason == "end_turn"
+    assert editor.offered[1] == ["accept", "decline", "cancel"]
+    listed = json.dumps([c.model_dump() for c in editor.permissions[1].content or []])
+    assert "(default red)" in listed
+    last = json.dumps(server.requests[1].body["messages"][-1])
+    assert "accept" in last and "red" in last

@@ -8,6 +8,7 @@ Tools:
   maxTokens 64, the hint as a model preference); returns what the model said, or why not;
 - `ask_user()`: `elicitation/create` with a form of every field kind; returns the
   action and content as JSON;
+- `ask_default()`: a form whose one required field has a default;
 - `roots()`: `roots/list`, the URIs one a line.
 """
 
@@ -65,6 +66,16 @@ def build() -> MCPServer:
             )
         except MCPError as exc:
             return f"refused: {exc.error.message}"
+        return json.dumps({"action": result.action, "content": result.content}, sort_keys=True)
+
+    @server.tool(description="Ask the user to confirm a choice that has a default.")
+    async def ask_default(ctx: Context) -> str:
+        form = {
+            "type": "object",
+            "properties": {"colour": {"type": "string", "enum": ["red", "green"], "default": "red"}},
+            "required": ["colour"],
+        }
+        result = await ctx.session.elicit_form("Which colour?", form, related_request_id=ctx.request_id)
         return json.dumps({"action": result.action, "content": result.content}, sort_keys=True)
 
     @server.tool(description="The client's roots.")

@@ -170,10 +170,26 @@ async def test_allow_rules_and_yolo_run_sampling_without_asking(
     assert person.requests() == [] and person.decided() == ["auto_allow"]
 
 
-async def test_an_allow_rule_for_another_server_does_not_allow_this_one(asker: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "McpSampling(other)",
+        "McpSampling(ask)",  # a prefix of the name
+        "McpSampling(askerx)",
+        "McpSampling(ASKER)",
+        "mcp__asker__*",  # the server's tools, not its requests
+        "mcp__*",
+        "McpElicitation(asker)",
+        "McpElicitation",
+    ],
+)
+async def test_rules_that_do_not_name_this_servers_sampling_do_not_allow_it(
+    asker: Any, tmp_path: Path, rule: str
+) -> None:
     person = Person(ApprovalDecision.deny())
-    policy = ApprovalPolicy(allow=["McpSampling(other)", "mcp__asker__*"])
-    text = await call(asker, "ask_model", {"question": "hi"}, context(tmp_path, policy, person))
+    text = await call(
+        asker, "ask_model", {"question": "hi"}, context(tmp_path, ApprovalPolicy(allow=[rule]), person)
+    )
     assert text.startswith("refused:") and len(person.requests()) == 1
 
 
