@@ -32,10 +32,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import json
 import os
 import pty
 import re
 import select
+import shutil
 import signal
 import socket
 import statistics
@@ -325,16 +327,69 @@ def chat_command(args: argparse.Namespace, cwd: str, profile: str | None = None)
     return [sys.executable, "-m", "wyckoff_cli", *chat]
 
 
+PEER = "claude"
+"""The peer measured beside Wyckoff when it is on PATH (issue 36): Claude Code."""
+PEER_READY = b"for shortcuts"  # Claude Code's prompt line ("? for shortcuts")
+
+
+@dataclass
+class Peer:
+    """How to launch the peer on the same fake server: its app, its headless run."""
+
+    executable: str
+    model: str = "claude-sonnet-4-5"
+
+    def env(self, home: str, cwd: str, base: dict[str, str]) -> dict[str, str]:
+        """Its own config folder, onboarding done and the folder trusted, no updater or
+        other traffic: only the request to the fake server (through the clock)."""
+        config = Path(home) / "claude"
+        config.mkdir(parents=True, exist_ok=True)
+        state = {"hasCompletedOnboarding": True, "projects": {cwd: {"hasTrustDialogAccepted": True}}}
+        (config / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+        return dict(
+            base,
+            CLAUDE_CONFIG_DIR=str(config),
+            DISABLE_AUTOUPDATER="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_TELEMETRY="1",
+        )
+
+    def app_command(self) -> list[str]:
+        return [self.executable, "--model", self.model]
+
+    def headless_command(self) -> list[str]:
+        return [self.executable, "-p", "go", "--model", self.model, "--output-format", "stream-json"]
+
+    def headless_extra(self) -> list[str]:
+        return ["--verbose", "--include-partial-messages"]
+
+
+def find_peer(choice: str) -> Peer | None:
+    if choice == "none":
+        return None
+    found = shutil.which(PEER if choice == "auto" else choice)
+    return Peer(found) if found else None
+
+
 def app_full_speed(
-    args: argparse.Namespace, answer: Path, marker: str, idle: float, profile: str | None = None
+    args: argparse.Namespace,
+    answer: Path,
+    marker: str,
+    idle: float,
+    profile: str | None = None,
+    peer: Peer | None = None,
 ) -> AppRun:
     server = Server(answer, args.delta, None)
     run = AppRun()
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
-        term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
+        if peer is None:
+            term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
+        else:
+            env = peer.env(home, cwd, server.env(home))
+            term = Terminal(peer.app_command(), env, cwd, args.width, args.height)
         term.start()
         try:
-            term.wait_for(b"/help for keys")
+            term.wait_for(b"/help for keys" if peer is None else PEER_READY)
             time.sleep(1.0)  # start-up finished (the SDK preload, the first paints)
             if idle:
                 cpu = cpu_seconds(term.process.pid)
@@ -366,15 +421,19 @@ def app_full_speed(
 
 
 def app_paced(
-    args: argparse.Namespace, answer: Path, profile: str | None = None
+    args: argparse.Namespace, answer: Path, profile: str | None = None, peer: Peer | None = None
 ) -> tuple[float, int, int, float]:
     """CPU share, bytes and frames over `args.seconds` of a stream at `args.rate` deltas/s."""
     server = Server(answer, args.delta, args.rate * args.delta)
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
-        term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
+        if peer is None:
+            term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
+        else:
+            env = peer.env(home, cwd, server.env(home))
+            term = Terminal(peer.app_command(), env, cwd, args.width, args.height)
         term.start()
         try:
-            term.wait_for(b"/help for keys")
+            term.wait_for(b"/help for keys" if peer is None else PEER_READY)
             time.sleep(1.0)
             term.type("go\r")
             deadline = time.perf_counter() + 30
@@ -392,24 +451,30 @@ def app_paced(
             server.close()
 
 
-def headless(args: argparse.Namespace, answer: Path, rate: float | None) -> tuple[float, float]:
-    """`wyckoff run`: seconds from the request to the last text_delta line read from
-    its stdout (unpaced), or its CPU share over `args.seconds` of a paced stream."""
+def headless(
+    args: argparse.Namespace, answer: Path, rate: float | None, peer: Peer | None = None
+) -> tuple[float, float]:
+    """`wyckoff run` (or the peer's `-p`): seconds from the request to the last text
+    delta line read from its stdout (unpaced), or its CPU share over `args.seconds` of
+    a paced stream."""
     server = Server(answer, args.delta, rate)
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
-        command = [sys.executable, "-m", "wyckoff_cli", "run", "--no-session", "--cwd", cwd]
-        command += ["--output-format", "stream-json", "--model", args.model, "go"]
-        child = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=server.env(home)
-        )
+        if peer is None:
+            command = [sys.executable, "-m", "wyckoff_cli", "run", "--no-session", "--cwd", cwd]
+            command += ["--output-format", "stream-json", "--model", args.model, "go"]
+            env = server.env(home)
+        else:
+            command = [*peer.headless_command(), *peer.headless_extra()]
+            env = peer.env(home, cwd, server.env(home))
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
         assert child.stdout is not None
         try:
             started = last = 0.0
             cpu = 0.0
             for line in child.stdout:
-                if line.startswith(b'{"type": "model_start"'):
+                if line.startswith(b'{"type": "model_start"') or (peer is not None and not started):
                     started = time.perf_counter()
-                elif line.startswith(b'{"type": "text_delta"'):
+                elif b'"text_delta"' in line:
                     last = time.perf_counter()
                     if rate is not None:
                         if not cpu:
@@ -447,6 +512,11 @@ def main() -> int:
     parser.add_argument("--model", default="openai:gpt-bench")
     parser.add_argument("--skip-paced", action="store_true")
     parser.add_argument(
+        "--peer",
+        default="auto",
+        help="the peer run beside Wyckoff: auto (`claude` when on PATH), none, or a path to it",
+    )
+    parser.add_argument(
         "--profile", metavar="FILE", help="run the app under cProfile once, save the stats there"
     )
     parser.add_argument("--profile-paced", action="store_true", help="with --profile: profile a paced run")
@@ -478,14 +548,30 @@ def main() -> int:
             )
             return 0
 
-        runs = [app_full_speed(args, path, marker, args.idle if i == 0 else 0) for i in range(args.repeat)]
+        peer = find_peer(args.peer)
+        print(
+            f"peer: {peer.executable} (runs alternate with Wyckoff's)"
+            if peer
+            else f"peer: `{PEER}` is not on PATH: Wyckoff alone (issue 36's peer figures are the reference)"
+        )
+        runs: list[AppRun] = []
+        peer_runs: list[AppRun] = []
+        for i in range(args.repeat):
+            runs.append(app_full_speed(args, path, marker, args.idle if i == 0 else 0))
+            if peer is not None:
+                peer_runs.append(app_full_speed(args, path, marker, 0, peer=peer))
         seconds = statistics.median(r.seconds for r in runs)
         cpu = statistics.median(r.cpu for r in runs)
         written = statistics.median(r.written for r in runs)
         frames = statistics.median(r.frames for r in runs)
         rss = max(r.rss_mb for r in runs)
         quiet = 2 / CLK_TCK / max(args.idle, 1)  # "0%": at most two ticks of /proc accounting
-        head = [headless(args, path, None)[0] for _ in range(args.repeat)]
+        head: list[float] = []
+        peer_head: list[float] = []
+        for _ in range(args.repeat):
+            head.append(headless(args, path, None)[0])
+            if peer is not None:
+                peer_head.append(headless(args, path, None, peer)[0])
         rows = [
             (
                 "request -> last line on screen",
@@ -525,6 +611,20 @@ def main() -> int:
             ("last line still on screen at the end", str(all(r.still_on_screen for r in runs)), "True", None),
             ("headless (wyckoff run): request -> last delta", f"{statistics.median(head):.2f} s", "", None),
         ]
+        if peer is not None:
+            theirs = statistics.median(r.seconds for r in peer_runs)
+            their_head = statistics.median(peer_head)
+            rows += [
+                (f"{PEER}: request -> last line on screen", f"{theirs:.2f} s", "", None),
+                ("  Wyckoff / peer", f"{seconds / theirs:.2f}x", "<= 1x", seconds <= theirs),
+                (f"{PEER} -p: request -> last delta", f"{their_head:.2f} s", "", None),
+                (
+                    "  Wyckoff / peer, headless",
+                    f"{statistics.median(head) / their_head:.2f}x",
+                    "<= 1x",
+                    statistics.median(head) <= their_head,
+                ),
+            ]
         detail = [
             f"app runs: {', '.join(f'{r.seconds:.2f}' for r in runs)} s; CPU {', '.join(f'{r.cpu:.0%}' for r in runs)}",
             f"headless runs: {', '.join(f'{s:.2f}' for s in head)} s",
@@ -562,6 +662,18 @@ def main() -> int:
                 )
             )
             detail.append(f"paced app runs: {', '.join(f'{p[0]:.1%}' for p in paced)}")
+            if peer is not None:
+                theirs_paced = statistics.median(
+                    app_paced(args, path, peer=peer)[0] for _ in range(args.repeat)
+                )
+                rows.append(
+                    (
+                        f"  {PEER} CPU at {args.rate:g} deltas/s",
+                        f"{theirs_paced:.1%} of a core",
+                        f"> {share:.1%}",
+                        share <= theirs_paced,
+                    )
+                )
     print(f"load average at end: {load()}")
     for line in detail:
         print(line)

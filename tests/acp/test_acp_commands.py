@@ -83,6 +83,7 @@ async def test_acp_advertises_exactly_the_commands_that_work_over_it(workspace: 
         server.script(
             {"tool_calls": [{"name": "write_file", "args": {"path": "AGENTS.md", "content": "# Agents\n"}}]},
             {"text": "Wrote AGENTS.md."},
+            {"when": "Review the ", "text": "Reported 0 findings."},  # /review's reviewer (docs/REVIEW.md)
         )
         editor = Editor()
         async with wyckoff_acp(editor, server, workspace) as conn:
@@ -102,6 +103,10 @@ async def test_acp_advertises_exactly_the_commands_that_work_over_it(workspace: 
             assert "Wrote AGENTS.md." in answers["init"]  # a turn
             assert "Conversation rewound" in answers["rewind"]  # back to before /init: AGENTS.md goes
             assert answers["cost"].startswith("No model calls") and "Exported to" in answers["export"]
+            assert (
+                "Review of the uncommitted changes" in answers["review"]
+            )  # what the commands before it left
             for name in ("quit", "help", "clear", "resume", "top"):  # not offered: said so, nothing sent
                 assert "is not available here" in await say(conn, editor, sid, f"/{name}")
-        assert len(server.requests) == 2  # only /init called the model
+        assert len(server.requests) == 3  # only /init (two rounds) and /review called the model
+        assert "Review the uncommitted changes" in str(server.requests[2].body["messages"])

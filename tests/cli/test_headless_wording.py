@@ -96,9 +96,10 @@ def test_a_custom_command_run_headless_is_titled_and_resumed_as_typed(
 ) -> None:
     commands = workspace / ".wyckoff" / "commands"
     commands.mkdir(parents=True)
-    (commands / "review.md").write_text("Review $ARGUMENTS carefully.\n")
+    # `audit`, not `review`: a custom command never replaces the built-in /review (commands.prefer)
+    (commands / "audit.md").write_text("Review $ARGUMENTS carefully.\n")
     model = scripted(tmp_path, [{"text": "Looks fine."}])
-    result = run(["-m", model, "--output-format", "json", "/review calc.py"], workspace)
+    result = run(["-m", model, "--output-format", "json", "/audit calc.py"], workspace)
     assert result.returncode == 0, result.stderr
     session_id = json.loads(result.stdout.strip().splitlines()[-1])["session_id"]
     listed = subprocess.run(
@@ -110,7 +111,7 @@ def test_a_custom_command_run_headless_is_titled_and_resumed_as_typed(
         timeout=60,
     )
     titles = {item["id"]: item["title"] for item in json.loads(listed.stdout)}
-    assert titles[session_id] == "/review calc.py"
+    assert titles[session_id] == "/audit calc.py"
 
 
 def test_a_hook_block_through_the_real_sdk_and_the_fake_server(tmp_path: Path, workspace: Path) -> None:

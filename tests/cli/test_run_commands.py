@@ -82,13 +82,16 @@ def test_every_command_headless_offers_answers(
     assert run(workspace, model, "hi") == 0
     capsys.readouterr()
     answers: dict[str, str] = {}
+    agents_md_after: dict[str, bool] = {}  # whether AGENTS.md exists after each command
     for command in offered_by(HEADLESS):
         used = init if command.name == "init" else model  # /init is a turn: it writes AGENTS.md
         code = run(workspace, used, "--continue", "--permission-mode", "auto-edit", f"/{command.name}")
         captured = capsys.readouterr()
         assert code in (0, 1), f"/{command.name}: {captured.err}"
         answers[command.name] = answer = captured.out + captured.err
+        agents_md_after[command.name] = (workspace / "AGENTS.md").exists()
         assert answer.strip(), f"/{command.name} answered nothing"
         assert "not available" not in answer and "Unknown command" not in answer
     assert "Wrote AGENTS.md." in answers["init"]  # then /rewind went back to before it
-    assert "Conversation rewound" in answers["rewind"] and not (workspace / "AGENTS.md").exists()
+    assert "Conversation rewound" in answers["rewind"] and not agents_md_after["rewind"]
+    assert "Undo done" in answers["undo"] and agents_md_after["undo"]  # /undo takes the rewind back

@@ -134,3 +134,17 @@ async def test_unknown_skill_is_a_tool_error_naming_the_skills(workspace: Path) 
     assert not tool.requires_approval and tool.kind == "read"
     with pytest.raises(ToolError, match="Skills: pdf"):
         await tool.run({"name": "nope"}, ToolContext(workspace=workspace))
+
+
+def test_a_display_name_falls_back_to_the_folder_name(workspace: Path) -> None:
+    folder = workspace / ".claude" / "skills" / "agent-development"  # as anthropics' plugin-dev publishes it
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: Agent Development\ndescription: Build agents\n---\nbody\n")
+    unusable = workspace / ".claude" / "skills" / "Has Space"
+    unusable.mkdir()
+    (unusable / "SKILL.md").write_text("---\nname: Also Spaced\ndescription: d\n---\nbody\n")
+    catalog = discover_skills(workspace)
+    assert catalog.names == ["agent-development"]
+    assert catalog.problems == [
+        f"{unusable / 'SKILL.md'}: the name 'Also Spaced' is not usable (letters, digits, '-', '_', '.')"
+    ]

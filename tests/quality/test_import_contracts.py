@@ -31,8 +31,10 @@ LEVELS: dict[str, int] = {
     "tui": 5,
     "acp": 5,
     "api": 5,
+    "batch": 5,
     "cli": 6,
     "testing": 6,
+    "integrations": 7,
 }
 # same-level imports that are part of the design: the context layer uses the provider
 # protocol (compaction's model calls) and the tool base (the `remember` tool)

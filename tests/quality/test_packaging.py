@@ -39,6 +39,7 @@ def test_non_editable_install_can_read_shipped_config(tmp_path: Path) -> None:
         names = set(archive.namelist())
     for name in shipped:
         assert f"wyckoff_cli/_shipped_config/{name}" in names
+    assert "wyckoff_cli/runtime/review/review.schema.json" in names  # `wyckoff review --format json`'s schema
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],

@@ -83,11 +83,12 @@ def test_unused_keys_and_bad_rules_are_listed_once(workspace: Path) -> None:
     assert problems.count("settings Wyckoff does not use: env, model") == 1
     assert "permissions.allow: invalid rule 'Bash('" in problems
     assert "permissions.deny must be a list of strings" in problems
-    assert "additionalDirectories is not applied yet" in problems
-    assert "defaultMode 'acceptEdits' is not applied yet" in problems and "'auto-edit'" in problems
+    assert "permissions.additionalDirectories: ../lib is not a folder; skipped" in problems
+    assert "defaultMode" not in problems  # a Claude Code mode name: applied once trusted
     assert "permissions keys Wyckoff does not use: disableBypassPermissionsMode" in problems
     trust_files(found.needing_trust())
     assert load_hooks(workspace).claude_permissions().allow == ["Bash(ok:*)"]
+    assert load_hooks(workspace).claude_permissions().default_mode == "auto-edit"
 
 
 def test_the_session_policy_merges_them_and_deny_wins(workspace: Path) -> None:

@@ -103,7 +103,7 @@ async def test_the_first_turn_says_it_waits_for_a_starting_mcp_server(tmp_path: 
     app, provider = app_for(tmp_path, [{"text": "hello"}], host)
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
-        await send(pilot, "hi")
+        await send(pilot, "hi, ask slowpoke to echo")  # it names the server: it waits (issue 36)
         await until(
             pilot, lambda: screen.status.state == "starting MCP server slowpoke…", what="the waiting state"
         )
@@ -115,6 +115,29 @@ async def test_the_first_turn_says_it_waits_for_a_starting_mcp_server(tmp_path: 
         assert screen.status.state == "idle"
 
 
+async def test_a_message_that_does_not_need_a_starting_server_goes_at_once_and_says_so(
+    tmp_path: Path,
+) -> None:
+    script, flag = tmp_path / "slow_server.py", tmp_path / "go"
+    script.write_text(SLOW_SERVER)
+    spec = stdio_spec("slowpoke", args=(str(script), str(flag), str(DEMO)), startup_timeout=60.0)
+    host = host_for(tmp_path, McpConfig((spec,), None))
+    app, provider = app_for(tmp_path, [{"text": "hello"}, {"text": "again"}], host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        await send(pilot, "hi")
+        await until(pilot, lambda: provider.requests and not screen.busy, what="the turn, without the server")
+        assert "mcp__slowpoke__echo" not in [t.name for t in provider.requests[0].tools]
+        assert host.connecting() == ["slowpoke"]  # it is still starting
+        notices = [n.message for n in screen.query(NoticeLine)]
+        assert any("slowpoke still starting: this message is sent without its tools" in n for n in notices)
+        flag.write_text("go")
+        await until(pilot, lambda: not host.connecting(), what="the server to be ready")
+        await send(pilot, "and now?")
+        await until(pilot, lambda: len(provider.requests) == 2 and not screen.busy, what="the second turn")
+        assert "mcp__slowpoke__echo" in [t.name for t in provider.requests[1].tools]
+
+
 async def test_esc_stops_the_wait_for_a_starting_server(tmp_path: Path) -> None:
     script, flag = tmp_path / "slow_server.py", tmp_path / "go"
     script.write_text(SLOW_SERVER)
@@ -122,7 +145,7 @@ async def test_esc_stops_the_wait_for_a_starting_server(tmp_path: Path) -> None:
     app, provider = app_for(tmp_path, [{"text": "hello"}], host_for(tmp_path, McpConfig((spec,), None)))
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
-        await send(pilot, "hi")
+        await send(pilot, "hi slowpoke")
         await until(
             pilot, lambda: screen.status.state.startswith("starting MCP server"), what="the waiting state"
         )

@@ -11,6 +11,7 @@ from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
 from tests.waiting import until
 from wyckoff_cli.session.commands import APP, offered_by
+from wyckoff_cli.tui.screens.agents import AgentsScreen
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.rewind import RewindPickerScreen
 from wyckoff_cli.tui.screens.sessions import SessionPicker
@@ -46,6 +47,9 @@ async def test_every_command_the_app_offers_is_handled(tmp_path: Path) -> None:
                 await pilot.press("escape")
             elif name == "find":
                 await pilot.press("escape")  # closes the find bar
+            elif name == "agents":
+                await until(pilot, lambda: isinstance(app.screen, AgentsScreen))
+                await pilot.press("escape")
             elif name in ("undo", "redo", "diff"):  # a preview or the diff, once /init wrote a file
                 await until(
                     pilot,
@@ -59,7 +63,18 @@ async def test_every_command_the_app_offers_is_handled(tmp_path: Path) -> None:
             await settle(pilot, screen)
             notices = [n.message for n in screen.query(NoticeLine)]
             assert not any("Unknown command" in n or "not a command" in n for n in notices), (name, notices)
-            if name not in ("resume", "rewind", "find", "top", "bottom", "clear", "diff", "undo", "redo"):
+            if name not in (
+                "resume",
+                "rewind",
+                "find",
+                "top",
+                "bottom",
+                "clear",
+                "diff",
+                "undo",
+                "redo",
+                "agents",
+            ):
                 assert len(screen.transcript.children) > before or name == "clear", (
                     name
                 )  # it showed something

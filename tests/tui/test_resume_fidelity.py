@@ -103,9 +103,10 @@ async def test_a_skill_mention_replays_as_typed_without_the_skills_text(workspac
 async def test_a_custom_command_replays_as_typed_not_as_its_expansion(workspace: Path) -> None:
     commands = workspace / ".wyckoff" / "commands"
     commands.mkdir(parents=True)
-    (commands / "review.md").write_text("Review $ARGUMENTS carefully.\nList every problem you find.\n")
-    live, resumed, _ = await live_then_resumed(workspace, [{"text": "Looks fine."}], ["/review calc.py"])
-    assert ("you", "/review calc.py") in live
+    # `audit`, not `review`: a custom command never replaces the built-in /review (commands.prefer)
+    (commands / "audit.md").write_text("Review $ARGUMENTS carefully.\nList every problem you find.\n")
+    live, resumed, _ = await live_then_resumed(workspace, [{"text": "Looks fine."}], ["/audit calc.py"])
+    assert ("you", "/audit calc.py") in live
     assert resumed == live
     assert not any("carefully" in text for _, text in resumed)
 

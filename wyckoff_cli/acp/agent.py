@@ -35,9 +35,9 @@ from wyckoff_cli.session.builder import SessionBuilder, open_workspace
 from wyckoff_cli.session.commands import ACP, BY_NAME, offered_by, split
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.info_requests import Exporter
+from wyckoff_cli.session.managed_modes import allowed_modes
 from wyckoff_cli.session.mcp import start_session_mcp
 from wyckoff_cli.tools.mcp.names import wider_rules
-from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
 log = logging.getLogger(__name__)
 
@@ -276,9 +276,9 @@ class WyckoffAgent:
             raise RequestError.invalid_params({"message": message})
         parts = split(text)
         builtin = BY_NAME.get(parts[0].lower()) if parts is not None else None
-        if isinstance(request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit) or (
-            builtin is not None and ACP not in builtin.hosts and not isinstance(request, rq.PromptCommand)
-        ):
+        if isinstance(
+            request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit | rq.Background | rq.Agents
+        ) or (builtin is not None and ACP not in builtin.hosts and not isinstance(request, rq.PromptCommand)):
             name = builtin.name if builtin is not None else text
             await self._send(session_id, update_agent_message_text(f"/{name} is not available here."))
             return schema.PromptResponse(stop_reason="end_turn")
@@ -468,7 +468,7 @@ def modes(current: str) -> schema.SessionModeState:
         current_mode_id=current,
         available_modes=[
             schema.SessionMode(id=mode, name=mode, description=MODE_DESCRIPTIONS.get(mode))
-            for mode in PERMISSION_MODES
+            for mode in allowed_modes()  # without yolo when a managed policy disables it
         ],
     )
 

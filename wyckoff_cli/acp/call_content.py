@@ -77,6 +77,8 @@ def permission_content(
     content: list[Any] = []
     if preview.get("kind") == "diff":
         content.extend(edit_diffs(name, args, workspace))
+        if not content and isinstance(preview.get("diff"), str):  # merge_worktree: a whole patch
+            content.append(tool_content(text_block(f"{preview.get('path', name)}\n{preview['diff']}")))
         if preview.get("error"):
             content.append(tool_content(text_block(f"This edit will fail: {preview['error']}")))
     elif preview.get("kind") == "command":

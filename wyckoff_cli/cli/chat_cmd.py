@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.cli.agents_cmd import add_budget_argument
+from wyckoff_cli.cli.worktree_session import add_worktree_argument
 from wyckoff_cli.core.errors import UsageError
 
 
@@ -44,6 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="start in this permission mode (Shift+Tab cycles them)",
     )
     add_budget_argument(parser)
+    add_worktree_argument(parser)
     parser.add_argument(
         "--sandbox",
         choices=("workspace-write", "read-only", "off"),
@@ -52,14 +54,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from wyckoff_cli.cli.worktree_session import run_in_worktree
+
+    start = (args.path or Path.cwd()).expanduser().resolve()
+    if not start.is_dir():
+        raise UsageError(f"{start} is not a folder")
+    if args.worktree is not None and (args.continue_ or args.resume is not None):
+        raise UsageError("--worktree starts a new session: it does not go with --continue or --resume")
+    return run_in_worktree(args.worktree, start, lambda folder: _run_app(args, folder))
+
+
+def _run_app(args: argparse.Namespace, start: Path) -> int:
     from wyckoff_cli.cli.sessions_cmd import export_text
     from wyckoff_cli.session.builder import SessionBuilder, open_workspace
     from wyckoff_cli.session.controller import ChatController
     from wyckoff_cli.session.models import resolve_model_spec
 
-    start = (args.path or Path.cwd()).expanduser().resolve()
-    if not start.is_dir():
-        raise UsageError(f"{start} is not a folder")
     os.chdir(start)
     workspace = open_workspace(start)
     workspace.sandbox = args.sandbox

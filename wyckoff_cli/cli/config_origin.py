@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from wyckoff_cli.storage import config as cfg
-from wyckoff_cli.storage.managed import load_managed
+from wyckoff_cli.storage.managed import ManagedPolicy, load_managed
 
 
 def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
@@ -41,8 +41,20 @@ def origin_lines(loaded: cfg.LoadedConfig) -> list[str]:
             setters[key] = path
     for key, value in flatten(cfg.to_plain(loaded.config)).items():
         where = _setter(key, setters)
-        lines.append(f"{key} = {_shown(value)}  # {where or 'default'}")
+        over = _overridden(managed, key, value)
+        lines.append(f"{key} = {_shown(value)}  # {where or 'default'}{over}")
     return lines
+
+
+def _overridden(managed: ManagedPolicy | None, key: str, value: Any) -> str:
+    """The note for a value the managed policy overrides, naming its file ("" if none)."""
+    if managed is None:
+        return ""
+    if key == "shell.sandbox" and value == "off" and managed.sandbox_required:
+        return f'; overridden by the managed policy {managed.path} (sandbox = "required")'
+    if key == "permission_mode" and value == "yolo" and managed.disable_yolo:
+        return f"; overridden by the managed policy {managed.path} (disable_yolo = true)"
+    return ""
 
 
 def _setter(key: str, setters: dict[str, Path]) -> Path | None:

@@ -57,11 +57,20 @@ def run(args: argparse.Namespace) -> int:
                 )
             for grant in file.grants:
                 print(f"  permissions: {grant}")
+            for plugin in file.enables:
+                print(f"  enables plugin: {plugin}")
         for problem in hooks.problems:
             print(f"skipped: {problem}")
         return 0
     if args.action == "untrust":
-        removed = [f.path for f in hooks.files if f.project and TrustStore().revoke(f.path, "hooks")]
+        store = TrustStore()
+        removed: list[Path] = []
+        for file in hooks.files:
+            if not file.project or file.source.startswith("plugin "):  # a plugin's: `wyckoff plugin remove`
+                continue
+            enabling = store.revoke(file.path, "plugins")  # a settings file's enabledPlugins
+            if store.revoke(file.path, "hooks") or enabling:
+                removed.append(file.path)
         print("\n".join(f"No longer trusted: {p}" for p in removed) or "Nothing was trusted here.")
         return 0
     waiting = hooks.needing_trust()
@@ -74,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {spec.event} [{spec.matcher or '*'}]: {spec.command}")
         for grant in file.grants:
             print(f"  permissions: {grant}")
+        for plugin in file.enables:
+            print(f"  enables plugin: {plugin}")
     if not args.yes:
         if not sys.stdin.isatty():
             print("wyckoff: not a terminal; run `wyckoff hooks trust --yes` to trust these.", file=sys.stderr)

@@ -19,6 +19,7 @@ from wyckoff_cli import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("wyckoff_cli.cli.chat_cmd", "open the interactive app (the default command)"),
     "run": ("wyckoff_cli.cli.run_cmd", "run one turn headless and print the answer or events"),
+    "review": ("wyckoff_cli.cli.review_cmd", "review a change read-only: findings checked against the code"),
     "config": ("wyckoff_cli.cli.config_cmd", "see and edit the configuration"),
     "permissions": ("wyckoff_cli.cli.permissions_cmd", "list, add, remove and trust saved allow/deny rules"),
     "sessions": ("wyckoff_cli.cli.sessions_cmd", "saved sessions: list, show, export, delete, prune"),
@@ -34,10 +35,25 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wyckoff_cli.cli.lsp_cmd",
         "language servers: status (found, running, failed), trust a project's",
     ),
+    "plugin": (
+        "wyckoff_cli.cli.plugin_cmd",
+        "Claude Code plugins: marketplaces, install, list, enable, disable, remove, update",
+    ),
     "hooks": ("wyckoff_cli.cli.hooks_cmd", "user hooks: list them with source and trust, trust a project's"),
     "checkpoints": (
         "wyckoff_cli.cli.checkpoints_cmd",
         "checkpoints of the work tree: list, diff, restore, prune",
+    ),
+    "ps": ("wyckoff_cli.cli.ps_cmd", "background sessions of this project: state, cost, what each waits for"),
+    "attach": ("wyckoff_cli.cli.attach_cmd", "open the app on a background session, live"),
+    "stop": ("wyckoff_cli.cli.stop_cmd", "end a background session cleanly"),
+    "worktree": (
+        "wyckoff_cli.cli.worktree_cmd",
+        "git worktrees of sessions and sub-agents: list, diff, merge, remove, prune",
+    ),
+    "batch": (
+        "wyckoff_cli.cli.batch_cmd",
+        "run many tasks headless, each in its own clone, locally or on Ray",
     ),
     "acp": ("wyckoff_cli.cli.acp_cmd", "serve the Agent Client Protocol on stdio (for Zed, JetBrains, Toad)"),
 }
@@ -66,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         selected = "chat"
     parser = build_parser(selected if selected in COMMANDS else None)
     args = parser.parse_args(args_list)
+    args.argv = args_list  # as typed: `run --background` passes it on to the detached process
     if args.command is None:
         parser.print_help()
         return 0

@@ -42,9 +42,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wyckoff_cli.cli.agents_cmd import add_budget_argument
+from wyckoff_cli.cli.worktree_session import add_worktree_argument, run_in_worktree
 from wyckoff_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from wyckoff_cli.core import events as ev
+    from wyckoff_cli.session.background_host import BackgroundHost
     from wyckoff_cli.session.builder import SessionBuilder
     from wyckoff_cli.session.custom_commands import TurnRequest
     from wyckoff_cli.storage.recorder import SessionRecorder
@@ -117,11 +122,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     resume.add_argument("--no-session", action="store_true", help="do not save this run as a session")
     add_budget_argument(parser)
+    add_worktree_argument(parser)
     parser.add_argument(
         "--fork",
         action="store_true",
         help="with --continue/--resume: continue in a new session that starts from that session's history",
     )
+    from wyckoff_cli.cli.background_cmd import add_background_arguments
+
+    add_background_arguments(parser)
     parser.add_argument(
         "--trust-hooks",
         action="store_true",
@@ -147,7 +156,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("the prompt is empty")
     if args.fork and not (args.continue_session or args.resume):
         raise UsageError("--fork needs --continue or --resume ID (the session to fork)")
-    return asyncio.run(_run(args, prompt))
+    if args.worktree is not None and (args.continue_session or args.resume):
+        raise UsageError("--worktree starts a new session: it does not go with --continue or --resume")
+    if args.background:  # a detached process runs it; this one returns at once
+        from wyckoff_cli.cli.background_cmd import start_background
+
+        return start_background(args, prompt)
+
+    def in_folder(folder: Path) -> int:
+        args.cwd = folder
+        return asyncio.run(_run(args, prompt))
+
+    start = (args.cwd or Path.cwd()).resolve()
+    return run_in_worktree(args.worktree, start, in_folder, title=prompt.strip().splitlines()[0][:200])
 
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
@@ -155,7 +176,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.cli.text_output import TextPrinter
     from wyckoff_cli.core import events as ev
     from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
-    from wyckoff_cli.session.headless import HeadlessChat
+    from wyckoff_cli.session.headless import HeadlessChat, unattended
     from wyckoff_cli.session.output_schema import load_schema
     from wyckoff_cli.session.run_summary import RunSummary
     from wyckoff_cli.session.store import call_coster
@@ -201,6 +222,11 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         print(text, file=sys.stderr)
 
     resumed = bool(args.continue_session or args.resume)
+    host: BackgroundHost | None = None
+    if args.background_child:  # the detached process of `--background`: approvals wait for an app
+        from wyckoff_cli.cli.background_cmd import open_host
+
+        host = await open_host(args, builder, recorder, model, prompt)
     chat = await HeadlessChat.open(
         builder,
         model=model,
@@ -210,7 +236,10 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         resumed=resumed,
         trust_mcp=args.trust_mcp,
         write=write,
+        approver=host.approve if host is not None else unattended,
     )
+    if host is not None:
+        host.on_abort = chat.interrupt  # `stop`, an app's Esc: the controller's turn stops
     session = chat.session
     summary = RunSummary(
         builder.workspace.root, {t.name: t.kind for t in session.registry}, call_coster(config)
@@ -231,33 +260,43 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         if schema is not None:
             from wyckoff_cli.session.output_schema import schema_checked
 
-            turn = schema_checked(chat, schema, prompt, request, args.image)
+            turn: AsyncIterator[ev.RuntimeEvent] | None = schema_checked(
+                chat, schema, prompt, request, args.image
+            )
         else:
             turn = chat.turn(prompt, command=request, images=args.image)
-        async for event in turn:
-            summary.record(event)
-            if args.output_format == "stream-json":
-                out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
-                out.flush()
-            elif args.output_format == "json":
-                if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
-                    collected.append(event.to_dict())
-            else:
-                if schema is None or not isinstance(event, ev.TextDelta | ev.MessageCommitted):
-                    printer.handle(event)  # with a schema: only the JSON answer, at the end
-                if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
-                    print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
-                if isinstance(event, ev.HookRan) and (event.outcome != "ok" or event.message):
-                    print(
-                        f"\n[hook] {event.hook_event} {event.command}: {event.outcome} {event.message}",
-                        file=sys.stderr,
-                    )
-            if isinstance(event, ev.TurnFailed):
-                failure = event
-                if args.output_format == "text":
-                    print(f"\nwyckoff: {event.kind}: {event.message}", file=sys.stderr)
-            if isinstance(event, ev.TurnDone):
-                done = event
+        while turn is not None:
+            async for event in turn:
+                if host is not None:
+                    host.publish(event)
+                summary.record(event)
+                if args.output_format == "stream-json":
+                    out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+                    out.flush()
+                elif args.output_format == "json":
+                    if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
+                        collected.append(event.to_dict())
+                else:
+                    if schema is None or not isinstance(event, ev.TextDelta | ev.MessageCommitted):
+                        printer.handle(event)  # with a schema: only the JSON answer, at the end
+                    if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
+                        print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
+                    if isinstance(event, ev.HookRan) and (event.outcome != "ok" or event.message):
+                        print(
+                            f"\n[hook] {event.hook_event} {event.command}: {event.outcome} {event.message}",
+                            file=sys.stderr,
+                        )
+                if isinstance(event, ev.TurnFailed):
+                    failure = event
+                    if args.output_format == "text":
+                        print(f"\nwyckoff: {event.kind}: {event.message}", file=sys.stderr)
+                if isinstance(event, ev.TurnDone):
+                    done = event
+            turn = None
+            if host is not None:  # further turns from the attached app, while one is
+                from wyckoff_cli.cli.background_cmd import follow_up
+
+                turn = await follow_up(host, chat)
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
@@ -267,6 +306,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             printer.ended_with_newline = True
         if recorder is not None:
             _report_session(recorder, args.output_format)
+        if host is not None:  # after the log is complete: `done` means it can be read
+            await host.close(_final_state(host, done, failure))
     assert done is not None
     if args.output_format == "json":
         result = {
@@ -295,6 +336,12 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     if code == 0 and _session_error(recorder) is not None:
         return EXIT_NOT_SAVED
     return code
+
+
+def _final_state(host: BackgroundHost, done: ev.TurnDone | None, failure: ev.TurnFailed | None) -> str:
+    if host.stopping:
+        return "stopped"
+    return "done" if done is not None and failure is None and done.reason != "error" else "failed"
 
 
 def _session_error(recorder: SessionRecorder | None) -> str | None:

@@ -47,7 +47,9 @@ def builtin_request(prompt: str, builder: SessionBuilder) -> rq.SessionRequest |
     if request is None or isinstance(request, rq.PromptCommand | rq.Turn):
         return None
     command = BY_NAME[parts[0].lower()]
-    if HEADLESS not in command.hosts or isinstance(request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit):
+    if HEADLESS not in command.hosts or isinstance(
+        request, rq.Help | rq.Top | rq.Bottom | rq.Find | rq.Quit | rq.Background | rq.Agents
+    ):
         offered = ", ".join(f"/{c.name}" for c in BY_NAME.values() if HEADLESS in c.hosts)
         raise UsageError(f"/{command.name} is not available in `wyckoff run` (it offers {offered})")
     return request

@@ -27,6 +27,7 @@ from wyckoff_cli.context.tokens import estimate_text
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.claude_home import claude_user_dir
+from wyckoff_cli.storage.plugins import active_plugins
 from wyckoff_cli.tools.base import Tool, ToolContext
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,7 @@ def skill_folders(root: Path) -> list[tuple[Path, str]]:
         (root / ".claude" / "skills", "project (.claude)"),
         (paths.config_dir() / "skills", "user"),
         *([(claude / "skills", "user (~/.claude)")] if (claude := claude_user_dir()) else []),
+        *[(path, f"plugin {p.name}") for p in active_plugins(root) for path in p.skill_paths],
     ]
 
 
@@ -104,13 +106,18 @@ def discover_skills(root: Path) -> SkillCatalog:
     for folder, source in skill_folders(root):
         if not folder.is_dir():
             continue
-        for skill_file in sorted(folder.glob("*/SKILL.md")):
+        own = folder / "SKILL.md"  # a plugin may name a skill's own folder
+        for skill_file in [own] if own.is_file() else sorted(folder.glob("*/SKILL.md")):
             try:
                 document = read_document(skill_file)
             except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
                 catalog.problems.append(f"{skill_file}: {exc}")
                 continue
             name = document.text("name") or skill_file.parent.name
+            if not _NAME.match(name) and _NAME.match(skill_file.parent.name):
+                name = (
+                    skill_file.parent.name
+                )  # a display name ("Agent Development", as published): the folder's
             description = " ".join(document.text("description").split())
             if not _NAME.match(name):
                 catalog.problems.append(

@@ -28,10 +28,13 @@ from pathlib import Path
 from wyckoff_cli.core.claude_names import CLAUDE_MODES as _CLAUDE_MODES  # Claude Code's modes, as ours
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS  # Claude Code's tool names, as ours
 from wyckoff_cli.storage.claude_home import claude_user_dir
+from wyckoff_cli.storage.plugins import active_plugins
 
 PERMISSION_ORDER = ("plan", "default", "auto-edit", "auto", "yolo")  # narrowest first
 _CLAUDE_MODELS = {"sonnet", "opus", "haiku"}  # Claude Code's short names: we keep the parent's model
-_KNOWN_KEYS = {"name", "description", "tools", "model", "max_rounds", "permission_mode", "permissionMode"}
+_KNOWN_KEYS = {
+    "name", "description", "tools", "model", "max_rounds", "permission_mode", "permissionMode", "isolation"
+}  # fmt: skip
 _IGNORED_KEYS = {"color", "disallowedTools", "skills", "hooks", "mcpServers"}  # Claude Code's, unused here
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)\s*:(.*)")
@@ -60,6 +63,7 @@ class AgentDefinition:
     max_rounds: int | None = None
     permission_mode: str | None = None
     source: str = "built-in"  # "built-in" or the file's path
+    isolation: str | None = None  # "worktree": each task runs in a git worktree of its own
 
     @property
     def origin(self) -> str:
@@ -115,6 +119,7 @@ def agent_dirs(root: Path, user_config_dir: Path) -> list[Path]:
         user_config_dir / "agents",
         root / ".claude" / "agents",
         *([claude / "agents"] if claude is not None else []),
+        *[path for plugin in active_plugins(root) for path in plugin.agent_paths],  # installed plugins'
     ]
 
 
@@ -123,7 +128,7 @@ def load_agents(root: Path, user_config_dir: Path) -> AgentCatalog:
     problems: list[str] = []
     for folder in agent_dirs(root, user_config_dir):
         try:
-            files = sorted(p for p in folder.glob("*.md") if p.is_file())
+            files = [folder] if folder.is_file() else sorted(p for p in folder.glob("*.md") if p.is_file())
         except OSError:
             continue
         for path in files:
@@ -187,6 +192,9 @@ def parse_agent(text: str, source: str) -> AgentDefinition:
                 where[mode_key], f"`{mode_key}` must be one of {', '.join(PERMISSION_ORDER)}, not {mode!r}"
             )
         mode = _CLAUDE_MODES.get(mode, mode)
+    isolation = data.get("isolation")
+    if isolation is not None and isolation != "worktree":
+        raise FrontMatterError(where["isolation"], f"`isolation` must be `worktree`, not {isolation!r}")
     body = "\n".join(lines[end + 1 :]).strip()
     if not body:
         raise FrontMatterError(end + 1, "the body (the agent's system prompt) is empty")
@@ -199,6 +207,7 @@ def parse_agent(text: str, source: str) -> AgentDefinition:
         int(max_rounds) if isinstance(max_rounds, str) else None,
         mode if isinstance(mode, str) else None,
         source,
+        isolation,
     )
 
 

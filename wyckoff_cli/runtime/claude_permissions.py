@@ -9,11 +9,12 @@
 Rules are Claude Code's (`Bash(git diff:*)`, `Edit(src/**)`, `WebFetch(domain:…)`), which
 Wyckoff's rule parser reads as they are (tools/permissions/rules.py, the one table in
 core/claude_names.py). They merge with Wyckoff's rules: deny wins over ask over allow.
-What narrows (`deny`, `ask`) applies at once; what widens (`allow`) only once the project
-file is trusted, with the same trust as its hooks (runtime/hook_config.py).
-`additionalDirectories` and `defaultMode` are read but not applied yet, and say so; keys
-Wyckoff does not use are listed once (`wyckoff hooks list`, `/hooks`), never dropped
-without a word.
+What narrows (`deny`, `ask`) applies at once; what widens (`allow`,
+`additionalDirectories`: more folders the tools may read and write and the sandbox
+leaves writable; `defaultMode`: the start-up mode, Claude Code's names mapped through
+core/claude_names.py) only once the project file is trusted, with the same trust as its
+hooks (runtime/hook_config.py). Keys Wyckoff does not use are listed once (`wyckoff
+hooks list`, `/hooks`), never dropped without a word.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from wyckoff_cli.tools.permissions.rules import RuleError, parse_rule
 
 RULE_KEYS = ("allow", "ask", "deny")
 # Claude Code's settings keys Wyckoff reads (the rest are listed as not used)
-USED_SETTINGS = {"hooks", "permissions", "$schema"}
+USED_SETTINGS = {"hooks", "permissions", "statusLine", "$schema"}
 
 
 @dataclass
@@ -34,15 +35,26 @@ class ClaudePermissions:
     allow: list[str] = field(default_factory=list)
     ask: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
+    directories: list[str] = field(default_factory=list)  # `additionalDirectories`, as written
+    default_mode: str | None = None  # `defaultMode` as Wyckoff's mode name
 
     @property
     def widening(self) -> dict[str, Any]:
         """What needs trust, as data (hashed into the file's trust record)."""
-        return {"allow": sorted(self.allow)} if self.allow else {}
+        found: dict[str, Any] = {"allow": sorted(self.allow)} if self.allow else {}
+        if self.directories:
+            found["additionalDirectories"] = sorted(self.directories)
+        if self.default_mode is not None:
+            found["defaultMode"] = self.default_mode
+        return found
 
     def grants(self) -> tuple[str, ...]:
         """The lines the trust question shows."""
-        return tuple(f"allow {rule}" for rule in self.allow)
+        lines = [f"allow {rule}" for rule in self.allow]
+        lines += [f"read and write files in {folder}" for folder in self.directories]
+        if self.default_mode is not None:
+            lines.append(f"start in {self.default_mode} mode")
+        return tuple(lines)
 
 
 def read_permissions(data: dict[str, Any], where: str, problems: list[str]) -> ClaudePermissions | None:
@@ -69,17 +81,11 @@ def read_permissions(data: dict[str, Any], where: str, problems: list[str]) -> C
     directories = _strings(
         block.get("additionalDirectories", []), f"{where}: additionalDirectories", problems
     )
-    if directories:
-        problems.append(
-            f"{where}: permissions.additionalDirectories is not applied yet: files there are asked about"
-        )
+    found.directories = directories
     mode = block.get("defaultMode")
     if mode is not None:
         if mode in CLAUDE_MODES:
-            problems.append(
-                f"{where}: permissions.defaultMode {mode!r} is not applied yet (Wyckoff's mode of that name "
-                f"is {CLAUDE_MODES[mode]!r}: `--mode` or Shift+Tab)"
-            )
+            found.default_mode = CLAUDE_MODES[mode]
         else:
             problems.append(
                 f"{where}: permissions.defaultMode {mode!r} is not one of {', '.join(CLAUDE_MODES)}"

@@ -22,6 +22,7 @@ files are typed configuration: a wrong key there is an error naming file and lin
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
@@ -30,11 +31,13 @@ from typing import Any
 
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS, WYCKOFF_TO_CLAUDE
 from wyckoff_cli.runtime.claude_permissions import ClaudePermissions, read_permissions
+from wyckoff_cli.runtime.plugin_root import substitute_root
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.claude_home import claude_user_dir
 from wyckoff_cli.storage.config import build, read_toml
 from wyckoff_cli.storage.config_extensions import HookMatcher, HooksConfig
 from wyckoff_cli.storage.managed import load_managed
+from wyckoff_cli.storage.plugins import SETTINGS_KIND, active_plugins, enabled_plugins_of
 from wyckoff_cli.storage.trust import TrustState, TrustStore, canonical_hash
 
 HOOK_EVENTS = (
@@ -50,6 +53,9 @@ HOOK_EVENTS = (
     "PermissionRequest",
 )
 TRUST_KIND = "hooks"
+STATUS_LINE = (
+    "StatusLine"  # a settings file's `statusLine` command: trusted with its hooks, never a hook event
+)
 DEFAULT_TIMEOUT = 60.0
 
 # Claude Code's tool names → Wyckoff's (one table: core/claude_names.py), so a matcher
@@ -71,6 +77,7 @@ class HookSpec:
     kind: str = "command"  # "http" (`command` is the URL), "prompt" / "agent" (`command`: the prompt)
     headers: tuple[tuple[str, str], ...] = ()  # http: header name and value ($VAR from env_vars)
     env_vars: tuple[str, ...] = ()  # http: the variables header values may name
+    plugin_root: str = ""  # a plugin's hook: its folder, as $CLAUDE_PLUGIN_ROOT
 
     def matches(self, value: str | None) -> bool:
         """Whether this hook runs for `value` (a tool name, a SessionStart source, a
@@ -100,6 +107,8 @@ class HookFile:
     digest: str
     state: TrustState | None = None  # None: the user's own file (no trust needed)
     permissions: ClaudePermissions | None = None  # what a Claude Code settings file widens
+    plugins_digest: str = ""  # a project settings file's `enabledPlugins` (trust kind `plugins`)
+    enables: tuple[str, ...] = ()  # the plugins it enables (NAME@MARKET), once trusted
 
     @property
     def grants(self) -> tuple[str, ...]:
@@ -137,9 +146,11 @@ class HookSet:
         """The Claude Code settings' rules that apply now: deny and ask from every file,
         allow from the files trusted (or the user's own)."""
         merged = ClaudePermissions(deny=list(self.claude_deny), ask=list(self.claude_ask))
-        for file in self.files:
+        for file in self.files:  # user files first: a project's local settings come last and win
             if file.permissions is not None and (file.runnable or file.path in self.trusted_for_run):
                 merged.allow += file.permissions.allow
+                merged.directories += file.permissions.directories
+                merged.default_mode = file.permissions.default_mode or merged.default_mode
         return merged
 
     def needing_trust(self) -> list[HookFile]:
@@ -172,7 +183,21 @@ def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
     _add_toml(found, paths.project_config_file(root), "project config", project=True, store=store)
     for name in ("settings.json", "settings.local.json"):
         _add_claude(found, root / ".claude" / name, f".claude/{name}", store)
+    for plugin in active_plugins(root):  # installed plugins: trusted at install (storage/plugins.py)
+        if plugin.hooks_file is not None and plugin.hooks:
+            source = f"plugin {plugin.name}"
+            before = len(found.files)
+            _add_claude_data(found, plugin.hooks_file, source, store, {"hooks": plugin.hooks}, project=True)
+            for file in found.files[before:]:
+                file.specs = [_in_plugin(spec, str(plugin.root)) for spec in file.specs]
     return found
+
+
+def _in_plugin(spec: HookSpec, root: str) -> HookSpec:
+    """A plugin's hook: its folder as `$CLAUDE_PLUGIN_ROOT`, and `${CLAUDE_PLUGIN_ROOT}` in a
+    command replaced, quoted for its place (runtime/plugin_root.py)."""
+    command = substitute_root(spec.command, root) if spec.kind == "command" else spec.command
+    return replace(spec, command=command, plugin_root=root)
 
 
 def trust_files(files: list[HookFile], store: TrustStore | None = None) -> None:
@@ -180,6 +205,8 @@ def trust_files(files: list[HookFile], store: TrustStore | None = None) -> None:
     store = store or TrustStore()
     for file in files:
         store.trust(file.path, TRUST_KIND, file.digest)
+        if file.plugins_digest:
+            store.trust(file.path, SETTINGS_KIND, file.plugins_digest)
         file.state = "trusted"
 
 
@@ -228,10 +255,21 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, p
     if not isinstance(data, dict):
         found.problems.append(f"{path}: a settings file must be a JSON object")
         return
+    _add_claude_data(found, path, source, store, data, project=project)
+
+
+def _add_claude_data(
+    found: HookSet, path: Path, source: str, store: TrustStore, data: dict[str, Any], *, project: bool
+) -> None:
     permissions = read_permissions(data, str(path), found.problems)
     if permissions is not None:  # what narrows applies untrusted; what widens waits for trust
         found.claude_deny += permissions.deny
         found.claude_ask += permissions.ask
+        for folder in permissions.directories:
+            if not resolve_directory(folder, found.root).is_dir():
+                found.problems.append(
+                    f"{path}: permissions.additionalDirectories: {folder} is not a folder; skipped"
+                )
     hooks = data.get("hooks") or {}
     if not isinstance(hooks, dict):
         found.problems.append(f"{path}: `hooks` must be an object of events")
@@ -257,11 +295,45 @@ def _add_claude(found: HookSet, path: Path, source: str, store: TrustStore, *, p
                 spec = _claude_hook(hook, f"{where}.hooks[{index}]", event, matcher, path, source, found)
                 if spec is not None:
                     specs.append(spec)
+    status_line = _status_line(data.get("statusLine"), path, source, found)
+    if status_line is not None:
+        specs.append(status_line)
     if not project:
         specs = [replace(spec, project=False) for spec in specs]
     widening = permissions.widening if permissions is not None else {}
-    raw = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
+    raw: Any = {"hooks": hooks, "permissions": widening} if widening else hooks  # one trust for both
+    if status_line is not None:  # the trust covers the status line command too
+        raw = {"hooks": hooks, "permissions": widening, "statusLine": status_line.command}
     _add_file(found, path, source, project, specs, raw, store, permissions if widening else None)
+    choices = enabled_plugins_of(path) if project and source.startswith(".claude/") else {}
+    if any(choices.values()):  # enabling a plugin widens: it waits for the same trust
+        enables = tuple(sorted(k for k, v in choices.items() if v))
+        _add_plugin_choices(found, path, source, specs, raw, store, canonical_hash(choices), enables)
+
+
+def _add_plugin_choices(
+    found: HookSet,
+    path: Path,
+    source: str,
+    specs: list[HookSpec],
+    raw: Any,
+    store: TrustStore,
+    digest: str,
+    enables: tuple[str, ...],
+) -> None:
+    file = next((f for f in found.files if f.path == path), None)
+    if file is None:
+        file = HookFile(
+            path, source, True, specs, canonical_hash(raw), store.state(path, TRUST_KIND, canonical_hash(raw))
+        )
+        if not specs:
+            file.state = "trusted"  # no hooks: only the plugin list decides
+        found.files.append(file)
+    file.plugins_digest = digest
+    file.enables = enables
+    plugins_state = store.state(path, SETTINGS_KIND, digest)
+    if plugins_state != "trusted" and file.state == "trusted":
+        file.state = plugins_state
 
 
 def _claude_hook(
@@ -291,6 +363,27 @@ def _claude_hook(
         found.problems.append(f"{where}: `command` must be a non-empty string")
         return None
     return HookSpec(event, matcher, command, float(timeout), path, source, True, claude=True)
+
+
+def resolve_directory(raw: str, root: Path) -> Path:
+    """An `additionalDirectories` entry as a resolved path (relative to the workspace root)."""
+    path = Path(raw).expanduser()
+    return Path(os.path.realpath(path if path.is_absolute() else root / path))
+
+
+def _status_line(value: Any, path: Path, source: str, found: HookSet) -> HookSpec | None:
+    """A settings file's `statusLine` (`{"type": "command", "command": …}`) as a spec
+    of the pseudo-event `StatusLine` (session/status_line.py runs it), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("type", "command") != "command":
+        found.problems.append(f'{path}: statusLine must be {{"type": "command", "command": "…"}}; skipped')
+        return None
+    command = value.get("command")
+    if not isinstance(command, str) or not command.strip():
+        found.problems.append(f"{path}: statusLine.command must be a command; skipped")
+        return None
+    return HookSpec(STATUS_LINE, "", command, 5.0, path, source, True, claude=True)
 
 
 def _add_file(

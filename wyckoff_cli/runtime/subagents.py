@@ -35,6 +35,14 @@ from wyckoff_cli.runtime.budget import BudgetHook as BudgetHook  # re-exported: 
 from wyckoff_cli.runtime.budget import SessionBudget as SessionBudget
 from wyckoff_cli.runtime.child_watch import ChildWatch
 from wyckoff_cli.runtime.loop import AgentRuntime
+from wyckoff_cli.runtime.worktree_tasks import (
+    ISOLATION,
+    ParallelLimit,
+    close_worktree,
+    isolated,
+    open_worktree,
+)
+from wyckoff_cli.runtime.worktrees import Worktree
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy, Verdict
 from wyckoff_cli.tools.permissions.rules import Rule, RuleError, allowing_rule, parse_rule
@@ -58,8 +66,9 @@ class ChildRun:
 
 
 class ChildFactory(Protocol):
-    def child(self, agent: AgentDefinition) -> ChildRun:
-        """Build the child's parts (provider, tools, policy, runtime) for `agent`."""
+    def child(self, agent: AgentDefinition, workspace: Path | None = None) -> ChildRun:
+        """Build the child's parts (provider, tools, policy, runtime) for `agent`;
+        `workspace`: its own (a worktree), else the parent's."""
         ...
 
     def save_transcript(
@@ -139,25 +148,42 @@ def read_only(registry: ToolRegistry) -> bool:
 # --------------------------------------------------------------------------- the task tool
 
 
-def task_tool(catalog: AgentCatalog, factory: ChildFactory, parent_tools: ToolRegistry) -> Tool:
-    """The `task` tool over `catalog`'s agents, building children with `factory`."""
+def task_tool(
+    catalog: AgentCatalog, factory: ChildFactory, parent_tools: ToolRegistry, max_parallel: int = 4
+) -> Tool:
+    """The `task` tool over `catalog`'s agents, building children with `factory`;
+    at most `max_parallel` children in worktrees run at once."""
     agents = list(catalog.agents.values())
-    listing = "\n".join(f"- {agent.name}: {agent.description}" for agent in agents)
+    listing = "\n".join(
+        f"- {agent.name}: {agent.description}" + (" (runs in its own worktree)" if agent.isolation else "")
+        for agent in agents
+    )
     safe = {agent.name for agent in agents if read_only(child_registry(parent_tools, agent))}
+    limit = ParallelLimit(max_parallel)
 
     async def run(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         agent = catalog.get(str(args.get("agent", "")))
         if agent is None:
             raise ToolError(f"Unknown agent {args.get('agent')!r}. Agents: {', '.join(catalog.names())}.")
-        return await run_task(agent, str(args["description"]), str(args["prompt"]), factory, ctx)
+        description, prompt = str(args["description"]), str(args["prompt"])
+        if not isolated(agent, args):
+            return await run_task(agent, description, prompt, factory, ctx)
+        async with limit.semaphore:
+            return await run_task(agent, description, prompt, factory, ctx, in_worktree=True)
+
+    def concurrent(args: dict[str, Any]) -> bool:
+        return args.get("agent") in safe or isolated(catalog.get(str(args.get("agent", ""))), args)
 
     return Tool(
         name=TASK_TOOL,
         description=(
             "Hand a focused task to a sub-agent with its own fresh context and tools; you get back "
             "only its final answer. Use it for broad searches or self-contained work whose details "
-            "you do not need; several read-only tasks run in parallel. The agent sees only your "
-            "prompt, so include every detail it needs.\n\nAgents:\n" + listing
+            'you do not need; several read-only tasks run in parallel. With isolation "worktree" the '
+            "agent works in a git worktree of its own made from your current files, so several such "
+            "tasks may change files in parallel; their changes reach your files only through "
+            "merge_worktree. The agent sees only your prompt, so include every detail it needs."
+            "\n\nAgents:\n" + listing
         ),
         parameters={
             "type": "object",
@@ -165,6 +191,12 @@ def task_tool(catalog: AgentCatalog, factory: ChildFactory, parent_tools: ToolRe
                 "agent": {"type": "string", "enum": [agent.name for agent in agents]},
                 "description": {"type": "string", "description": "3-5 words saying what the task is"},
                 "prompt": {"type": "string", "description": "The task, with all the context it needs"},
+                "isolation": {
+                    "type": "string",
+                    "enum": [ISOLATION],
+                    "description": "worktree: run in a git worktree of its own (its changes come back "
+                    "through merge_worktree)",
+                },
             },
             "required": ["agent", "description", "prompt"],
             "additionalProperties": False,
@@ -172,7 +204,7 @@ def task_tool(catalog: AgentCatalog, factory: ChildFactory, parent_tools: ToolRe
         run=run,
         kind="other",
         summary_arg="description",
-        safe_for=lambda args: args.get("agent") in safe,
+        safe_for=concurrent,
     )
 
 
@@ -203,11 +235,44 @@ class TaskStats:
 
 
 async def run_task(
-    agent: AgentDefinition, description: str, prompt: str, factory: ChildFactory, ctx: ToolContext
+    agent: AgentDefinition,
+    description: str,
+    prompt: str,
+    factory: ChildFactory,
+    ctx: ToolContext,
+    *,
+    in_worktree: bool = False,
 ) -> ToolOutcome:
-    """Run one child to its end; its events go to `ctx.emit_event`, wrapped."""
+    """Run one child to its end; its events go to `ctx.emit_event`, wrapped.
+    `in_worktree`: in a worktree of its own (runtime/worktree_tasks.py)."""
     agent_id = f"{agent.name}-{uuid.uuid4().hex[:8]}"
-    child = factory.child(agent)
+    worktree = await open_worktree(ctx.workspace, agent_id, description) if in_worktree else None
+    try:
+        outcome = await _run_child(agent, agent_id, description, prompt, factory, ctx, worktree)
+    except ToolError as exc:  # the child failed: what it changed is kept, and said
+        if worktree is None:
+            raise
+        raise ToolError(f"{exc.message}\n{(await close_worktree(worktree))[0]}") from None
+    except BaseException:
+        if worktree is not None:
+            await close_worktree(worktree)  # removed when the child changed nothing
+        raise
+    if worktree is None:
+        return outcome
+    note, shown = await close_worktree(worktree)
+    return ToolOutcome(f"{outcome.text}\n{note}", {**(outcome.display or {}), **shown})
+
+
+async def _run_child(
+    agent: AgentDefinition,
+    agent_id: str,
+    description: str,
+    prompt: str,
+    factory: ChildFactory,
+    ctx: ToolContext,
+    worktree: Worktree | None,
+) -> ToolOutcome:
+    child = factory.child(agent, worktree.path) if worktree is not None else factory.child(agent)
     conversation = Conversation()
     stats = TaskStats()
     started = time.monotonic()

@@ -328,6 +328,7 @@ class ToolCallRunner:
             background=self.background,
             env=self.tool_env,
             approved_outside_paths=outside,
+            extra_roots=tuple(self.policy.extra_roots),
             mode=self.policy.mode,
             host_files=self.host_files,
             host_terminal=self.host_terminal,

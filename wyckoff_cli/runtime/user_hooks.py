@@ -283,7 +283,7 @@ class UserHooks(RuntimeHooks):
                     s,
                     claude if s.claude else payload,
                     cwd=self.project_dir,
-                    env=env,
+                    env={**env, "CLAUDE_PLUGIN_ROOT": s.plugin_root} if s.plugin_root else env,
                     judge=self.judge,
                     agent_judge=self.agent_judge,
                 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -212,7 +212,14 @@ class SessionBuilder:
     def shell(self) -> ShellSettings:
         """How this workspace's shell commands run (`[shell]`, `--sandbox`); the
         sandbox probe runs once per process."""
-        return shell_settings(self.config, self.workspace.root, self.workspace.sandbox)
+        settings = shell_settings(self.config, self.workspace.root, self.workspace.sandbox)
+        return replace(settings, extra_workspaces=self.extra_roots())
+
+    def extra_roots(self) -> tuple[Path, ...]:
+        """More workspace roots: a trusted `.claude/settings*.json` `additionalDirectories`."""
+        from wyckoff_cli.session.claude_settings import extra_roots
+
+        return extra_roots(self.user_hooks.hooks) if self.load_user_hooks else ()
 
     def shell_notice(self) -> str:
         """The one-line start-up notice about the shell sandbox ("" when it is on, or
@@ -294,6 +301,7 @@ class SessionBuilder:
         policy.deny += claude.deny
         policy.ask += claude.ask
         policy.allow += claude.allow
+        policy.extra_roots = list(self.extra_roots())
         provider = provider or self.provider(model)
         registry = self.tools_factory() if self.tools_factory is not None else self.default_tools()
         if self.tools_factory is None:  # the web tools of `[web]` (tools/web)

@@ -82,6 +82,16 @@ def _no_argument(name: str, make: Callable[[], rq.Request]) -> Callable[[str], r
     return parse
 
 
+def parse_review(argument: str) -> rq.Request:
+    """`/review` (uncommitted changes), `/review --base REF`, `/review --commit SHA`."""
+    words = argument.split()
+    if not words or words == ["--uncommitted"]:
+        return rq.Review()
+    if len(words) == 2 and words[0] in ("--base", "--commit") and not words[1].startswith("-"):
+        return rq.Review(words[0][2:], words[1])
+    return rq.Invalid("review", "/review [--uncommitted | --base REF | --commit SHA]")
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "show keys and commands", hosts=APP_ONLY, request=lambda _: rq.Help()),
     SlashCommand(
@@ -149,6 +159,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "hooks", "list the user hooks with their source and trust", "[trust]", request=lambda a: rq.Hooks(a)
     ),
     SlashCommand(
+        "plugins",
+        "the installed plugins and what each brings; enable or disable one",
+        "[enable NAME | disable NAME]",
+        request=lambda a: rq.Plugins(a),
+    ),
+    SlashCommand(
         "rewind",
         "go back to an earlier message: code, conversation or both (Esc Esc)",
         "[N] [both|conversation|code]",
@@ -164,6 +180,18 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "diff", "every change this session made to the work tree", request=_no_argument("diff", rq.Diff)
     ),
     SlashCommand(
+        "review",
+        "review a change read-only: findings checked against the code",
+        "[--uncommitted | --base REF | --commit SHA]",
+        request=parse_review,
+    ),
+    SlashCommand(
+        "worktree",
+        "the git worktrees: list, a diff, or merge one into this tree",
+        "[diff NAME | merge NAME [--squash]]",
+        request=lambda a: rq.Worktree(a),
+    ),
+    SlashCommand(
         "top", "jump to the top of the transcript (Ctrl+Home)", hosts=APP_ONLY, request=lambda _: rq.Top()
     ),
     SlashCommand(
@@ -174,6 +202,21 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand(
         "find", "find text in the transcript (Ctrl+F)", "TEXT", hosts=APP_ONLY, request=lambda a: rq.Find(a)
+    ),
+    SlashCommand(
+        "bg",
+        "start a background session from this session's settings (`wyckoff ps` lists it)",
+        "PROMPT",
+        hosts=APP_ONLY,
+        request=lambda a: (
+            rq.Background(a) if a else rq.Invalid("bg", "/bg needs a PROMPT: what the session should do")
+        ),
+    ),
+    SlashCommand(
+        "agents",
+        "the live list of this project's sessions and sub-agents (Ctrl+B)",
+        hosts=APP_ONLY,
+        request=_no_argument("agents", rq.Agents),
     ),
     SlashCommand("quit", "leave Wyckoff", hosts=APP_ONLY, request=lambda _: rq.Quit()),
 )

@@ -25,6 +25,7 @@ from wyckoff_cli.session import extensions
 from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.checkpoint_requests import RewindPoint
+from wyckoff_cli.session.claude_settings import default_mode
 from wyckoff_cli.session.commands import BY_NAME, SlashCommand, parse
 from wyckoff_cli.session.compact_request import compaction_events
 from wyckoff_cli.session.custom_commands import (
@@ -43,14 +44,18 @@ from wyckoff_cli.session.info_requests import (
     untrusted_allow_notice,
 )
 from wyckoff_cli.session.lsp import lsp_output
+from wyckoff_cli.session.managed_modes import allowed_modes, mode_refusal, next_allowed_mode, start_mode
 from wyckoff_cli.session.models import call_price, check_model, context_window_of, skip_to_fallback
 from wyckoff_cli.session.modes import ModeNotes
+from wyckoff_cli.session.plugin_requests import plugins_output
+from wyckoff_cli.session.review import review_request_events
 from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.session.turn import turn_events
 from wyckoff_cli.session.user_shell import ShellRun, UserShell
+from wyckoff_cli.session.worktree_requests import worktree_output
 from wyckoff_cli.storage.session_lock import SessionLocked
-from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES, next_permission_mode
+from wyckoff_cli.tools.permissions.policy import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from wyckoff_cli.runtime.checkpoints.rewind import CheckpointCommands
@@ -84,7 +89,7 @@ class ChatController:
         self._context_window = context_window
         config = builder.config
         self.model = model or config.model
-        self.mode = mode or config.permission_mode
+        self.mode, self.mode_notice = start_mode(mode or default_mode(builder) or config.permission_mode)
         self.loaded = loaded
         self.status = StatusModel(model=self.model, mode=self.mode, price=self.price)
         self.always_allowed: list[str] = []  # "always" answers of this app run, kept across sessions
@@ -230,6 +235,8 @@ class ChatController:
     def _set_mode(self, mode: str) -> ev.RuntimeEvent:
         if mode not in PERMISSION_MODES:
             return ev.Notice("error", f"Unknown mode {mode!r}: use one of {', '.join(PERMISSION_MODES)}")
+        if refusal := mode_refusal(mode):
+            return ev.Notice("error", refusal)
         self.mode = mode
         if self._session is not None:
             self._session.policy.mode = mode
@@ -380,7 +387,7 @@ class ChatController:
                 )
             case rq.SetMode(mode=mode):
                 if mode is None:
-                    modes = ", ".join(PERMISSION_MODES)
+                    modes = ", ".join(allowed_modes())
                     return [
                         ev.Notice("info", f"Permission mode: {self.mode} (one of {modes}; Shift+Tab cycles)")
                     ]
@@ -388,7 +395,7 @@ class ChatController:
                 ok = isinstance(changed, ev.ModeChanged)
                 return [changed, ev.Notice("info", f"Permission mode: {mode}")] if ok else [changed]
             case rq.CycleMode():
-                return [self._set_mode(next_permission_mode(self.mode))]
+                return [self._set_mode(next_allowed_mode(self.mode))]
             case rq.ApprovePlan(mode=mode):
                 return [self._approve_plan(mode)]
             case rq.TrustHooks(files=files, trusted=trusted):
@@ -442,6 +449,8 @@ class ChatController:
                 events = checkpoints.when_available("redo", self.checkpoint_commands(), checkpoints.redo)
             case rq.Diff():
                 events = checkpoints.when_available("diff", self.checkpoint_commands(), checkpoints.diff)
+            case rq.Review(kind=kind, ref=ref):
+                events = self._abortable(lambda abort: review_request_events(self, kind, ref, abort))
             case rq.Cost():
                 events = events_of([cost_output(self.status)])
             case rq.Memory(query=query):
@@ -463,6 +472,11 @@ class ChatController:
                 events = events_of([extensions.skills_output(self.builder.skills)])
             case rq.Hooks(argument=argument):
                 events = events_of([extensions.hooks_output(self.builder, argument)])
+            case rq.Plugins(argument=argument):
+                self._commands = None  # a plugin's commands come and go with it
+                events = events_of([plugins_output(self.root, argument)])
+            case rq.Worktree(argument=argument):
+                events = events_of([await worktree_output(self.root, argument)])
             case _:
                 assert_never(request)
         async for event in events:

@@ -2,7 +2,8 @@
 
 Looked for, first match of a name winning, in the project's `.wyckoff/commands/` and
 `.claude/commands/`, then the user config folder's `commands/`. A sub-folder makes a
-namespace: `git/commit.md` is `/git:commit`. Front matter (all optional):
+namespace: `git/commit.md` is `/git:commit`; an installed plugin's commands are
+`/plugin-name:command` (storage/plugins.py; the user's own once installed). Front matter (all optional):
 `description`, `argument-hint`, `allowed-tools` (permission rules granted for that
 turn only; Claude Code's tool names are translated: `Bash(git add:*)` is
 `run_shell(git add:*)`), `model` (the model of that turn), `agent` (recorded; run as
@@ -40,6 +41,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.runtime.hook_config import CLAUDE_TOOL_NAMES
 from wyckoff_cli.storage import paths
 from wyckoff_cli.storage.claude_home import claude_user_dir
+from wyckoff_cli.storage.plugins import active_plugins
 from wyckoff_cli.storage.project_grants import (
     COMMAND_KIND,
     TRUST_HINT,
@@ -79,7 +81,7 @@ class CustomCommand:
 
     @property
     def project(self) -> bool:
-        return self.source != "user"
+        return self.source != "user" and not self.source.startswith("plugin ")
 
     @property
     def grants(self) -> bool:
@@ -130,6 +132,21 @@ def discover_commands(root: Path) -> CommandCatalog:
                 continue
             seen.add(name)
             catalog.commands.append(command)
+    for plugin in active_plugins(root):  # namespaced: /plugin-name:command
+        for path in plugin.command_paths:
+            files = [path] if path.is_file() else sorted(path.rglob("*.md"))
+            for file in files:
+                parts = (file.stem,) if path.is_file() else file.relative_to(path).with_suffix("").parts
+                name = ":".join((plugin.name, *parts))
+                if name in seen or not all(_NAME_PART.match(p) for p in parts):
+                    continue
+                try:
+                    command = load_command(file, name, f"plugin {plugin.name}", catalog.problems)
+                except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
+                    catalog.problems.append(f"{file}: {exc}")
+                    continue
+                seen.add(name)
+                catalog.commands.append(command)
     catalog.commands.sort(key=lambda c: c.name)
     return catalog
 
@@ -162,7 +179,7 @@ def load_command(file: Path, name: str, source: str, problems: list[str]) -> Cus
         model=document.text("model") or None,
         agent=document.text("agent") or None,
         digest=digest,
-        trusted=source == "user" or command_state(file, digest) == "trusted",
+        trusted=source == "user" or source.startswith("plugin ") or command_state(file, digest) == "trusted",
     )
 
 

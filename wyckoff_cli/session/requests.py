@@ -171,6 +171,15 @@ class Diff:
     """Every change this session made to the work tree."""
 
 
+@dataclass(frozen=True, slots=True)
+class Review:
+    """Review a change read-only (docs/REVIEW.md): `kind` is `uncommitted`, `base`
+    (since `ref`) or `commit` (`ref`)."""
+
+    kind: str = "uncommitted"
+    ref: str = ""
+
+
 # ---------------------------------------------------------------------- what there is
 
 
@@ -216,6 +225,20 @@ class Hooks:
 
 
 @dataclass(frozen=True, slots=True)
+class Plugins:
+    """`/plugins`: the installed plugins; `enable NAME` / `disable NAME`."""
+
+    argument: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Worktree:
+    """The project's git worktrees: empty (the list), `diff NAME` or `merge NAME [--squash]`."""
+
+    argument: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Slash-command text that names a command but cannot be one (a bad argument)."""
 
@@ -251,6 +274,18 @@ class Quit:
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class Background:
+    """`/bg PROMPT`: a background session from this session's settings (issue 29)."""
+
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class Agents:
+    """`/agents`: the live list of this project's sessions and sub-agents."""
+
+
 ImmediateRequest = (
     Interrupt | DropShellOutput | SetMode | CycleMode | ApprovePlan | TrustHooks | RejectAlways | Invalid
 )
@@ -268,6 +303,7 @@ SessionRequest = (
     | Undo
     | Redo
     | Diff
+    | Review
     | Cost
     | Memory
     | Permissions
@@ -275,6 +311,8 @@ SessionRequest = (
     | Lsp
     | Skills
     | Hooks
+    | Plugins
+    | Worktree
 )
-ViewRequest = Help | Top | Bottom | Find | Quit
+ViewRequest = Help | Top | Bottom | Find | Quit | Background | Agents
 Request = SessionRequest | ViewRequest

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from wyckoff_cli.core.errors import ConfigError, WyckoffError
+from wyckoff_cli.tools.permissions.domains import parse_allowed_domains
 from wyckoff_cli.tools.permissions.policy import known_tool_hint, unknown_tool_rules
 from wyckoff_cli.tools.permissions.sandbox import (
     SANDBOX_MODES,
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 
 # Keys a project's own `.wyckoff/config.toml` may not set: they would loosen the
 # sandbox for everyone who opens the project (a cloned repository could ship them).
-LOOSENING_KEYS = ("sandbox", "network", "writable_roots", "env_keep", "allow_unix_sockets", "auto_allow")
+LOOSENING_KEYS = (
+    "sandbox", "network", "writable_roots", "env_keep", "allow_unix_sockets", "auto_allow", "allowed_domains",
+)  # fmt: skip
 
 
 def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> ShellSettings:
@@ -41,6 +44,7 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
     mode: str = shell.sandbox
     network, roots, keep = shell.network, list(shell.writable_roots), list(shell.env_keep)
     sockets, auto_allow = list(shell.allow_unix_sockets), shell.auto_allow
+    domains = list(shell.allowed_domains)
     notes: list[str] = []
     project = read_toml(paths.project_config_file(root)) or {}
     project_shell = project.get("shell", {}) if isinstance(project.get("shell"), dict) else {}
@@ -57,6 +61,8 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         if "allow_unix_sockets" in ignored:
             sockets = list(user_shell.get("allow_unix_sockets", []))
         auto_allow = bool(user_shell.get("auto_allow", False)) if "auto_allow" in ignored else auto_allow
+        if "allowed_domains" in ignored:
+            domains = list(user_shell.get("allowed_domains", []))
         notes.append(
             f"the project's .wyckoff/config.toml may not loosen [shell] ({', '.join(ignored)} ignored)"
         )
@@ -64,7 +70,14 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         if sandbox not in SANDBOX_MODES:
             raise ConfigError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
         mode = sandbox
+    required = _required_sandbox()
+    if required and mode == "off":
+        notes.append(f'[shell] sandbox = "off" is overridden: {required}')
+        mode = "workspace-write"
     effective, notice = sandbox_status(cast(SandboxMode, mode))
+    if required and effective == "off":
+        notice = f"shell commands are refused: {required}, and {notice.removeprefix('shell sandbox off: ')}"
+        notice = notice.split(". Commands run with your rights")[0]
     hidden = tuple(p for p in (paths.config_dir(), paths.data_dir(), paths.cache_dir()))
     return ShellSettings(
         sandbox=effective,
@@ -78,7 +91,17 @@ def shell_settings(config: Config, root: Path, sandbox: str | None = None) -> Sh
         auto_allow=auto_allow,
         git_dirs=resolve_git_dirs(root),  # once, from Wyckoff's side, at session start
         mounts=MountPoints(paths.cache_dir() / "sandbox"),
+        allowed_domains=parse_allowed_domains(domains) if domains else None,
+        required_by=required,
     )
+
+
+def _required_sandbox() -> str:
+    """The managed policy's note when it requires the sandbox, else ""."""
+    from wyckoff_cli.storage.managed import load_managed
+
+    managed = load_managed()
+    return managed.sandbox_note if managed is not None and managed.sandbox_required else ""
 
 
 def shell_notice(registry: ToolRegistry) -> str:

@@ -54,6 +54,8 @@ class StatusModel:
     price: PriceFn | None = None
     mcp: str = ""  # "MCP 3/4": connected of enabled servers
     lsp: str = ""  # "LSP basedpyright": the running language servers, "!" when one failed
+    waiting: tuple[str, ...] = ()  # background sessions waiting for the user: "bg-1a2b3c: run_shell: ls"
+    custom_line: str = ""  # the status line command's first line of output (session/status_line.py)
     clock: Callable[[], float] = time.monotonic  # for the spend rate
     _spend: deque[tuple[float, float]] = field(default_factory=deque)  # (when, USD) of recent calls
 
@@ -253,6 +255,12 @@ class StatusModel:
             parts.insert(3, ("mcp", [self.mcp]))
         if self.lsp:
             parts.insert(3, ("lsp", [self.lsp]))
+        if self.waiting:  # never dropped: a waiting session must be impossible to miss
+            first, _, what = self.waiting[0].partition(": ")
+            more = f" (+{len(self.waiting) - 1} more)" if len(self.waiting) > 1 else ""
+            parts.insert(1, ("waiting", [f"⚠ {first} waits for {what}{more}", f"⚠ {first} waits{more}"]))
+        if self.custom_line:
+            parts.append(("line", [self.custom_line]))
         if self.background_running:
             count = self.background_running
             parts.append(("background", [f"{count} bg task{'s' * (count > 1)}", f"{count} bg"]))
@@ -320,14 +328,16 @@ SHORTEN_ORDER: tuple[tuple[str, int | None], ...] = (
     ("background", 1),  # "2 bg"
     ("mcp", None),
     ("lsp", None),
+    ("line", None),
     ("context", None),
     ("model", None),
     ("background", None),
     ("cost", 2),  # without what the cache saved
+    ("waiting", 1),  # only the waiting session's id
 )
 """How a narrow status bar makes room, step by step (docs/TUI.md): a segment takes a
 shorter form (its index in `segment_forms()`) or is dropped. The state, the permission
-mode and the cost are never dropped."""
+mode, the cost and a waiting background session are never dropped."""
 
 
 def human(count: int) -> str:

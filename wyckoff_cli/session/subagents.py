@@ -29,6 +29,7 @@ from wyckoff_cli.runtime.subagents import (
     task_tool,
     transcript_path,
 )
+from wyckoff_cli.runtime.worktree_merge_tool import MERGE_TOOL, merge_worktree_tool
 from wyckoff_cli.storage.config import Config
 from wyckoff_cli.tools.permissions.policy import ApprovalPolicy
 
@@ -74,8 +75,9 @@ class SessionChildFactory:
         except Exception:
             return None
 
-    def child(self, agent: AgentDefinition) -> ChildRun:
+    def child(self, agent: AgentDefinition, workspace: Path | None = None) -> ChildRun:
         parent, config = self.parent, self.builder.config
+        root = workspace or parent.runtime.workspace
         model = parent.model if agent.model == "inherit" else agent.model
         provider = parent.provider if model == parent.model else self.builder.provider(model)
         registry = child_registry(parent.registry, agent)
@@ -86,7 +88,7 @@ class SessionChildFactory:
         runtime = AgentRuntime(
             provider,
             registry,
-            workspace=parent.runtime.workspace,
+            workspace=root,
             policy=policy,
             settings=RuntimeSettings(max_tool_rounds=agent.max_rounds or config.agents.max_rounds),
             hooks=hooks,
@@ -98,7 +100,7 @@ class SessionChildFactory:
             price=self.price,
         )
         limits = config.agents
-        prompt = self.system_prompt(agent, registry.names())
+        prompt = self.system_prompt(agent, registry.names(), workspace)
         return ChildRun(runtime, prompt, model, limits.max_seconds, limits.idle_seconds)
 
     def user_hooks(self, policy: ApprovalPolicy) -> RuntimeHooks:
@@ -112,8 +114,11 @@ class SessionChildFactory:
         hooks.permission_mode = lambda: policy.mode
         return hooks
 
-    def system_prompt(self, agent: AgentDefinition, tools: Sequence[str]) -> str:
-        """The definition's body, the tools it has and the project instructions."""
+    def system_prompt(
+        self, agent: AgentDefinition, tools: Sequence[str], workspace: Path | None = None
+    ) -> str:
+        """The definition's body, the tools it has and the project instructions
+        (`workspace`: the child's own worktree, named as its working directory)."""
         from wyckoff_cli.context.instructions import load_project_instructions
         from wyckoff_cli.storage.paths import claude_home, config_dir
 
@@ -122,10 +127,10 @@ class SessionChildFactory:
         instructions = load_project_instructions(
             root, self.builder.cwd or root, config_dir(), claude_home=claude
         ).text
-        parts = [
-            agent.prompt,
-            f"Working directory: {root}\nYour tools: {', '.join(tools) or 'none'}.",
-        ]
+        where = f"Working directory: {workspace or root}"
+        if workspace is not None:
+            where += " (a git worktree of your own: your changes stay there until the user merges them)"
+        parts = [agent.prompt, f"{where}\nYour tools: {', '.join(tools) or 'none'}."]
         if instructions:
             parts.append("# Project instructions\n\n" + instructions)
         return "\n\n".join(parts)
@@ -159,4 +164,7 @@ def add_task_tool(builder: SessionBuilder, session: Session, budget: SessionBudg
     catalog = builder.agents()
     cost = builder.cost or catalogue_cost(builder.config)
     factory = SessionChildFactory(builder, session, budget, cost)
-    session.registry.add(task_tool(catalog, factory, session.registry))
+    limit = builder.config.agents.max_parallel
+    session.registry.add(task_tool(catalog, factory, session.registry, limit))
+    if MERGE_TOOL not in session.registry:  # a child in a worktree is merged back through it
+        session.registry.add(merge_worktree_tool())

@@ -67,7 +67,7 @@ async def turn_events(
     first, its rules hold for this turn only, its model answers this turn);
     `attached`, `images`: `!command` runs (before the text) and images sent with it;
     `shown`: what the transcript shows for the text (an MCP prompt as typed)."""
-    async for waiting in preparing(controller, abort):  # MCP servers starting, the SDK's imports
+    async for waiting in preparing(controller, abort, text, required_tools):  # MCP servers, SDK imports
         yield waiting
     if abort.aborted:
         yield ev.TurnDone("", "aborted", 0)

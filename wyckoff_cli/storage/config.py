@@ -165,6 +165,11 @@ class ShellConfig:
         "Outside Unix sockets (paths) sandboxed commands may reach (docs/SANDBOX.md).", default_factory=list
     )
     auto_allow: bool = _doc("Run commands that stay in the sandbox unasked (docs/SANDBOX.md).", default=False)
+    allowed_domains: list[str] = _doc(
+        "Host names sandboxed commands may reach through Wyckoff's proxy, without the rest of the network "
+        "(`pypi.org`, `example.com:8443`, `*.github.com`; docs/SANDBOX.md).",
+        default_factory=list,
+    )
 
 
 @dataclass

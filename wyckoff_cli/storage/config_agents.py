@@ -50,6 +50,12 @@ class AgentsConfig:
         _Bounds(0, 86_400, low_open=True),
         default=600.0,
     )
+    max_parallel: int = _doc(
+        "Sub-agents in worktrees (`isolation: worktree`) that may run at once; children without "
+        "isolation keep their rule (read-only ones in parallel, others one at a time).",
+        _Bounds(1, 64),
+        default=4,
+    )
 
 
 @dataclass
@@ -84,7 +90,11 @@ class RoutingConfig:
     memory_flush: str | None = field(
         default=None, metadata={"doc": "The model that saves memories when a compaction runs."}
     )
+    review_check: str | None = field(
+        default=None, metadata={"doc": "The model of `wyckoff review`'s check pass (docs/REVIEW.md)."}
+    )
 
     def model_for(self, purpose: str) -> str | None:
-        """The model configured for `purpose` (`compaction`, `title`, `memory_flush`)."""
+        """The model configured for `purpose` (`compaction`, `title`, `memory_flush`,
+        `review_check`)."""
         return getattr(self, purpose, None) or self.small

@@ -10,11 +10,14 @@ user or project setting, and the tests replace this module attribute). Keys:
   model must match (`provider:model`); another model is refused, naming this file;
 - `disable_yolo = true`: yolo mode decides as the default mode does, and says so;
 - `allow_hooks = false`: no user hook runs (user, project or Claude Code files);
+- `allow_plugins = false`: no plugin is installed or used (storage/plugins.py);
 - `mcp_allowlist = ["github", "internal-*"]`: the only MCP servers that start (config,
-  `.mcp.json` or an ACP client's); the others are listed as not started, naming this file.
+  `.mcp.json` or an ACP client's); the others are listed as not started, naming this file;
+- `sandbox = "required"`: shell commands never run unsandboxed: `[shell] sandbox = "off"`
+  and `--sandbox off` are overridden, `unsandboxed: true` is refused, and where the
+  sandbox cannot start every command is refused (session/shell.py, sandbox.py).
 
-A key this version does not apply (`allow_plugins`, `sandbox`, or a
-misspelt one) is an error naming the file, so a policy is never half applied without a
+A key Wyckoff does not know (a misspelt one) or a wrong value is an error naming the file, so a policy is never half applied without a
 word: the session does not start until the admin's file is one Wyckoff can honour.
 """
 
@@ -36,8 +39,8 @@ else:
     MANAGED_PATH = Path("/etc/wyckoff/managed.toml")
 
 _LISTS = ("deny", "allowed_models", "mcp_allowlist")
-_FLAGS = ("disable_yolo", "allow_hooks")
-NOT_YET = ("allow_plugins", "sandbox")
+_FLAGS = ("disable_yolo", "allow_hooks", "allow_plugins")
+SANDBOX_VALUES = ("required",)
 T = TypeVar("T")
 
 
@@ -48,7 +51,9 @@ class ManagedPolicy:
     allowed_models: tuple[str, ...] | None = None  # None: any model
     disable_yolo: bool = False
     allow_hooks: bool = True
+    allow_plugins: bool = True
     mcp_allowlist: tuple[str, ...] | None = None  # None: any MCP server
+    sandbox_required: bool = False
     keys: dict[str, Any] = field(default_factory=dict)  # as written, for `config show --origin`
 
     def model_problem(self, model: str) -> str | None:
@@ -65,6 +70,10 @@ class ManagedPolicy:
         if self.mcp_allowlist is None or any(fnmatchcase(server, p) for p in self.mcp_allowlist):
             return None
         return f"[mcp] {server} is not started: it is not in mcp_allowlist of the managed policy {self.path}"
+
+    @property
+    def sandbox_note(self) -> str:
+        return f'the managed policy {self.path} requires the sandbox (sandbox = "required")'
 
     @property
     def yolo_note(self) -> str:
@@ -84,19 +93,19 @@ def load_managed() -> ManagedPolicy | None:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: the managed policy is not valid TOML: {exc}") from None
     for key, value in data.items():
-        if key in NOT_YET:
-            raise ConfigError(
-                f"{path}: the managed policy key {key!r} is not supported by this version of Wyckoff; "
-                "remove it or upgrade Wyckoff (the session does not start with a policy it cannot honour)"
-            )
         if key in _LISTS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{path}: the managed policy key {key!r} must be a list of strings")
+        elif key == "sandbox":
+            if value not in SANDBOX_VALUES:
+                raise ConfigError(
+                    f"{path}: the managed policy key 'sandbox' must be \"required\", got {value!r}"
+                )
         elif key in _FLAGS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{path}: the managed policy key {key!r} must be true or false")
         else:
-            known = ", ".join((*_LISTS, *_FLAGS))
+            known = ", ".join((*_LISTS, *_FLAGS, "sandbox"))
             raise ConfigError(f"{path}: unknown managed policy key {key!r} (known: {known})")
     models = data.get("allowed_models")
     servers = data.get("mcp_allowlist")
@@ -106,7 +115,9 @@ def load_managed() -> ManagedPolicy | None:
         allowed_models=tuple(models) if models is not None else None,
         disable_yolo=data.get("disable_yolo", False),
         allow_hooks=data.get("allow_hooks", True),
+        allow_plugins=data.get("allow_plugins", True),
         mcp_allowlist=tuple(servers) if servers is not None else None,
+        sandbox_required=data.get("sandbox") == "required",
         keys=dict(data),
     )
 

@@ -70,6 +70,11 @@ def claude_home() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".claude"
 
 
+def plugins_dir() -> Path:
+    """Installed Claude Code plugins and their marketplaces (storage/plugins.py)."""
+    return data_dir() / "plugins"
+
+
 def config_file() -> Path:
     return config_dir() / "config.toml"
 

@@ -17,6 +17,13 @@ class UIConfig:
             "`auto` uses hyperlinks in terminals known to show them, and not inside tmux or screen."
         },
     )
+    status_line: str = field(
+        default="",
+        metadata={
+            "doc": "A command whose first line of output is shown in the status bar; it gets Claude Code's "
+            'status-line JSON on standard input (docs/TUI.md, "Status line"). Not from a project\'s config.',
+        },
+    )
     notifications: Literal["auto", "bell", "off"] = field(
         default="auto",
         metadata={

@@ -105,7 +105,7 @@ class _Handler(BaseHTTPRequestHandler):
                     vendor, "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body
                 )
             )
-            scenario = self._next_scenario(state)
+            scenario = self._next_scenario(state, raw.decode("utf-8", "replace"))
         if vendor is None:
             self._json(404, {"error": {"message": f"no such endpoint: {self.path}"}})
             return
@@ -124,15 +124,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     @staticmethod
-    def _next_scenario(state: _State) -> dict[str, Any] | None:
-        if state.queue:
-            scenario = state.queue.popleft()
-            state.played.append(scenario)
-            return scenario
-        if state.cycle and state.played:
+    def _next_scenario(state: _State, body: str = "") -> dict[str, Any] | None:
+        """The next answer; an answer with `when` (a string, or a list of strings) is only
+        taken by a request whose body contains it (each of them), so parallel agents each
+        get their own answers."""
+        for scenario in state.queue:
+            when = scenario.get("when")
+            wanted = [when] if isinstance(when, str) else list(when or [])
+            if all(str(text) in body for text in wanted):
+                state.queue.remove(scenario)
+                state.played.append(scenario)
+                return scenario
+        if state.cycle and state.played and not state.queue:
             state.queue.extend(state.played)
             state.played.clear()
-            return _Handler._next_scenario(state)
+            return _Handler._next_scenario(state, body)
         return None
 
     def _json(self, status: int, data: Any) -> None:

@@ -78,6 +78,8 @@ class ToolContext:
     emit_event: Callable[[Any], None] = _discard_event
     env: Mapping[str, str] | None = None  # environment for child processes (keys removed)
     approved_outside_paths: frozenset[Path] = frozenset()
+    # More workspace roots (a trusted `.claude/settings.json` `additionalDirectories`)
+    extra_roots: tuple[Path, ...] = ()
     redact: Callable[[str], str] = _unchanged  # applied to what tools write to disk (offloaded output)
     mode: str = "default"  # the permission mode when the call runs
     host_files: HostFiles | None = None  # read and write files through the host (an editor)

@@ -30,6 +30,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Protocol
 
+from wyckoff_cli.tools.net_proxy import proxied
 from wyckoff_cli.tools.permissions.sandbox import SandboxRun, blocked_note, bwrap_args, cleanup
 from wyckoff_cli.tools.permissions.sandbox_mounts import sandbox_env
 
@@ -275,14 +276,10 @@ async def run_process(
     started = time.monotonic()
     argv = [*_shell(), command]
     variables = child_env(env, env_keep, env_remove)
-    try:
-        if sandbox is not None:
-            argv = bwrap_args(sandbox, cwd, argv)
-            variables = sandbox_env(variables, sandbox.allow_unix_sockets)
+    if sandbox is None:
         result = await _run(argv, cwd, variables, timeout, emit, capture)
-    finally:
-        if sandbox is not None:
-            cleanup(sandbox)
+    else:
+        result = await _run_sandboxed(sandbox, argv, cwd, variables, timeout, emit, capture)
     if sandbox is not None:
         note = blocked_note(sandbox, result.output, result.exit_code)
         if note:
@@ -290,6 +287,33 @@ async def run_process(
                                    result.elapsed, result.saved_to)  # fmt: skip
     return ProcessResult(result.exit_code, result.output, result.timed_out, time.monotonic() - started,
                          result.saved_to)  # fmt: skip
+
+
+async def _run_sandboxed(
+    sandbox: SandboxRun,
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float | None,
+    emit: Callable[[str], None],
+    capture: OutputCapture,
+) -> ProcessResult:
+    """`argv` in bubblewrap; with `[shell] allowed_domains`, behind the proxy (net_proxy.py),
+    whose refusals end the output."""
+    try:
+        async with proxied(sandbox) as net:
+            run = net.run if net is not None else sandbox
+            env = sandbox_env(env, sandbox.allow_unix_sockets)
+            if net is not None:
+                argv, env = net.argv(argv), net.env(env)
+            result = await _run(bwrap_args(run, cwd, argv), cwd, env, timeout, emit, capture)
+            note = net.proxy.note() if net is not None else ""
+    finally:
+        cleanup(sandbox)
+    if note:
+        result = ProcessResult(result.exit_code, f"{result.output.rstrip()}\n{note}", result.timed_out,
+                               result.elapsed, result.saved_to)  # fmt: skip
+    return result
 
 
 async def _run(

@@ -12,7 +12,7 @@ from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.background import BackgroundTask, BackgroundTaskManager
 from wyckoff_cli.tools.base import Tool, ToolContext, ToolOutcome
 from wyckoff_cli.tools.permissions.policy import preview_rule
-from wyckoff_cli.tools.permissions.sandbox import ShellSettings, sandbox_run
+from wyckoff_cli.tools.permissions.sandbox import ShellSettings, sandbox_refusal, sandbox_run
 from wyckoff_cli.tools.permissions.shellparse import parse_command
 from wyckoff_cli.tools.permissions.subject import Subject
 from wyckoff_cli.tools.permissions.workspace import display_path, resolve_for_tool, resolve_path
@@ -154,10 +154,13 @@ async def _run(args: dict[str, Any], ctx: ToolContext, shell: ShellSettings) -> 
     if not command.strip():
         raise ToolError("the command is empty.")
     folder, shown_cwd = _cwd(args, ctx)
+    refused = sandbox_refusal(shell, args)
+    if refused is not None:
+        raise ToolError(refused)
     if args.get("background"):
         return _start_background(command, folder, shown_cwd, args, ctx, shell)
     timeout = _timeout(args, DEFAULT_TIMEOUT)
-    if ctx.host_terminal is not None:
+    if ctx.host_terminal is not None and not shell.required_by:  # an editor's terminal is no sandbox
         return await _run_in_host_terminal(ctx, command, Path(folder), shown_cwd, timeout)
     capture = OutputCapture(
         ctx.results_dir, f"run_shell-{ctx.call_id or int(time.time() * 1000)}", ctx.redact

@@ -21,6 +21,7 @@ from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.session.status import StatusModel
+from wyckoff_cli.tui import agents_requests
 from wyckoff_cli.tui.router import EventRouter
 from wyckoff_cli.tui.screens.rewind import DiffScreen, RestorePreviewScreen, RewindPickerScreen
 
@@ -36,6 +37,8 @@ WHILE_BUSY = (
     rq.Bottom,
     rq.Find,
     rq.Invalid,
+    rq.Background,
+    rq.Agents,
 )
 
 
@@ -78,6 +81,10 @@ def submit(chat: ChatHost, request: rq.Request, name: str) -> None:
             chat.action_find(text)
         case rq.Quit():
             chat.app.exit()
+        case rq.Background(prompt=prompt):
+            agents_requests.start_bg(chat, prompt)
+        case rq.Agents():
+            agents_requests.open_agents(chat)
         case rq.Resume(session_id=""):
             pick_session(chat)
         case rq.Rewind(turn=None):

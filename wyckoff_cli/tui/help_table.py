@@ -28,6 +28,7 @@ KEYS = (
     ("!command", "run a command in the workspace shell; its output goes with your next message"),
     ("Ctrl+V", "attach the clipboard's image (or paste an image's path); Backspace on empty drops it"),
     ("Shift+Tab", "cycle permission modes"),
+    ("Ctrl+B", "the agents view: background sessions and their sub-agents (also /agents)"),
     ("Ctrl+O", "show / hide all thinking"),
     ("PageUp / PageDown", "scroll the transcript"),
     ("Ctrl+Home / Ctrl+End", "top / bottom of the transcript (also /top, /bottom)"),

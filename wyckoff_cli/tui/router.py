@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Protocol, assert_never, runtime_checkable
+from typing import Any, Protocol, assert_never, runtime_checkable
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.status import StatusModel
@@ -29,6 +29,13 @@ class AnswerView(Protocol):
     def append(self, text: str) -> None: ...
     def finish(self) -> None: ...
     def discard(self) -> None: ...
+
+
+class RoundFold(Protocol):
+    """Folds old rounds of a long live session (tui/transcript_fold.py)."""
+
+    def committed(self, message: dict[str, Any]) -> None: ...
+    def round_started(self) -> None: ...
 
 
 class CountingView(Protocol):
@@ -81,6 +88,7 @@ class EventRouter:
         self._turn_started: float | None = None
         self._failure: ev.TurnFailed | None = None
         self._waiting: CountingView | None = None  # the retry notice counting the wait
+        self.fold: RoundFold | None = None  # folds old rounds of a long live session
 
     # ------------------------------------------------------------------ coalescing
 
@@ -193,7 +201,7 @@ class EventRouter:
             case ev.HookRan():
                 self._hook_ran(event)
             case ev.MessageCommitted():
-                pass  # the session recorder persists it
+                self._committed(event)  # the session recorder persists it
             case ev.TurnFailed():
                 self._turn_failed(event)
             case ev.CommandOutput():
@@ -239,6 +247,12 @@ class EventRouter:
         self._close_answer()
         self.thinking = None
         self._set_state("thinking")
+        if self.fold is not None:
+            self.fold.round_started()
+
+    def _committed(self, event: ev.MessageCommitted) -> None:
+        if self.fold is not None:
+            self.fold.committed(event.message)
 
     def _thinking_done(self, event: ev.ThinkingDone) -> None:
         if self.thinking is None:

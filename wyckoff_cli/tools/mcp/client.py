@@ -37,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.mcp.config import ServerSpec
 from wyckoff_cli.tools.mcp.leader import ServerLeader, pid_folder, read_leader
+from wyckoff_cli.tools.mcp.sdk_import import sdk_ready
 from wyckoff_cli.tools.mcp.server_asks import Sampler, answer_elicitation, answer_sampling
 
 if TYPE_CHECKING:
@@ -174,6 +175,7 @@ class ServerConnection:
             self._leader = read_leader(self._pidfile)
 
     async def _connect(self, transport: str) -> None:
+        await sdk_ready()  # imported in a thread: ~1 s that would hold the event loop
         from mcp.client.session import ClientSession
         from mcp.types import Implementation
 

@@ -125,10 +125,39 @@ def load_mcp_config(root: Path, config: Config, *, user_file: Path | None = None
     for server in read_project_file(project_file):
         if server.name not in taken:
             servers.append(server)
+    servers += plugin_servers(root, {s.name for s in servers}, problems)
     from wyckoff_cli.storage.managed import allowed_servers  # an admin's mcp_allowlist wins
 
     servers = allowed_servers(servers, problems, lambda spec: spec.name)
     return McpConfig(tuple(servers), project_file if project_file.is_file() else None, tuple(problems))
+
+
+def plugin_servers(root: Path, taken: set[str], problems: list[str]) -> list[ServerSpec]:
+    """The MCP servers of the installed, enabled plugins whose servers the user trusted,
+    named as Claude Code names them (`plugin_PLUGIN_SERVER`), `${CLAUDE_PLUGIN_ROOT}`
+    replaced by the plugin's folder."""
+    from wyckoff_cli.storage.plugins import active_plugins, mcp_state
+
+    found: list[ServerSpec] = []
+    for plugin in active_plugins(root):
+        if not plugin.mcp_servers:
+            continue
+        source = plugin.mcp_file or plugin.root
+        if mcp_state(plugin) != "trusted":
+            problems.append(
+                f"[mcp] the servers of the plugin {plugin.name} are not trusted ({source}); "
+                f"`wyckoff plugin update {plugin.name}` shows them and asks"
+            )
+            continue
+        text = json.dumps({"mcpServers": plugin.mcp_servers}).replace(
+            "${CLAUDE_PLUGIN_ROOT}", json.dumps(str(plugin.root))[1:-1]
+        )
+        for server in parse_project_json(text, source):
+            name = f"plugin_{plugin.name}_{server.name}"
+            if name not in taken:
+                env = {**server.env, "CLAUDE_PLUGIN_ROOT": str(plugin.root)}
+                found.append(replace(server, name=name, scope="user", env=env))
+    return found
 
 
 def from_table(name: str, table: McpServer, scope: Scope, source: Path) -> ServerSpec:

@@ -20,7 +20,7 @@ runtime; the servers stay up). The host calls:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from wyckoff_cli.core import events as ev
@@ -96,10 +96,15 @@ class McpHost:
             return []
         return [s.name for s in self.manager.statuses() if s.state == "connecting"]
 
-    async def wait_connecting(self, on_wait: Callable[[str], None]) -> None:
-        """Wait for the servers still starting, one after another, each up to its
-        startup timeout; `on_wait(name)` says which one is waited for."""
+    async def wait_connecting(
+        self, on_wait: Callable[[str], None], only: Sequence[str] | None = None
+    ) -> None:
+        """Wait for the servers still starting (those in `only`, when given), one after
+        another, each up to its startup timeout; `on_wait(name)` says which one is
+        waited for."""
         for name in self.connecting():
+            if only is not None and name not in only:
+                continue
             connection = self.manager.connection(name) if self.manager is not None else None
             if connection is not None:
                 on_wait(name)

@@ -78,7 +78,7 @@ from wyckoff_cli.tools.permissions.rules import (
     path_matches,
     suggest_rule,
 )
-from wyckoff_cli.tools.permissions.sandbox import sandbox_auto_allows
+from wyckoff_cli.tools.permissions.sandbox import sandbox_auto_allows, sandbox_refusal
 from wyckoff_cli.tools.permissions.subject import Subject
 from wyckoff_cli.tools.permissions.workspace import is_git_internal, outside_paths
 
@@ -189,6 +189,7 @@ class ApprovalPolicy:
     deny: list[str] = field(default_factory=list)
     ask: list[str] = field(default_factory=list)  # Claude Code's `permissions.ask`: asked in every mode
     yolo_disabled: str | None = None  # why yolo decides as default does (a managed policy), or None
+    extra_roots: list[Path] = field(default_factory=list)  # more workspace roots (`additionalDirectories`)
     session_allow: list[str] = field(default_factory=list)
     protected_roots: Callable[[], tuple[Path, ...]] = _no_roots
     worktree_dirty: Callable[[Path], bool] = git_worktree_dirty
@@ -218,6 +219,9 @@ class ApprovalPolicy:
                 f"{tool.name} is refused by the deny rule {denied.text} in the user's permissions. "
                 "Do not retry it; find another way or ask the user.",
             )
+        required = sandbox_refusal(tool.extra.get("shell"), args) if tool.kind == "execute" else None
+        if required is not None:
+            return Verdict("deny", required)
         if tool.kind == "edit" and subject.kind == "path":
             inside_git = next((p for p in subject.paths if is_git_internal(Path(p.absolute))), None)
             if inside_git is not None:
@@ -336,8 +340,9 @@ class ApprovalPolicy:
         temp = Path(os.path.realpath(tempfile.gettempdir()))
         home = Path(os.path.realpath(Path.home()))  # never exempt as temp, even when under it
         out: list[Path] = []
+        extra = [Path(os.path.realpath(r)) for r in ctx.extra_roots]
         for _, path in self._redirect_targets(subject, ctx):
-            if path is None or is_within(path, root):
+            if path is None or is_within(path, root) or any(is_within(path, r) for r in extra):
                 continue
             if is_within(path, temp) and path != temp and not is_within(path, home):
                 continue
@@ -351,7 +356,7 @@ class ApprovalPolicy:
         roots = self.protected_roots()
         if subject.kind == "path" and subject.writes():
             for ref in subject.paths:
-                reason = protected_reason(Path(ref.absolute), ctx.workspace, roots)
+                reason = _protected_anywhere(Path(ref.absolute), ctx, roots)
                 if reason:
                     return f"{tool.name} would write {reason}"
         parsed = subject.command
@@ -360,7 +365,7 @@ class ApprovalPolicy:
         for shown, path in self._redirect_targets(subject, ctx):
             if path is None:
                 return f"the command writes to {shown}, a path only known when it runs"
-            reason = protected_reason(path, ctx.workspace, roots)
+            reason = _protected_anywhere(path, ctx, roots)
             if reason:
                 return f"the command writes {reason}"
         base = Path(subject.cwd) if subject.cwd else ctx.workspace
@@ -383,7 +388,7 @@ class ApprovalPolicy:
                     path = resolve_path(base, word.text)
                 except Exception:
                     continue
-                reason = protected_reason(path, ctx.workspace, roots)
+                reason = _protected_anywhere(path, ctx, roots)
                 if reason:
                     return f"`{command.name}` names {reason}"
         return None
@@ -484,3 +489,13 @@ def preview_rule(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> str | No
         return ApprovalPolicy().saveable_rule(tool, args, ctx)
     except Exception:  # a preview never fails because of a rule
         return None
+
+
+def _protected_anywhere(path: Path, ctx: ToolContext, roots: tuple[Path, ...]) -> str | None:
+    """`protected_reason` for the workspace and each extra root (`additionalDirectories`
+    are workspaces too: their `.git`, `.claude/` … are as protected)."""
+    for root in (ctx.workspace, *ctx.extra_roots):
+        reason = protected_reason(path, root, roots)
+        if reason:
+            return reason
+    return None

@@ -16,7 +16,8 @@ Modes (`[shell] sandbox`, `--sandbox`):
   empty folders; every Unix socket outside masked unless `[shell]
   allow_unix_sockets` names it, and the variables naming sockets (`SSH_AUTH_SOCK` …)
   left out; no network (abstract sockets included) unless `[shell] network = true`
-  or the call asks for it (`network: true`, approved by a person).
+  or the call asks for it (`network: true`, approved by a person); with `[shell]
+  allowed_domains`, only those host names through Wyckoff's proxy (net_proxy.py).
 - `read-only`: nothing on disk is writable; the temp folder is a private empty one.
 - `off`: commands run as the user, with the user's rights.
 
@@ -34,13 +35,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from wyckoff_cli.core.errors import ToolError
+from wyckoff_cli.tools.permissions.domains import DomainAllowList
 from wyckoff_cli.tools.permissions.sandbox_mounts import MountPoints, outside_sockets, protected_entries
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
@@ -50,7 +52,7 @@ _BLOCKED = re.compile(
     r"Read-only file system|Permission denied|Operation not permitted|Could not resolve host|"
     r"Temporary failure in name resolution|Network is unreachable|Name or service not known|"
     r"getaddrinfo|No address associated with hostname|Failed to establish a new connection|"
-    r"Connection refused|nodename nor servname"
+    r"Connection refused|nodename nor servname|Couldn't connect to server"
 )
 
 
@@ -71,6 +73,13 @@ class ShellSettings:
     # resolved once from Wyckoff's side when the session starts; None: at each command.
     git_dirs: tuple[Path, ...] | None = None
     mounts: MountPoints = field(default_factory=MountPoints, compare=False, repr=False)
+    # `[shell] allowed_domains`: the hosts reachable through the proxy (None: no list).
+    allowed_domains: DomainAllowList | None = None
+    # Why commands may never run unsandboxed (a managed policy's `sandbox = "required"`), or "".
+    required_by: str = ""
+    # More workspaces (a trusted `.claude/settings.json` `additionalDirectories`): writable, with
+    # their protected paths (`.git`, `.claude/` …) kept read-only as the workspace's are.
+    extra_workspaces: tuple[Path, ...] = ()
 
     @property
     def sandboxed(self) -> bool:
@@ -91,6 +100,10 @@ class SandboxRun:
     mounts: MountPoints = field(default_factory=MountPoints)
     git_dirs: tuple[Path, ...] = ()  # kept read-only wherever they are
     holds: list[MountPoints] = field(default_factory=list)  # what cleanup() lets go of
+    allowed_domains: DomainAllowList | None = None  # reached through the proxy (net_proxy.py)
+    resolve: Callable[[str, int], Awaitable[tuple[str, int]]] | None = None  # the proxy's resolver
+    proxy_folder: Path | None = None  # holds the proxy's socket; bound in read-only
+    extra_workspaces: tuple[Path, ...] = ()  # writable, their protected paths read-only
 
 
 def find_bwrap() -> str | None:
@@ -165,6 +178,8 @@ def sandbox_run(settings: ShellSettings, workspace: Path, *, network: bool = Fal
         tuple(Path(os.path.realpath(p)) for p in settings.allow_unix_sockets),
         settings.mounts,
         settings.git_dirs if settings.git_dirs is not None else resolve_git_dirs(workspace),
+        allowed_domains=settings.allowed_domains,
+        extra_workspaces=tuple(Path(os.path.realpath(p)) for p in settings.extra_workspaces),
     )
 
 
@@ -181,6 +196,20 @@ def sandbox_auto_allows(shell: object, args: Mapping[str, Any], mode: str) -> st
     if args.get("unsandboxed") or args.get("network") or shell.network or find_bwrap() is None:
         return None
     return f"allowed by sandbox auto-allow: it runs in the {shell.sandbox} sandbox without the network"
+
+
+def sandbox_refusal(shell: object, args: Mapping[str, Any]) -> str | None:
+    """Why a `run_shell` call is refused because a managed policy requires the sandbox
+    (`unsandboxed: true`, or a sandbox that cannot start here), or None."""
+    if not isinstance(shell, ShellSettings) or not shell.required_by:
+        return None
+    if args.get("unsandboxed"):
+        return f"`unsandboxed: true` is refused: {shell.required_by}. Run the command inside the sandbox."
+    if not shell.sandboxed or find_bwrap() is None:
+        return (
+            f"commands are refused: {shell.required_by}, and the sandbox cannot start here ({shell.notice})"
+        )
+    return None
 
 
 def resolve_git_dirs(workspace: Path) -> tuple[Path, ...]:
@@ -220,13 +249,15 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     hidden = list(run.hidden)
     if run.mode == "workspace-write":
-        writable = [temp, *(r for r in run.writable_roots if r.exists()), run.workspace]
+        extra = [r for r in run.extra_workspaces if r.is_dir()]
+        writable = [temp, *(r for r in run.writable_roots if r.exists()), *extra, run.workspace]
         home = Path(os.path.realpath(Path.home()))
         pinned = [
             run.workspace,
+            *extra,
             *run.git_dirs,
             *hidden,
-            *(p for p, _ in protected_entries(run.workspace, home)),
+            *(p for p, _ in _protected(run, home)),
         ]
         for root in _outermost_first([*writable, *_ancestors_inside(pinned, writable)]):
             args += ["--bind", str(root), str(root)]  # a mount point: it cannot be renamed away
@@ -241,6 +272,8 @@ def bwrap_args(run: SandboxRun, cwd: Path, argv: Sequence[str]) -> list[str]:
         if folder.is_dir() and not _contains(folder, run.workspace):
             args += ["--tmpfs", str(folder)]
     args += _socket_masks(run, temp, hidden)
+    if run.proxy_folder is not None:  # a mount point: its socket can be neither removed nor replaced
+        args += ["--ro-bind", str(run.proxy_folder), str(run.proxy_folder)]
     args += ["--chdir", str(cwd), "--", *argv]
     return args
 
@@ -257,7 +290,8 @@ def _socket_masks(run: SandboxRun, temp: Path, hidden: list[Path]) -> list[str]:
     if runtime is not None and not any(_contains(runtime, p) or _contains(p, runtime) for p in kept):
         args += ["--tmpfs", str(runtime)]
         emptied.append(runtime)
-    for socket in outside_sockets(run.allow_unix_sockets):
+    allowed = [*run.allow_unix_sockets, *(p / "proxy.sock" for p in [run.proxy_folder] if p is not None)]
+    for socket in outside_sockets(allowed):
         if not any(_contains(folder, socket) for folder in emptied):
             args += ["--ro-bind", os.devnull, str(socket)]  # connecting is refused
     for socket in run.allow_unix_sockets:
@@ -283,7 +317,7 @@ def _read_only_inside(run: SandboxRun, writable: list[Path], hidden: list[Path])
     home = Path(os.path.realpath(Path.home()))
     entries = [
         (path, is_folder)
-        for path, is_folder in protected_entries(run.workspace, home)
+        for path, is_folder in _protected(run, home)
         if any(_contains(w, path) for w in writable) and not any(_contains(h, path) for h in hidden)
     ]
     entries += [
@@ -307,6 +341,14 @@ def _read_only_inside(run: SandboxRun, writable: list[Path], hidden: list[Path])
         if os.path.lexists(path):
             args += ["--ro-bind", str(path), str(path)]
     return args
+
+
+def _protected(run: SandboxRun, home: Path) -> list[tuple[Path, bool]]:
+    """The protected paths of the workspace, the home folder and each extra workspace."""
+    found = protected_entries(run.workspace, home)
+    for root in run.extra_workspaces:
+        found += [entry for entry in protected_entries(root, home) if entry not in found]
+    return found
 
 
 def _ancestors_inside(paths: list[Path], areas: list[Path]) -> list[Path]:
@@ -350,6 +392,8 @@ def blocked_note(run: SandboxRun, output: str, exit_code: int | None) -> str:
         else "nothing on disk is writable"
     )
     net = "the network is reachable" if run.network else "there is no network"
+    if run.allowed_domains is not None and not run.network:
+        net = f"the network reaches only [shell] allowed_domains ({run.allowed_domains or 'none'}) through a proxy"
     return (
         f"[sandbox: this command ran in the {run.mode} sandbox ({where}; {net}). If it failed because "
         "of that, retry with `network: true` for network access, or `unsandboxed: true` to run outside "

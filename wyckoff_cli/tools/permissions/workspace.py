@@ -60,7 +60,7 @@ def ensure_not_git_internal(path: Path, shown: str) -> None:
 
 
 def _allowed_roots(ctx: ToolContext, *, reading: bool) -> list[Path]:
-    roots = [Path(os.path.realpath(ctx.workspace))]
+    roots = [Path(os.path.realpath(ctx.workspace)), *(Path(os.path.realpath(r)) for r in ctx.extra_roots)]
     if reading and ctx.results_dir is not None:
         roots.append(Path(os.path.realpath(ctx.results_dir)))
     return roots

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from textual import events, work
@@ -19,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Markdown, Static
 from textual.worker import Worker
 
 from wyckoff_cli.core import events as ev
@@ -30,7 +31,7 @@ from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.session.lsp import lsp_segment
 from wyckoff_cli.tools.mcp.server_asks import ELICITATION
 from wyckoff_cli.tools.plan import EXIT_PLAN
-from wyckoff_cli.tui import chat_requests, image_attach
+from wyckoff_cli.tui import agents_requests, chat_requests, image_attach
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.help_table import help_table
@@ -43,7 +44,9 @@ from wyckoff_cli.tui.screens.elicitation import ElicitationScreen
 from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
+from wyckoff_cli.tui.status_line_view import attach_status_line
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
+from wyckoff_cli.tui.transcript_fold import TranscriptFold
 from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
@@ -74,6 +77,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "toggle_thinking", "Thinking", show=False, priority=True),
         Binding("pageup", "page_up", "Scroll up", show=False, priority=True),
         Binding("pagedown", "page_down", "Scroll down", show=False, priority=True),
+        Binding("ctrl+b", "agents", "Agents", show=False, priority=True),
     ]
 
     def __init__(self, controller: ChatController) -> None:
@@ -81,6 +85,9 @@ class ChatScreen(Screen[None]):
         self.controller = controller
         self.status = controller.status
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
+        self.fold = self.router.fold = TranscriptFold(
+            lambda: self.transcript, self.router.tools, self._session_folder
+        )
         self.queued: list[str] = []
         self.turn_worker: Worker[None] | None = None
         self.thinking_expanded = False
@@ -122,11 +129,11 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(self._look_up_context_window)
         self.call_after_refresh(self._prepare)  # the SDK imports in a thread meanwhile
         self.call_after_refresh(self._shell_notice)  # why commands run unsandboxed (issue 22)
+        self.status_line = attach_status_line(self)  # `[ui] status_line`, Claude Code's statusLine
         if self.controller.builder.mcp is not None:  # MCP servers connect in the background
-            mcp = self.controller.builder.mcp
-            mcp.on_change = self._mcp_changed  # no polling: the servers report changes
-            mcp.start()
-            self._show_mcp()
+            self.controller.builder.mcp.on_change = self._mcp_changed  # no polling: they report changes
+            # after the first paint: their start-up competes for the CPU (issue 36)
+            self.call_after_refresh(self._start_mcp)
         if len(self.controller.conversation):
             self.render_history()
             self.add_notice(
@@ -138,6 +145,7 @@ class ChatScreen(Screen[None]):
                 f"Wyckoff · {self.controller.root} · {self.controller.model} · /help for keys and commands",
             )
         self.call_after_refresh(self._ask_hook_trust, self._ask_mcp_trust)  # one dialog after the other
+        agents_requests.watch_waiting(self)  # a background session that waits shows in the status bar
 
     def _prepare(self) -> None:
         self.run_worker(self.controller.prepare(), group="prepare")
@@ -163,6 +171,8 @@ class ChatScreen(Screen[None]):
         for problem in self.controller.builder.agents().problems:  # agent files skipped, once
             self.add_notice("warning", problem)
         if notice := self.controller.untrusted_allow_notice():  # the project's allow rules (issue 27)
+            self.add_notice("warning", notice)
+        if notice := self.controller.mode_notice:  # yolo asked for, disabled by a managed policy
             self.add_notice("warning", notice)
 
     # ------------------------------------------------------------------ transcript (TranscriptView)
@@ -225,6 +235,11 @@ class ChatScreen(Screen[None]):
 
         self.app.push_screen(McpTrustScreen(question), answered)
 
+    def _start_mcp(self) -> None:
+        if self.controller.builder.mcp is not None:
+            self.controller.builder.mcp.start()
+            self._show_mcp()
+
     def _mcp_changed(self) -> None:
         self.call_later(self._show_mcp)
 
@@ -251,6 +266,8 @@ class ChatScreen(Screen[None]):
                 self._mount(Static(literal(output.text), classes="command-output"))
         elif output.command == "diff":
             chat_requests.show_diff(self.app, output)  # coloured, in its own screen
+        elif output.command == "review":  # the findings, as Markdown (docs/REVIEW.md)
+            self._mount(Markdown(output.text, classes="command-output review-output"))
         else:
             self._mount(Static(literal(output.text), classes="command-output"))
 
@@ -274,6 +291,7 @@ class ChatScreen(Screen[None]):
             self.router.tools.clear()
             if event.resumed:
                 self.render_history()
+            self.fold.restart()
             self._held = None
             for widget in held:  # what came meanwhile (a command's notices) goes after it
                 self._mount(widget)
@@ -298,10 +316,12 @@ class ChatScreen(Screen[None]):
         chat_requests.send(self, rq.Resume(session_id))
 
     def render_history(self) -> None:
+        replay_history(self.transcript, self.controller.conversation, self._session_folder())
+        self.fold.restart()
+
+    def _session_folder(self) -> Path | None:
         loaded = self.controller.loaded  # the session's folder holds its tasks' transcripts
-        replay_history(
-            self.transcript, self.controller.conversation, loaded.info.directory if loaded else None
-        )
+        return loaded.info.directory if loaded else None
 
     # ------------------------------------------------------------------ approval
 
@@ -567,6 +587,9 @@ class ChatScreen(Screen[None]):
 
     def action_page_up(self) -> None:
         self.transcript.scroll_page_up()
+
+    def action_agents(self) -> None:
+        agents_requests.open_agents(self)
 
     def action_page_down(self) -> None:
         self.transcript.scroll_page_down()

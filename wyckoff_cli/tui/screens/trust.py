@@ -30,6 +30,8 @@ def describe_files(files: list[HookFile]) -> Text:
             text.append(visible(spec.command) + "\n")
         for grant in file.grants:  # a Claude Code settings file's allow rules
             text.append(visible(f"  permissions: {grant}") + "\n", style="yellow")
+        for plugin in file.enables:  # a project settings file's enabledPlugins
+            text.append(visible(f"  enables plugin: {plugin}") + "\n", style="yellow")
     return text
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.widgets import Static
@@ -23,6 +24,8 @@ STYLES = {
     "cache": "green",
     "cost": "yellow",
     "background": "cyan",
+    "waiting": "bold black on yellow",
+    "line": "",
 }
 
 
@@ -38,6 +41,7 @@ class StatusBar(Static):
         self.model = model
         self.busy_since: float | None = None  # while not idle: a spinner and the elapsed time
         self._shown: tuple[object, ...] | None = None  # what the bar shows now
+        self.on_refresh: Callable[[], None] | None = None  # the status line command's refresher
 
     def on_mount(self) -> None:
         self.refresh_status()
@@ -49,6 +53,8 @@ class StatusBar(Static):
         """Repaint, only if what the bar shows changed: a figure, the width, or (while
         busy) the spinner's frame or the elapsed seconds. The spinner runs on the app's
         frame clock, only while busy."""
+        if self.on_refresh is not None:
+            self.on_refresh()  # runs the status line command again if its input changed
         busy = self.spin and self.model.state not in ("idle", "waiting for approval")
         if busy and self.busy_since is None:
             self.busy_since = time.monotonic()

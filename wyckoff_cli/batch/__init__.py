@@ -1,0 +1,1 @@
+"""`wyckoff batch`: many headless runs, each in its own clone, locally or on a Ray cluster."""

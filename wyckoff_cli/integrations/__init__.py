@@ -1,0 +1,1 @@
+"""Adapters that let other frameworks run Wyckoff (Harbor: `integrations/harbor.py`)."""
