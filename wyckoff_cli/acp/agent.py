@@ -23,6 +23,7 @@ from wyckoff_cli import __version__
 from wyckoff_cli.acp.choices import SessionChoices, read_choices, save_choices
 from wyckoff_cli.acp.host_io import ClientFiles, ClientTerminal
 from wyckoff_cli.acp.prompt import prompt_images, prompt_text
+from wyckoff_cli.acp.server_asks import form_answer, form_call, form_options, is_form, sampling_title
 from wyckoff_cli.acp.updates import UpdateTranslator, nested_id, replay, stop_reason
 from wyckoff_cli.acp.usage import TurnUsage
 from wyckoff_cli.core import events as ev
@@ -353,15 +354,20 @@ class WyckoffAgent:
         """`session/request_permission` (for a sub-agent's call: its nested call id and
         a title naming the agent); the answer goes back through the request."""
         call = state.translator.permission_call(request)
+        call.title = sampling_title(request) or call.title
+        form = is_form(request)  # an MCP server's form: accept (the defaults), decline, cancel
+        if form:
+            call = form_call(call, request)
         if wrapped is not None:
             call.title = f"{wrapped.agent} agent: {call.title}"
             call.tool_call_id = nested_id(wrapped.parent_call_id, request.id)
         wider = wider_rules(request.name)  # an MCP tool: "always" for the tool, for its server
+        options = (
+            form_options(request) if form else PERMISSION_OPTIONS + (mcp_options(wider[1]) if wider else [])
+        )
         try:
             response = await self.client.request_permission(
-                session_id=session_id,
-                tool_call=call,
-                options=PERMISSION_OPTIONS + (mcp_options(wider[1]) if wider else []),
+                session_id=session_id, tool_call=call, options=options
             )
         except Exception as exc:  # the client failed to answer: nothing runs
             log.warning("permission request failed: %s", exc)
@@ -371,7 +377,9 @@ class WyckoffAgent:
         choice = (
             getattr(outcome, "option_id", None) if getattr(outcome, "outcome", "") == "selected" else None
         )
-        if choice == "allow":
+        if form:
+            request.respond(form_answer(choice))
+        elif choice == "allow":
             request.respond(ApprovalDecision.allow())
         elif choice == "always":
             request.respond(ApprovalDecision.always())

@@ -237,6 +237,8 @@ class UsageReported(_Event):
     purpose: str = "turn"
     # The earlier tool results this call's prompt sent again: {call_id, tool, tokens} each.
     resent: list[dict[str, Any]] = field(default_factory=list)
+    # Who asked for the call when not the agent: an MCP server's name (purpose `mcp_sampling`).
+    source: str = ""
 
     @classmethod
     def from_usage(cls, model: str, usage: Usage, purpose: str = "turn") -> UsageReported:
@@ -492,6 +494,11 @@ class SubagentEvent(_Event):
         while isinstance(event, SubagentEvent):
             event = event.event
         return event
+
+
+def source_agent(source: str) -> str:
+    """Whose spend a call made for `source` (`UsageReported.source`) counts as: `mcp:SERVER`."""
+    return f"mcp:{source}"
 
 
 def approval_of(event: RuntimeEvent) -> ApprovalRequested | None:

@@ -23,6 +23,7 @@ from wyckoff_cli.core.approval import ApprovalDecision, ApprovalResponder
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.core.messages import ImagePart, ToolCallPart
 from wyckoff_cli.runtime.assembly import ArgumentsError, clean_text, parse_arguments
+from wyckoff_cli.runtime.call_asks import CallAsker
 from wyckoff_cli.runtime.guards import GuardPipeline, Refuser, TurnState
 from wyckoff_cli.runtime.hooks import RuntimeHooks, ToolDecision, merge_decisions
 from wyckoff_cli.runtime.offload import OFFLOAD_THRESHOLD, offload_result
@@ -384,6 +385,7 @@ class ToolCallRunner:
             call.id, item.outside, lambda text: outputs.put_nowait(ev.ToolOutput(call.id, text))
         )
         ctx.emit_event = outputs.put_nowait
+        ctx.ask = CallAsker(self.policy, ctx, call.id, outputs.put_nowait)  # an MCP server's sampling, ...
         started = time.monotonic()
         if tool.background:
             task = self.background.start(

@@ -24,6 +24,7 @@ from wyckoff_cli.runtime.hooks import RuntimeHooks
 from wyckoff_cli.runtime.loop import AgentRuntime, RuntimeSettings, child_environment
 from wyckoff_cli.runtime.prompt_hooks import provider_judge
 from wyckoff_cli.session.images import every_model_takes_images, image_store, image_support
+from wyckoff_cli.session.mcp_sampling import ModelSampler
 from wyckoff_cli.session.models import build_model
 from wyckoff_cli.session.modes import ModeTools
 from wyckoff_cli.session.shell import (
@@ -366,8 +367,11 @@ class SessionBuilder:
             from wyckoff_cli.session.titles import SessionTitler
 
             hooks.append(SessionTitler(routes["title"], recorder, lambda: runtime.provider))
-        if self.mcp is not None:
-            self.mcp.attach(registry)  # appended after the built-ins, and as servers connect
+        if self.mcp is not None:  # tools appended after the built-ins; sampling on this runtime's model
+            self.mcp.attach(
+                registry, ModelSampler(lambda: runtime.provider, [model, *config.fallbacks], self.provider)
+            )
+            self.mcp.follow_root(self.workspace.root)  # roots/list_changed when the workspace is another
         images = image_store(recorder)
         tool_images = images if every_model_takes_images(config, model) else None
         runtime = AgentRuntime(

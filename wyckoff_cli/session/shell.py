@@ -152,11 +152,13 @@ def sandbox_auto_allow(settings: ShellSettings | None, mode: str) -> str:
 
 
 def session_tool_names() -> list[str]:
-    """The tools a session has before MCP servers start: the built-ins and the
-    context's own (`remember`)."""
+    """The tools a session has before MCP servers start: the built-ins, the
+    context's own (`remember`) and what rules name for MCP servers' requests
+    (`McpSampling`, `McpElicitation`)."""
     from wyckoff_cli.tools.builtin import default_registry
+    from wyckoff_cli.tools.mcp.server_asks import PSEUDO_TOOLS
 
-    return [*default_registry().names(), "remember"]
+    return [*default_registry().names(), "remember", *PSEUDO_TOOLS]
 
 
 def protected_roots() -> tuple[Path, ...]:

@@ -108,7 +108,10 @@ class StatusModel:
 
     def add_usage(self, event: UsageReported, calls: int = 1, agent: str | None = None) -> None:
         """Count one call: in its model's totals (the session's), and in its agent's
-        when a sub-agent made it (whose context is not the session's)."""
+        when a sub-agent made it (whose context is not the session's), or an MCP
+        server's sampling request (`source`: counted as `mcp:SERVER`)."""
+        if agent is None and event.source:
+            agent = ev.source_agent(event.source)
         self._count(self.per_model, event.model, event, calls)
         if calls:  # a resumed session's saved totals carry no purposes
             self._count(self.per_purpose, event.purpose, event, calls)

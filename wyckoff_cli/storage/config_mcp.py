@@ -33,3 +33,7 @@ class McpServer:
     disabled_tools: list[str] = _doc("Tools of it that are never offered.", default_factory=list)
     startup_timeout: float = _doc("Seconds to wait for it to start and list its tools.", default=10.0)
     tool_timeout: float = _doc("Seconds one call of its tools may take before it is cancelled.", default=60.0)
+    elicitation: Literal["decline", "cancel"] = _doc(
+        "What a run with no one to ask answers its elicitation requests (forms): `decline` or `cancel`.",
+        default="decline",
+    )

@@ -115,6 +115,8 @@ class SessionRecorder(ConversationObserver):
                 usage = usage_event.usage  # a sub-agent's calls count in the session's totals too
                 cost = self._price(usage_event.model, usage)
                 agent = event.agent if isinstance(event, ev.SubagentEvent) else None
+                if agent is None and usage_event.source:  # an MCP server's sampling request
+                    agent = ev.source_agent(usage_event.source)
                 context = self.info.context_tokens
                 self.info.add_usage(usage_event.model, usage, cost, agent)
                 if usage_event.purpose != "turn":  # a side job's call does not fill the context

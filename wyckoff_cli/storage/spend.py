@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from wyckoff_cli.core.events import source_agent
 from wyckoff_cli.core.usage import Usage
 from wyckoff_cli.storage.chatlog import read_jsonl
 
@@ -20,10 +21,12 @@ Pricer = Callable[[str, Usage], "float | None"]
 
 
 def call_of(record: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
-    """A model call's usage fields and the agent that made it (`main` or the
-    sub-agent's name), or None when `record` is not a model call."""
+    """A model call's usage fields and the agent that made it (`main`, the
+    sub-agent's name, or `mcp:SERVER` for an MCP server's sampling request), or None
+    when `record` is not a model call."""
     if record.get("type") == "usage":
-        return record, "main"
+        source = record.get("source")
+        return record, source_agent(source) if isinstance(source, str) and source else "main"
     inner = record.get("event")
     if record.get("type") == "subagent" and isinstance(inner, dict) and inner.get("type") == "usage":
         return inner, str(record.get("agent") or "sub-agent")

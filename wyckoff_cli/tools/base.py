@@ -19,6 +19,7 @@ from wyckoff_cli.core.messages import ImagePart, ToolSpec
 from wyckoff_cli.tools.permissions.subject import Access, Subject, SubjectFn, ToolKind, default_subject
 
 if TYPE_CHECKING:
+    from wyckoff_cli.core.approval import ApprovalDecision
     from wyckoff_cli.tools.background import BackgroundTaskManager
     from wyckoff_cli.tools.client_io import HostFiles, HostTerminal
 
@@ -57,6 +58,13 @@ def _unchanged(text: str) -> str:
     return text
 
 
+# Ask about something a running call does on the user's behalf (an MCP server's sampling
+# or elicitation request): `tool` is what the policy's rules name, `args` its subject,
+# `preview` what a host shows. The policy answers first; else a person, through an
+# `approval_request` on the turn's stream, as for a tool call (runtime/tool_calls.py).
+AskFn = Callable[["Tool", dict[str, Any], dict[str, Any]], Awaitable["ApprovalDecision"]]
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a running tool may use. Built by the runtime for each call."""
@@ -82,6 +90,9 @@ class ToolContext:
     # Where a tool keeps images it gives the model (read_file, MCP); None when the
     # session's models take no images (then a tool describes an image in text).
     images: ImageKeeper | None = None
+    # The runtime's way to ask about a request made during this call (`AskFn`); None
+    # when the call runs where no one can be asked (then such requests are refused).
+    ask: AskFn | None = None
 
     def hidden(self, path: Path) -> bool:
         """Whether `path` must be left out of what a walking tool reports."""

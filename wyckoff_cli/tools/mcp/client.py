@@ -28,15 +28,20 @@ import os
 import shutil
 import signal
 import tempfile
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from wyckoff_cli.core.errors import ToolError
 from wyckoff_cli.tools.mcp.config import ServerSpec
 from wyckoff_cli.tools.mcp.leader import ServerLeader, pid_folder, read_leader
 from wyckoff_cli.tools.mcp.sdk_import import sdk_ready
+from wyckoff_cli.tools.mcp.server_asks import Sampler, answer_elicitation, answer_sampling
+
+if TYPE_CHECKING:
+    from wyckoff_cli.tools.base import ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +105,8 @@ class ServerConnection:
         self._pidfile: Path | None = None  # in Wyckoff's cache folder, out of the sandbox's reach
         self._leader: ServerLeader | None = None
         self._deadline: Any = None  # the start-up cancel scope, while starting
+        self.sampler: Sampler | None = None  # the session's model, for `sampling/createMessage`
+        self._calls: dict[int, ToolContext] = {}  # the tool calls in flight: who is asked about requests
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -182,6 +189,8 @@ class ServerConnection:
                     write,
                     logging_callback=self._on_log,
                     list_roots_callback=self._list_roots,
+                    sampling_callback=self._on_sampling,
+                    elicitation_callback=self._on_elicitation,
                     message_handler=self._on_message,
                     client_info=Implementation(name="wyckoff", version=__version__),
                 )
@@ -349,6 +358,32 @@ class ServerConnection:
         root = self.root.resolve()
         return types.ListRootsResult(roots=[types.Root(uri=FileUrl(root.as_uri()), name=root.name)])
 
+    async def set_root(self, root: Path) -> None:
+        """The session's workspace changed: answer `roots/list` with `root` from now on
+        and tell a connected server (`notifications/roots/list_changed`)."""
+        if root.resolve() == self.root.resolve():
+            return
+        self.root = root
+        session = self._session
+        if session is not None:
+            with (
+                contextlib.suppress(Exception),
+                warnings.catch_warnings(),
+            ):  # a server gone is reported elsewhere
+                warnings.simplefilter("ignore")  # the SDK: roots are deprecated by a later spec
+                await session.send_roots_list_changed()
+
+    def _asker(self) -> ToolContext | None:
+        """The context of the latest tool call of this server still running: the
+        requests it makes are asked about there (None: no call, no one to ask)."""
+        return next(reversed(self._calls.values()), None) if self._calls else None
+
+    async def _on_sampling(self, context: Any, params: Any) -> Any:
+        return await answer_sampling(self.spec.name, params, self._asker(), self.sampler)
+
+    async def _on_elicitation(self, context: Any, params: Any) -> Any:
+        return await answer_elicitation(self.spec.name, params, self._asker(), self.spec.elicitation)
+
     async def _on_log(self, params: Any) -> None:
         data = params.data
         text = data if isinstance(data, str) else repr(data)
@@ -368,7 +403,15 @@ class ServerConnection:
             )
         return self._session
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], emit: Callable[[str], None]) -> Any:
+    async def call_tool(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        emit: Callable[[str], None],
+        ctx: ToolContext | None = None,
+    ) -> Any:
+        """Call `tool`; `ctx` (the running call's) is where the server's sampling and
+        elicitation requests during the call are asked about."""
         from mcp.shared.exceptions import MCPError
         from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -380,6 +423,8 @@ class ServerConnection:
 
         key = id(emit)
         self._emitters[key] = emit
+        if ctx is not None:
+            self._calls[key] = ctx
         try:
             return await session.call_tool(
                 tool, arguments, read_timeout_seconds=self.spec.tool_timeout, progress_callback=progress
@@ -401,6 +446,7 @@ class ServerConnection:
             raise ToolError(f"{tool} on {self.spec.name}: the connection failed ({exc})") from None
         finally:
             self._emitters.pop(key, None)
+            self._calls.pop(key, None)
 
     async def read_resource(self, uri: str) -> Any:
         from mcp.shared.exceptions import MCPError

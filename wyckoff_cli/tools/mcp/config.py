@@ -54,6 +54,7 @@ class ServerSpec:
     disabled_tools: tuple[str, ...] = ()
     startup_timeout: float = 10.0
     tool_timeout: float = 60.0
+    elicitation: Literal["decline", "cancel"] = "decline"  # the answer when no one can fill its form
 
     def describe(self) -> str:
         """What it runs or where it connects, for trust prompts and listings."""
@@ -185,6 +186,7 @@ def from_table(name: str, table: McpServer, scope: Scope, source: Path) -> Serve
         disabled_tools=tuple(table.disabled_tools),
         startup_timeout=table.startup_timeout,
         tool_timeout=table.tool_timeout,
+        elicitation=table.elicitation,
     )
 
 
@@ -239,6 +241,7 @@ def _from_json(name: str, entry: dict[str, Any], path: Path, where: str) -> Serv
         disabled_tools=_strings(entry, "disabled_tools", name, where),
         startup_timeout=_number(entry, "startup_timeout", name, where, 10.0),
         tool_timeout=_number(entry, "tool_timeout", name, where, 60.0),
+        elicitation=_elicitation(entry, name, where),
     )
     try:
         return from_table(name, table, "project", path)
@@ -259,6 +262,15 @@ def _string(entry: dict[str, Any], key: str, name: str, where: str) -> str | Non
     if value is not None and not isinstance(value, str):
         raise ConfigError(f"{where}server {name!r}: {key} must be a string, got {value!r}")
     return value
+
+
+def _elicitation(entry: dict[str, Any], name: str, where: str) -> Literal["decline", "cancel"]:
+    value = entry.get("elicitation", "decline")
+    if value == "cancel":
+        return "cancel"
+    if value != "decline":
+        raise ConfigError(f"{where}server {name!r}: elicitation must be 'decline' or 'cancel', got {value!r}")
+    return "decline"
 
 
 def _strings(entry: dict[str, Any], key: str, name: str, where: str) -> list[str]:

@@ -19,6 +19,7 @@ runtime; the servers stay up). The host calls:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from wyckoff_cli.tools.mcp.extras import (
     resource_completions,
 )
 from wyckoff_cli.tools.mcp.manager import EventFn, McpEvent, McpManager
+from wyckoff_cli.tools.mcp.server_asks import Sampler
 from wyckoff_cli.tools.registry import ToolRegistry
 
 StartFn = Callable[[EventFn], McpManager]
@@ -46,6 +48,7 @@ class McpHost:
         self._notices: list[tuple[str, str]] = []
         self.on_change: Callable[[], None] = lambda: None
         self.trust_notice: str | None = None  # the notice asking for trust; stale once trusted
+        self._root_changes: set[asyncio.Task[None]] = set()
 
     def start(self) -> McpManager:
         if self.manager is None:
@@ -65,8 +68,27 @@ class McpHost:
             self._notices.append(("info", event.message))
         self.on_change()
 
-    def attach(self, registry: ToolRegistry) -> None:
-        self.start().attach(registry)
+    def attach(self, registry: ToolRegistry, sampler: Sampler | None = None) -> None:
+        """Offer the servers' tools through `registry`; their sampling requests run on
+        `sampler` (the runtime's model), when given."""
+        manager = self.start()
+        manager.attach(registry)
+        if sampler is not None:
+            manager.use_model(sampler)
+
+    async def set_root(self, root: Path) -> None:
+        """The session's workspace root changed (`roots/list_changed` to the servers)."""
+        if self.manager is not None:
+            await self.manager.set_root(root)
+
+    def follow_root(self, root: Path) -> None:
+        """For a host building a runtime (sync): when `root` is not the root the servers
+        were given, change it in the background (`set_root`)."""
+        if self.manager is None or self.manager.root.resolve() == root.resolve():
+            return
+        task = asyncio.get_running_loop().create_task(self.set_root(root))
+        self._root_changes.add(task)
+        task.add_done_callback(self._root_changes.discard)
 
     def connecting(self) -> list[str]:
         """The servers still starting (their tools are not offered yet)."""

@@ -29,6 +29,7 @@ from wyckoff_cli.tools.mcp.client import ServerConnection, State
 from wyckoff_cli.tools.mcp.config import ExpansionError, McpConfig, ServerSpec, expand_server
 from wyckoff_cli.tools.mcp.names import assign_names, sanitize_part, server_prefix
 from wyckoff_cli.tools.mcp.proxy import proxy_tool, tool_definition
+from wyckoff_cli.tools.mcp.server_asks import Sampler
 from wyckoff_cli.tools.mcp.trust import TrustStore, definition_hash, server_key
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -105,6 +106,7 @@ class McpManager:
         # when the host trusts the project, as headless `--trust-mcp` runs do)
         self._accept_changes = trust_project if accept_changes is None else accept_changes
         self.connections: dict[str, ServerConnection] = {}
+        self.sampler: Sampler | None = None  # the session's model, for servers' sampling requests
         self._states: dict[str, tuple[State, str]] = {}
         self._tools: dict[str, list[Tool]] = {}
         self._dropped: dict[str, set[str]] = {}
@@ -153,6 +155,7 @@ class McpManager:
                 login_timeout=LOGIN_SECONDS,
                 on_wait=signing_in,
             )
+        connection.sampler = self.sampler
         self.connections[spec.name] = connection
         self._set_state(spec.name, "connecting", "")
         connection.start()
@@ -180,6 +183,20 @@ class McpManager:
         connections = list(self.connections.values())
         self.connections.clear()
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+
+    def use_model(self, sampler: Sampler | None) -> None:
+        """Answer the servers' sampling requests with `sampler` (the runtime's model)."""
+        self.sampler = sampler
+        for connection in self.connections.values():
+            connection.sampler = sampler
+
+    async def set_root(self, root: Path) -> None:
+        """The session's workspace is `root` now: every server's `roots/list` answers
+        it, and the connected ones get `notifications/roots/list_changed`."""
+        if root.resolve() == self.root.resolve():
+            return
+        self.root = root
+        await asyncio.gather(*(c.set_root(root) for c in self.connections.values()), return_exceptions=True)
 
     def attach(self, registry: ToolRegistry) -> None:
         """Offer the tools through `registry` from now on (a new runtime after a model

@@ -53,7 +53,7 @@ def proxy_tool(connection: ServerConnection, mcp_tool: Any, name: str, *, send_i
     description = (mcp_tool.description or title or original).strip()
 
     async def run(args: dict[str, Any], ctx: ToolContext) -> str | ToolOutcome:
-        result = await connection.call_tool(original, args, ctx.emit_output)
+        result = await connection.call_tool(original, args, ctx.emit_output, ctx)
         images = ctx.images if send_images else None
         return convert_result(result, tool=name, results_dir=ctx.results_dir, images=images)
 

@@ -2,7 +2,9 @@
 
 `1`/`y` allow once · `2`/`a` highlight "always" (Enter then saves the rule; a letter
 alone never does) · `3`/`e` edit the call (the tool's editable field, or the arguments
-as JSON) · `4`/`n` deny with an optional line of feedback · Esc denies at once. Arrows
+as JSON) · `4`/`n` deny with an optional line of feedback · Esc denies at once. For an
+MCP tool, `5`/`t` highlights "always for this tool" (`mcp__SERVER__TOOL`, any arguments)
+and `6`/`s` "always for every tool of SERVER" (`mcp__SERVER__*`), confirmed with Enter too. Arrows
 and Enter pick a choice. For a second after the dialog opens, and while the prompt is
 being typed into, the dialog's keys are paused and go to the prompt instead (the
 dialog says so). The choices stay pinned to the bottom; the preview scrolls above
@@ -28,6 +30,8 @@ from textual.widgets.option_list import Option
 
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.core.events import ApprovalRequested
+from wyckoff_cli.tools.mcp.names import wider_rules
+from wyckoff_cli.tools.mcp.server_asks import SAMPLING
 from wyckoff_cli.tui.literal import json_text, literal, visible
 from wyckoff_cli.tui.notifications import call_summary
 from wyckoff_cli.tui.typing_guard import TypingGuard
@@ -37,6 +41,8 @@ from wyckoff_cli.tui.widgets.diff import render_diff
 KeySink = Callable[[events.Key], None]  # where paused keys go (the chat prompt)
 CHOICE_KEYS = {"1": "allow", "y": "allow", "2": "always", "a": "always", "3": "edit", "e": "edit"}
 CHOICE_KEYS |= {"4": "deny", "n": "deny"}
+MCP_KEYS = {"5": "always_tool", "t": "always_tool", "6": "always_server", "s": "always_server"}
+ALWAYS_CHOICES = ("always", "always_tool", "always_server")  # a key highlights them; Enter saves
 PAUSED = "⏸ keys paused while you type — they go to the prompt"
 
 
@@ -54,7 +60,9 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
         parts.append(literal(f"This call would fail: {preview['error']}", style="red"))
     diff = preview.get("diff")
     command = preview.get("command")
-    if isinstance(diff, str) and diff:
+    if preview.get("kind") == "mcp_sampling":  # an MCP server asks the session's model
+        parts.append(sampling_preview(request.args))
+    elif isinstance(diff, str) and diff:
         parts.append(render_diff(diff))
     elif isinstance(command, str):
         parts.append(Text.assemble(("$ ", "bold"), (visible(command), "bold")))
@@ -79,6 +87,29 @@ def render_preview(request: ApprovalRequested, workspace: Path | None = None) ->
             )
         )
     return Group(*parts)
+
+
+def sampling_preview(args: dict[str, object]) -> RenderableType:
+    """What a server's sampling request sends to the model (at the session's cost)."""
+    text = Text()
+    if args.get("system_prompt"):
+        text.append("system: ", style="bold")
+        text.append(visible(str(args["system_prompt"])) + "\n")
+    messages = args.get("messages")
+    for message in messages if isinstance(messages, list) else []:
+        if isinstance(message, dict):
+            text.append(f"{message.get('role', '?')}: ", style="bold")
+            text.append(visible(str(message.get("text", ""))) + "\n")
+    text.append(
+        f"at most {args.get('max_tokens')} tokens, on the session's model (its cost is yours)", style="dim"
+    )
+    return text
+
+
+def title_of(request: ApprovalRequested) -> str:
+    if request.name == SAMPLING:
+        return f"Let the MCP server {request.args.get('server', '')} use the model?"
+    return f"Allow {request.name}?"
 
 
 def _names_outside(value: object, outside: list[str], workspace: Path | None) -> bool:
@@ -149,6 +180,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.forward_key = forward_key
         self._field = editable_field(request.args, request.editable_fields)
         self._pause_timer: Timer | None = None
+        self._wider = wider_rules(request.name)  # an MCP tool: always for the tool, for its server
+        if self._wider is not None:
+            self.choice_keys = {**self.choice_keys, **MCP_KEYS}
 
     @property
     def attention(self) -> str:
@@ -159,7 +193,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             asker = f" (asked by the {self.agent} agent)" if self.agent else ""
-            yield Static(literal(f"Allow {self.request.name}?{asker}"), id="title")
+            yield Static(literal(f"{title_of(self.request)}{asker}"), id="title")
             with VerticalScroll(id="preview", can_focus=False):
                 yield Static(render_preview(self.request, self.workspace))
             with Vertical(id="bottom"):
@@ -169,6 +203,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     Option(literal(f"2  {always_label(self.request)}  (a)"), id="always"),
                     Option(literal(f"3  Edit {field_label(self._field)}  (e)"), id="edit"),
                     Option("4  Deny, with optional feedback  (n, Esc)", id="deny"),
+                    *self._mcp_options(),
                     id="choices",
                 )
                 yield Static(
@@ -185,6 +220,23 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     self.request.validate,
                     self.request.preview.get("context"),
                 )
+
+    def _mcp_options(self) -> list[Option]:
+        if self._wider is None:
+            return []
+        tool, server = self._wider
+        name = server.split("__")[1]
+        return [
+            Option(literal(f"5  Always allow this tool — saves the rule {tool}  (t)"), id="always_tool"),
+            Option(
+                literal(f"6  Always allow every tool of {name} — saves {server}  (s)"), id="always_server"
+            ),
+        ]
+
+    def _always(self, choice: str) -> ApprovalDecision:
+        if choice == "always" or self._wider is None:
+            return ApprovalDecision.always()
+        return ApprovalDecision.always(self._wider[0] if choice == "always_tool" else self._wider[1])
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
@@ -232,8 +284,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         event.stop()
         if self.paused or not event.option.id:
             return
-        if event.option.id == "always":
-            self.dismiss(ApprovalDecision.always())  # Enter on the highlighted "always"
+        if event.option.id in ALWAYS_CHOICES:
+            self.dismiss(self._always(event.option.id))  # Enter on a highlighted "always"
         else:
             self.action_choose(event.option.id)
 
@@ -244,10 +296,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             return
         if choice == "allow":
             self.dismiss(ApprovalDecision.allow())
-        elif choice == "always":
+        elif choice in ALWAYS_CHOICES:
             # a letter never saves a rule: it highlights the choice, Enter confirms
             choices = self.query_one(OptionList)
-            choices.highlighted = choices.get_option_index("always")
+            choices.highlighted = choices.get_option_index(choice)
             self.query_one("#hint", Static).update(
                 Text("Enter confirms “always”; ↑↓ picks another choice", style="bold")
             )

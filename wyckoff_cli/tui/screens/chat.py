@@ -29,6 +29,7 @@ from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.session.lsp import lsp_segment
+from wyckoff_cli.tools.mcp.server_asks import ELICITATION
 from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui import agents_requests, chat_requests, image_attach
 from wyckoff_cli.tui.completion import Completions
@@ -39,6 +40,7 @@ from wyckoff_cli.tui.literal import literal, visible
 from wyckoff_cli.tui.replay import replay_history
 from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
+from wyckoff_cli.tui.screens.elicitation import ElicitationScreen
 from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
@@ -90,7 +92,7 @@ class ChatScreen(Screen[None]):
         self.turn_worker: Worker[None] | None = None
         self.thinking_expanded = False
         self._last_ctrl_c = 0.0
-        self._approvals: list[ApprovalScreen] = []
+        self._approvals: list[ApprovalScreen | ElicitationScreen] = []
         self._escapes = DoubleEscape()
         self.completions = Completions(
             controller.root, lambda: controller.slash_commands, controller.builder.mcp
@@ -335,7 +337,9 @@ class ChatScreen(Screen[None]):
             request.respond(decision or ApprovalDecision.deny(None))
 
         prompt = self.query_one(PromptInput)
-        kind = PlanApprovalScreen if request.name == EXIT_PLAN else ApprovalScreen
+        kind = {EXIT_PLAN: PlanApprovalScreen, ELICITATION: ElicitationScreen}.get(
+            request.name, ApprovalScreen
+        )
         screen = kind(
             request,
             self.controller.root,
