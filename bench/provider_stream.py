@@ -28,7 +28,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from stream_e2e import RequestClock  # the loopback relay that clocks the request
 
 from wyckoff_cli.core.messages import Message
 from wyckoff_cli.providers.base import TextChunk
@@ -151,24 +154,40 @@ async def adapter_once(
 # --------------------------------------------------------------------------- wyckoff run
 
 
-def run_once(vendor: str, server: ServerProcess) -> float:
+@dataclass
+class RunTimes:
+    request: float  # the request's first byte at the server (the relay) -> the last delta read
+    model_start: float  # the `model_start` line -> the last delta read
+    process: float  # the process started -> it exited
+    cpu: float  # the process's own CPU seconds (user + system), from wait4
+
+
+def run_once(vendor: str, server: ServerProcess, clock: RequestClock, code: str | None = None) -> RunTimes:
     """`wyckoff run --output-format stream-json` in a subprocess, the fake server in
-    another: from the `model_start` line (the request is sent right after it) to the
-    line of the last text delta, as read by this process."""
+    another, behind a loopback relay that notes when the request arrives (the clock of
+    issue 36's peer figures). `code`: a checkout whose `wyckoff_cli` runs instead of this
+    one (`PYTHONPATH`), for an A/B comparison in the same run."""
+    relay = f"http://127.0.0.1:{clock.port}"
     with tempfile.TemporaryDirectory() as home:
         env = dict(os.environ)
         env.update(
             WYCKOFF_HOME=home,
-            ANTHROPIC_BASE_URL=server.url,
+            ANTHROPIC_BASE_URL=relay,
             ANTHROPIC_API_KEY="bench-key",
-            OPENAI_BASE_URL=server.openai_url,
+            OPENAI_BASE_URL=relay + "/v1",
             OPENAI_API_KEY="bench-key",
-            GOOGLE_GEMINI_BASE_URL=server.url,
+            GOOGLE_GEMINI_BASE_URL=relay,
             GEMINI_API_KEY="bench-key",
         )
+        if code is not None:
+            env["PYTHONPATH"] = code
         command = [sys.executable, "-m", "wyckoff_cli", "run", "--no-session", "--cwd", home]
         command += ["--output-format", "stream-json", "--model", f"{vendor}:{MODELS[vendor]}", "go"]
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        before = len(clock.requests)
+        launched = time.perf_counter()
+        child = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=home
+        )
         assert child.stdout is not None
         started = last = 0.0
         for line in child.stdout:
@@ -176,9 +195,29 @@ def run_once(vendor: str, server: ServerProcess) -> float:
                 started = time.perf_counter()
             elif line.startswith(b'{"type": "text_delta"'):
                 last = time.perf_counter()
-        child.wait()
+        _, status, usage = os.wait4(child.pid, 0)
+        exited = time.perf_counter()
+        child.returncode = os.waitstatus_to_exitcode(status)
         assert child.returncode == 0 and started, (vendor, child.returncode)
-        return last - started
+        assert len(clock.requests) == before + 1, "one request through the relay"
+        return RunTimes(
+            last - clock.requests[-1], last - started, exited - launched, usage.ru_utime + usage.ru_stime
+        )
+
+
+def report_runs(label: str, runs: list[RunTimes]) -> float:
+    took = statistics.median(r.request for r in runs)
+    print(
+        f"wyckoff run {label:28} request→last delta {took:5.3f} s (min {min(r.request for r in runs):.3f})  "
+        f"model_start→last {statistics.median(r.model_start for r in runs):5.3f} s  "
+        f"process {statistics.median(r.process for r in runs):5.3f} s  "
+        f"CPU {statistics.median(r.cpu for r in runs):5.3f} s"
+    )
+    return took
+
+
+def load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 # --------------------------------------------------------------------------- report
@@ -208,15 +247,25 @@ async def main_async(args: argparse.Namespace) -> int:
                 f"{ratio:4.2f}x floor  {'ok' if ok else 'OVER TARGET'} (≤ {TARGET_RATIO:g}x)"
             )
         if args.run:
-            for vendor in args.run_vendors:
-                times = [run_once(vendor, server) for _ in range(args.repeat)]
-                took = statistics.median(times)
-                ok = took < TARGET_RUN_SECONDS
-                failed |= not ok
-                print(
-                    f"wyckoff run {vendor:17} {took:5.3f} s request→last delta "
-                    f"(min {min(times):.3f})  {'ok' if ok else 'OVER TARGET'} (< {TARGET_RUN_SECONDS:g} s)"
-                )
+            clock = RequestClock(int(server.url.rsplit(":", 1)[1]))
+            print(f"load average {load()} (medians of {args.repeat}; CPU: the wyckoff process's own)")
+            try:
+                for vendor in args.run_vendors:
+                    runs: list[RunTimes] = []
+                    other: list[RunTimes] = []
+                    for _ in range(args.repeat):  # A/B in alternation: both see the same load
+                        if args.compare is not None:
+                            other.append(run_once(vendor, server, clock, str(args.compare)))
+                        runs.append(run_once(vendor, server, clock))
+                    if args.compare is not None:
+                        report_runs(f"{vendor} ({args.compare})", other)
+                    took = report_runs(f"{vendor} (this checkout)", runs)
+                    ok = took < TARGET_RUN_SECONDS
+                    failed |= not ok
+                    print(f"{'':12}{'ok' if ok else 'OVER TARGET'} (< {TARGET_RUN_SECONDS:g} s)")
+            finally:
+                clock.close()
+            print(f"load average {load()}")
     finally:
         server.close()
     return 1 if failed else 0
@@ -232,6 +281,9 @@ def main() -> int:
     parser.add_argument("--watchdog", action="store_true", help="measure the adapters inside the watchdog")
     parser.add_argument("--run", action="store_true", help="also time `wyckoff run` end to end")
     parser.add_argument("--vendors", nargs="+", default=list(VENDORS), metavar="VENDOR")
+    parser.add_argument(
+        "--compare", type=Path, metavar="CHECKOUT", help="with --run: alternate with another checkout's code"
+    )
     parser.add_argument("--run-vendors", nargs="+", default=["openai", "anthropic"], metavar="VENDOR")
     return asyncio.run(main_async(parser.parse_args()))
 

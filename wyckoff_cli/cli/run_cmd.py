@@ -173,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, prompt: str) -> int:
     from wyckoff_cli.cli.run_commands import builtin_request, run_builtin
+    from wyckoff_cli.cli.stream_out import CoalescingOut, line_encoder
     from wyckoff_cli.cli.text_output import TextPrinter
     from wyckoff_cli.core import events as ev
     from wyckoff_cli.session.builder import SessionBuilder, build_policy, open_workspace
@@ -255,7 +256,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     failure: ev.TurnFailed | None = None
     collected: list[dict[str, Any]] = []
     out = sys.stdout
-    printer = TextPrinter(out, live=out.isatty() and schema is None)  # text output never keeps discarded text
+    stream = CoalescingOut(out)  # one flush per pass of the loop, not per event (cli/stream_out.py)
+    printer = TextPrinter(out, live=out.isatty() and schema is None, flush=stream.request_flush)
     try:
         if schema is not None:
             from wyckoff_cli.session.output_schema import schema_checked
@@ -271,8 +273,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
                     host.publish(event)
                 summary.record(event)
                 if args.output_format == "stream-json":
-                    out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
-                    out.flush()
+                    stream.write(line_encoder(event.to_dict()) + "\n")
                 elif args.output_format == "json":
                     if not isinstance(event, ev.TextDelta | ev.ThinkingDelta | ev.ToolOutput):
                         collected.append(event.to_dict())
@@ -280,8 +281,10 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
                     if schema is None or not isinstance(event, ev.TextDelta | ev.MessageCommitted):
                         printer.handle(event)  # with a schema: only the JSON answer, at the end
                     if isinstance(event, ev.Notice | ev.FallbackSwitched | ev.RetryInjected | ev.Retrying):
+                        stream.flush()  # the answer so far before the line on stderr
                         print(f"\n[{event.type}] {_describe(event)}", file=sys.stderr)
                     if isinstance(event, ev.HookRan) and (event.outcome != "ok" or event.message):
+                        stream.flush()
                         print(
                             f"\n[hook] {event.hook_event} {event.command}: {event.outcome} {event.message}",
                             file=sys.stderr,
@@ -289,6 +292,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
                 if isinstance(event, ev.TurnFailed):
                     failure = event
                     if args.output_format == "text":
+                        stream.flush()
                         print(f"\nwyckoff: {event.kind}: {event.message}", file=sys.stderr)
                 if isinstance(event, ev.TurnDone):
                     done = event
@@ -301,6 +305,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
         await chat.aclose("other")
+        stream.flush()
         if args.output_format == "text" and not printer.ended_with_newline:
             out.write("\n")  # the answer's last line ends before anything on stderr follows
             printer.ended_with_newline = True

@@ -14,14 +14,18 @@ or failed tool call is reported on stderr, one line each.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from wyckoff_cli.core import events as ev
 
 
 class TextPrinter:
-    def __init__(self, out: TextIO, *, live: bool, err: TextIO | None = None) -> None:
+    def __init__(
+        self, out: TextIO, *, live: bool, err: TextIO | None = None, flush: Callable[[], None] | None = None
+    ) -> None:
         self.out = out
+        self._flush = flush or out.flush  # `wyckoff run`: one flush per pass of the loop
         self.err = err
         self.live = live
         self.ended_with_newline = True
@@ -34,6 +38,7 @@ class TextPrinter:
         elif isinstance(event, ev.ToolFailed):
             first = event.error.strip().splitlines()[0] if event.error.strip() else "failed"
             err = self.err or sys.stderr
+            self.out.flush()  # the answer so far before the line on stderr
             err.write(f"wyckoff: {event.name} not run or failed: {first[:300]}\n")
             err.flush()
         elif isinstance(event, ev.TextDelta):
@@ -62,5 +67,5 @@ class TextPrinter:
             self.new_round = False
         self.printed = True
         self.out.write(text)
-        self.out.flush()
+        self._flush()
         self.ended_with_newline = text.endswith("\n")

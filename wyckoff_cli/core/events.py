@@ -35,11 +35,17 @@ class _Event:
     type: ClassVar[str] = ""
 
     def to_dict(self) -> dict[str, Any]:
+        names = _WIRE_FIELDS.get(type(self))
+        if names is None:  # once per class: `dataclasses.fields` is slow for once per delta
+            names = tuple(f.name for f in dataclasses.fields(self) if f.metadata.get("wire", True))
+            _WIRE_FIELDS[type(self)] = names
         data: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            if f.metadata.get("wire", True):
-                data[f.name] = getattr(self, f.name)
+        for name in names:
+            data[name] = getattr(self, name)
         return data
+
+
+_WIRE_FIELDS: dict[type, tuple[str, ...]] = {}  # each event class's fields on the wire, in order
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,7 +91,28 @@ class ContextPattern:
     context_window: int
 
     def matches(self, name: str) -> bool:
-        return fnmatch.fnmatchcase(name.lower(), self.pattern.lower())
+        return glob_match(name.lower(), self.pattern.lower())
+
+
+def glob_match(name: str, pattern: str) -> bool:
+    """`fnmatch.fnmatchcase(name, pattern)`, without compiling a regular expression
+    for a pattern whose only wildcard is `*` (75 of the 79 shipped ones: compiling them
+    all cost a session's set-up tens of ms of CPU); `?` and `[...]` go to fnmatch."""
+    if "?" in pattern or "[" in pattern:
+        return fnmatch.fnmatchcase(name, pattern)
+    pieces = pattern.split("*")
+    if len(pieces) == 1:
+        return name == pattern
+    first, *middle, last = pieces
+    if len(name) < len(first) + len(last) or not name.startswith(first) or not name.endswith(last):
+        return False
+    at, end = len(first), len(name) - len(last)
+    for piece in middle:
+        found = name.find(piece, at, end)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
 
 
 @dataclass(frozen=True)

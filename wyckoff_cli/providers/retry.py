@@ -169,6 +169,10 @@ class RetryingProvider(WrappingProvider):
                 ) from None
             output.see(chunk)
             yield chunk
+            if output.seen:  # the limit is off for the rest of the stream: pass it straight on
+                async for chunk in stream:
+                    yield chunk
+                return
 
 
 class _Output:

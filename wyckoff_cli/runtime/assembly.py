@@ -43,7 +43,7 @@ VENDOR_ID_KEY = "vendor_call_id"
 
 def clean_text(text: str) -> str:
     """`text` with every lone surrogate replaced by U+FFFD (a valid pair is joined)."""
-    if not _SURROGATE.search(text):
+    if text.isascii() or not _SURROGATE.search(text):  # isascii: a flag read, for most deltas
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 

@@ -61,6 +61,8 @@ class StatusModel:
 
     def observe(self, event: ev.RuntimeEvent) -> None:
         """Take what the bar shows from one event."""
+        if type(event) is ev.TextDelta:  # most events: nothing shown (one check, not seven)
+            return
         if isinstance(event, ev.UsageReported):
             self.add_usage(event)
         elif isinstance(event, ev.SubagentEvent) and isinstance(event.inner, ev.UsageReported):
