@@ -54,6 +54,12 @@ class ServerSpec:
     disabled_tools: tuple[str, ...] = ()
     startup_timeout: float = 10.0
     tool_timeout: float = 60.0
+    plugin: str = ""  # the installed plugin whose .mcp.json lists it ('' for config and .mcp.json)
+
+    @property
+    def shown_scope(self) -> str:
+        """The scope listings show: `plugin:NAME` for a plugin's server, as Claude Code shows it."""
+        return f"plugin:{self.plugin}" if self.plugin else self.scope
 
     def describe(self) -> str:
         """What it runs or where it connects, for trust prompts and listings."""
@@ -155,7 +161,7 @@ def plugin_servers(root: Path, taken: set[str], problems: list[str]) -> list[Ser
             name = f"plugin_{plugin.name}_{server.name}"
             if name not in taken:
                 env = {**server.env, "CLAUDE_PLUGIN_ROOT": str(plugin.root)}
-                found.append(replace(server, name=name, scope="user", env=env))
+                found.append(replace(server, name=name, scope="user", env=env, plugin=plugin.name))
     return found
 
 
