@@ -95,7 +95,7 @@ class SkillCatalog:
         return [s.name for s in self.skills]
 
 
-def skill_folders(root: Path) -> list[tuple[Path, str]]:
+def skill_folders(root: Path, *, trust_settings: bool = False) -> list[tuple[Path, str]]:
     """Where skills are looked for, in order of precedence, with their source label."""
     return [
         (root / ".wyckoff" / "skills", "project"),
@@ -103,14 +103,15 @@ def skill_folders(root: Path) -> list[tuple[Path, str]]:
         (root / ".claude" / "skills", "project (.claude)"),
         (paths.config_dir() / "skills", "user"),
         *([(claude / "skills", "user (~/.claude)")] if (claude := claude_user_dir()) else []),
-        *[(path, f"{PLUGIN_SOURCE}{p.name}") for p in active_plugins(root) for path in p.skill_paths],
+        *[(path, f"{PLUGIN_SOURCE}{p.name}") for p in active_plugins(root, trust_settings=trust_settings) for path in p.skill_paths],
     ]
 
 
-def discover_skills(root: Path) -> SkillCatalog:
+def discover_skills(root: Path, *, trust_settings: bool = False) -> SkillCatalog:
+    """The skills of `root`, first name wins; `trust_settings`: storage/plugins.py active_plugins."""
     catalog = SkillCatalog()
     seen: set[str] = set()
-    for folder, source in skill_folders(root):
+    for folder, source in skill_folders(root, trust_settings=trust_settings):
         if not folder.is_dir():
             continue
         own = folder / "SKILL.md"  # a plugin may name a skill's own folder

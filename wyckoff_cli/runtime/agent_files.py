@@ -132,17 +132,19 @@ def agent_dirs(root: Path, user_config_dir: Path) -> list[Path]:
     ]
 
 
-def plugin_agent_dirs(root: Path) -> list[tuple[Path, str]]:
+def plugin_agent_dirs(root: Path, *, trust_settings: bool = False) -> list[tuple[Path, str]]:
     """The installed plugins' agent folders (or files), each with its plugin's name."""
-    return [(path, plugin.name) for plugin in active_plugins(root) for path in plugin.agent_paths]
+    active = active_plugins(root, trust_settings=trust_settings)
+    return [(path, plugin.name) for plugin in active for path in plugin.agent_paths]
 
 
-def load_agents(root: Path, user_config_dir: Path) -> AgentCatalog:
+def load_agents(root: Path, user_config_dir: Path, *, trust_settings: bool = False) -> AgentCatalog:
     """Built-ins, then the files by name; a plugin's agents are named as Claude Code
     names them, `PLUGIN:AGENT`, so two plugins' `code-reviewer` both load."""
     found: dict[str, AgentDefinition] = {}
     problems: list[str] = []
-    folders = [(folder, "") for folder in agent_dirs(root, user_config_dir)] + plugin_agent_dirs(root)
+    folders = [(folder, "") for folder in agent_dirs(root, user_config_dir)]
+    folders += plugin_agent_dirs(root, trust_settings=trust_settings)  # `trust_settings`: active_plugins
     for folder, plugin in folders:
         try:
             files = [folder] if folder.is_file() else sorted(p for p in folder.glob("*.md") if p.is_file())
