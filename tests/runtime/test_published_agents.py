@@ -44,8 +44,18 @@ def test_code_simplifier_opens_an_example_and_runs_on() -> None:
         (
             FEATURE_DEV_SHAPE,
             "path-tracer",
-            ("glob", "grep", "list_dir", "read_file", "NotebookRead", "web_fetch", "todo_write",
-             "web_search", "task_stop", "task_output"),
+            (
+                "glob",
+                "grep",
+                "list_dir",
+                "read_file",
+                "NotebookRead",
+                "web_fetch",
+                "todo_write",
+                "web_search",
+                "task_stop",
+                "task_output",
+            ),
             "Traces how a feature runs",
         ),  # fmt: skip
         (AGENT_SDK_SHAPE, "sdk-checker", None, "Invoke it after the app is created or changed."),
@@ -87,9 +97,9 @@ def test_yaml_forms_of_the_description(lines: str, description: str) -> None:
     ("lines", "tools"),
     [
         ("tools: Read, Grep, Glob", ("read_file", "grep", "glob")),
-        ('tools: ["Read", \'Grep\']', ("read_file", "grep")),
+        ("tools: [\"Read\", 'Grep']", ("read_file", "grep")),
         ("tools: [\n  Read,\n  Bash(git diff:*)\n  ]", ("read_file", "run_shell(git diff:*)")),
-        ("tools:\n  - Read\n  - \"WebFetch\"", ("read_file", "web_fetch")),
+        ('tools:\n  - Read\n  - "WebFetch"', ("read_file", "web_fetch")),
         ("tools:\n- Read\n- Edit", ("read_file", "edit_file")),
     ],
 )

@@ -74,7 +74,10 @@ def test_both_plugins_agents_load_namespaced(two_plugins: Path) -> None:
 
 
 def test_a_project_agent_keeps_its_bare_name_beside_a_plugins(two_plugins: Path) -> None:
-    write(two_plugins / ".claude" / "agents" / "config-checker.md", REVIEWER.replace("code-reviewer", "config-checker"))
+    write(
+        two_plugins / ".claude" / "agents" / "config-checker.md",
+        REVIEWER.replace("code-reviewer", "config-checker"),
+    )
     catalog = load_agents(two_plugins, paths.config_dir())
     mine = catalog.get("config-checker")
     assert mine is not None and mine.source.endswith(".claude/agents/config-checker.md")
@@ -108,7 +111,9 @@ async def test_the_skill_tool_and_mentions_take_namespaced_names(two_plugins: Pa
     assert catalog.skills[0].source == "plugin pr-kit"
     tool = skill_tool(catalog)
     for name in ("pr-kit:writing-rules", "writing-rules", "$pr-kit:writing-rules"):
-        assert "Write rules as pr-kit does." in str(await tool.run({"name": name}, ToolContext(workspace=two_plugins)))
+        assert "Write rules as pr-kit does." in str(
+            await tool.run({"name": name}, ToolContext(workspace=two_plugins))
+        )
     with pytest.raises(ToolError, match="Skills: pr-kit:writing-rules"):
         await tool.run({"name": "feature-kit:writing-rules"}, ToolContext(workspace=two_plugins))
     assert [s.name for s in mentioned_skills("use $pr-kit:writing-rules, then $writing-rules", catalog)] == [

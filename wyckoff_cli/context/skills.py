@@ -103,7 +103,11 @@ def skill_folders(root: Path, *, trust_settings: bool = False) -> list[tuple[Pat
         (root / ".claude" / "skills", "project (.claude)"),
         (paths.config_dir() / "skills", "user"),
         *([(claude / "skills", "user (~/.claude)")] if (claude := claude_user_dir()) else []),
-        *[(path, f"{PLUGIN_SOURCE}{p.name}") for p in active_plugins(root, trust_settings=trust_settings) for path in p.skill_paths],
+        *[
+            (path, f"{PLUGIN_SOURCE}{p.name}")
+            for p in active_plugins(root, trust_settings=trust_settings)
+            for path in p.skill_paths
+        ],
     ]
 
 

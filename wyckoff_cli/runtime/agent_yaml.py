@@ -36,7 +36,9 @@ class YamlError(ValueError):
         self.message = message
 
 
-def read_mapping(lines: list[str], first_line: int, keys: set[str]) -> tuple[dict[str, Value], dict[str, int]]:
+def read_mapping(
+    lines: list[str], first_line: int, keys: set[str]
+) -> tuple[dict[str, Value], dict[str, int]]:
     """The front matter's mapping and the line of each key. `keys` are the keys an agent
     file may use; any other top-level key is an error (raised by the caller's check)."""
     return _Reader(lines, first_line, keys).read()
