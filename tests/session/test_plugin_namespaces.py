@@ -1,7 +1,7 @@
 """A plugin's agents and skills are named as Claude Code names them, `PLUGIN:NAME`: two
 plugins' `code-reviewer` both load (as feature-dev's and pr-review-toolkit's do), `task`
-and `skill` take the namespaced names (and a bare name only one plugin has), /help and
-/agents-style listings show them, and the published agent shapes load from a plugin."""
+and `skill` take the namespaced names (and a bare name only one plugin has), /help lists
+them, and the published agent shapes load from a plugin."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from tests.plugin_support import make_marketplace, write
 from tests.runtime.published_agents import PUBLISHED
 from tests.session.subagent_support import build, make_builder, run, task_call
+from tests.tui.support import make_app
+from tests.tui.test_chat_flows import chat, send
+from tests.waiting import until
 from wyckoff_cli.context.skills import discover_skills, mentioned_skills, skill_tool
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.errors import ToolError
@@ -21,6 +25,7 @@ from wyckoff_cli.runtime.agent_files import load_agents
 from wyckoff_cli.storage import paths, plugins
 from wyckoff_cli.storage.plugin_sources import classify
 from wyckoff_cli.tools.base import ToolContext
+from wyckoff_cli.tui.widgets.tool_call import plain_text
 
 PARENT = "scripted:parent"
 REVIEWER = "---\nname: code-reviewer\ndescription: Reviews code for {who}.\nmodel: sonnet\n---\nYou review for {who}.\n"
@@ -119,3 +124,20 @@ async def test_the_skill_tool_and_mentions_take_namespaced_names(two_plugins: Pa
     assert [s.name for s in mentioned_skills("use $pr-kit:writing-rules, then $writing-rules", catalog)] == [
         "pr-kit:writing-rules"
     ]
+
+
+async def test_help_lists_the_namespaced_agents_and_skills(two_plugins: Path) -> None:
+    app, _ = make_app(two_plugins, [{"text": "hi"}], [])
+    async with app.run_test(size=(160, 80)) as pilot:
+        await send(pilot, "/help")
+
+        def shown() -> str:
+            outputs = chat(app).query(".command-output").results(Static)
+            return " ".join(plain_text(s.content, width=300) for s in outputs)
+
+        await until(pilot, lambda: "Ctrl+G" in shown(), what="the /help table")
+        text = " ".join(shown().split())
+    assert "agent feature-kit:code-reviewer Reviews code for features." in text
+    assert "agent pr-kit:code-reviewer Reviews code for pull requests." in text
+    assert "$pr-kit:writing-rules How pr-kit writes rules." in text
+    assert "agent explore" not in text  # the built-ins are the task tool's own
