@@ -141,3 +141,14 @@ async def test_help_lists_the_namespaced_agents_and_skills(two_plugins: Path) ->
     assert "agent pr-kit:code-reviewer Reviews code for pull requests." in text
     assert "$pr-kit:writing-rules How pr-kit writes rules." in text
     assert "agent explore" not in text  # the built-ins are the task tool's own
+
+
+def test_wyckoff_agents_list_shows_the_namespaced_names(
+    two_plugins: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wyckoff_cli.cli.main import main
+
+    assert main(["agents", "list", "--cwd", str(two_plugins)]) == 0
+    captured = capsys.readouterr()
+    assert "feature-kit:code-reviewer" in captured.out and "pr-kit:code-reviewer" in captured.out
+    assert "pr-kit:config-checker" in captured.out and "skipped" not in captured.err
