@@ -19,6 +19,7 @@ from tests.plugin_support import (
     serve_files,
     sha256,
     tar_gz,
+    write,
 )
 from wyckoff_cli.cli.main import main
 from wyckoff_cli.storage import plugins
@@ -218,3 +219,32 @@ def test_a_headless_run_with_the_plugin_blocks_grep(
     (refused,) = [e for e in events if e["type"] == "tool_error"]
     assert "Use 'rg' (ripgrep) instead of 'grep'" in json.dumps(refused)
     assert not [e for e in events if e["type"] == "approval_request"]  # blocked before any question
+
+
+def test_trust_hooks_takes_a_project_settings_files_enabled_plugins_for_one_run(
+    market: Path, tmp_path: Path, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["plugin", "install", PLUGIN, "--yes"]) == 0
+    assert main(["plugin", "disable", PLUGIN]) == 0
+    settings = workspace / ".claude" / "settings.json"
+    write(settings, json.dumps({"enabledPlugins": {f"{PLUGIN}@{MARKET}": True}}))
+    rounds = [
+        {"tool_calls": [{"id": "c1", "name": "run_shell", "args": {"command": "grep -r TODO ."}}]},
+        {"text": "grep is refused here; use rg."},
+    ]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"rounds": rounds}))
+    argv = ["run", "-m", f"scripted:{script}", "--cwd", str(workspace), "--sandbox", "off"]
+    argv += ["--permission-mode", "yolo", "--output-format", "stream-json"]
+    capsys.readouterr()
+    main([*argv, "/guard-rails:review the parser"])  # untrusted: the plugin is not used
+    untrusted = capsys.readouterr()
+    assert not [e for e in events_of(untrusted.out) if e["type"] == "hook_run"]
+    assert "Review the staged changes" not in untrusted.out
+    assert main([*argv, "--trust-hooks", "/guard-rails:review the parser"]) == 0  # this run only
+    events = events_of(capsys.readouterr().out)
+    (hook,) = [e for e in events if e["type"] == "hook_run"]  # the plugin's validator, as enabled
+    assert hook["outcome"] == "blocked" and hook["exit_code"] == 2
+    assert "Review the staged changes. Focus: the parser" in json.dumps(events)
+    assert plugins.active_plugins(workspace) == []  # nothing was recorded
+    assert [m.name for m in plugins.active_plugins(workspace, trust_settings=True)] == [PLUGIN]

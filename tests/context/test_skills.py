@@ -148,3 +148,27 @@ def test_a_display_name_falls_back_to_the_folder_name(workspace: Path) -> None:
     assert catalog.problems == [
         f"{unusable / 'SKILL.md'}: the name 'Also Spaced' is not usable (letters, digits, '-', '_', '.')"
     ]
+
+
+@pytest.mark.parametrize(
+    ("front", "description"),
+    [
+        (  # the run-on examples anthropics' plugins publish in agents, in a skill
+            "name: Rule Writing\ndescription: Use when writing rules. Examples:\n\n<example>\n"
+            'Context: A user asks\nuser: "write a rule"\n</example>\nversion: 0.1.0',
+            'Use when writing rules. Examples: <example> Context: A user asks user: "write a rule" </example>',
+        ),
+        ("name: Rule Writing\ndescription: >-\n  Folded over\n  two lines.\nversion: 0.2.0", "Folded over two lines."),
+        ("name: Rule Writing\ndescription:\n  Under its key,\n  as Prettier writes it.", "Under its key, as Prettier writes it."),
+        ("name: Rule Writing\ndescription: A plain value\n  continued.\nlicense: MIT", "A plain value continued."),
+    ],
+)  # fmt: skip
+def test_published_multi_line_descriptions_and_display_names(
+    workspace: Path, front: str, description: str
+) -> None:
+    folder = workspace / ".claude" / "skills" / "writing-rules"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\n{front}\n---\nWrite rules.\n")
+    catalog = discover_skills(workspace)
+    assert catalog.problems == [] and catalog.names == ["writing-rules"]
+    assert catalog.skills[0].description == description

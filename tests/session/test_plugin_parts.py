@@ -29,6 +29,7 @@ from wyckoff_cli.storage.config import load_config
 from wyckoff_cli.storage.plugin_sources import classify
 from wyckoff_cli.tools.base import ToolContext, ToolOutcome
 from wyckoff_cli.tools.mcp.config import load_mcp_config
+from wyckoff_cli.tools.mcp.extras import format_table, status_rows
 from wyckoff_cli.tools.mcp.manager import start_mcp
 from wyckoff_cli.tools.registry import ToolRegistry
 
@@ -119,6 +120,9 @@ async def test_the_plugins_mcp_server_starts_with_its_root(workspace: Path, inst
         await manager.wait_ready(30)
         (status,) = manager.statuses()
         assert status.state == "connected", status.reason
+        assert status.scope == f"plugin:{PLUGIN}"  # as Claude Code shows a plugin's server
+        assert status_rows(manager)[0]["scope"] == f"plugin:{PLUGIN}"
+        assert f"plugin_{PLUGIN}_demo  plugin:{PLUGIN}  stdio" in format_table(manager)  # `wyckoff mcp list`
         name = next(n for n in status.tools if n.endswith("__add"))
         assert name.startswith("mcp__plugin_guard")
         tool = registry.get(name)

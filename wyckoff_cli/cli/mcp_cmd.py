@@ -234,7 +234,7 @@ def _print_get(manager: Any, name: str) -> int:
 
     spec = manager.config.get(name)
     status = next(s for s in manager.statuses() if s.name == name)
-    print(f"{name}  ({spec.scope}: {spec.source})")
+    print(f"{name}  ({spec.shown_scope}: {spec.source})")
     print(f"  transport:  {spec.transport}")
     print(f"  runs:       {spec.describe()}")
     if spec.env:

@@ -365,7 +365,7 @@ def _custom_request(prompt: str, builder: SessionBuilder) -> TurnRequest | None:
     parts = split(prompt)
     if parts is None:
         return None
-    catalog = discover_commands(builder.workspace.root)
+    catalog = discover_commands(builder.workspace.root, trust_settings=builder.trust_project_hooks)
     return expand(parts[0], parts[1], catalog, builder.config.commands.prefer)
 
 

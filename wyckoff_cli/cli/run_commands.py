@@ -40,7 +40,9 @@ def builtin_request(prompt: str, builder: SessionBuilder) -> rq.SessionRequest |
     prefer = builder.config.commands.prefer
     custom = {
         c.name
-        for c in discover_commands(builder.workspace.root).commands
+        for c in discover_commands(
+            builder.workspace.root, trust_settings=builder.trust_project_hooks
+        ).commands
         if c.name not in BY_NAME or c.name in prefer
     }
     request = parse(prompt, custom)

@@ -17,6 +17,23 @@ from pathlib import Path
 FrontValue = str | bool | list[str]
 
 _KEY = re.compile(r"^([A-Za-z_][\w\-]*)\s*:(?:\s+(.*))?$")
+# The keys Claude Code's command and skill files use: where a run-on description stops.
+DOCUMENT_KEYS = frozenset({
+    "name", "description", "version", "license", "allowed-tools", "argument-hint", "model",
+    "disable-model-invocation", "user-invocable", "when_to_use", "context", "agent", "hooks", "metadata",
+})  # fmt: skip
+_EXAMPLE_OPEN = re.compile(r"<example>")
+_EXAMPLE_CLOSE = re.compile(r"</example>")
+
+
+def runs_on(text: str) -> bool:
+    """Whether a plain value is the run-on shape anthropics' plugins publish: it ends with
+    `Examples:` (any `:`) or opens an `<example>`, and goes on over unindented lines
+    (blank lines, `<example>` blocks, `Context:` / `user:` lines) up to the next key.
+    Not YAML, but Claude Code's own marketplace ships it, so it is read as one string."""
+    stripped = text.rstrip()
+    opened = len(_EXAMPLE_OPEN.findall(stripped)) > len(_EXAMPLE_CLOSE.findall(stripped))
+    return stripped.endswith(":") or opened
 
 
 class FrontMatterError(ValueError):
@@ -106,6 +123,12 @@ def _parse_meta(lines: list[str], source: str, raw_values: dict[str, str]) -> di
         else:
             if nested:  # a plain value continued on indented lines
                 raw = " ".join([raw, *(n.strip() for n in nested if n.strip())])
+            if raw and raw[0] not in "[\"'" and runs_on(raw):
+                run_on: list[str] = []
+                while i < len(lines) and not ((m := _KEY.match(lines[i])) and m.group(1) in DOCUMENT_KEYS):
+                    run_on.append(lines[i].strip())
+                    i += 1
+                raw = "\n".join([raw, *run_on]).strip()
             meta[key] = _value(raw)
             if raw.startswith("["):
                 raw_values[key] = raw

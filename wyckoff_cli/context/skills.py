@@ -36,7 +36,8 @@ PROMPT_SHARE = 0.02  # of the context window, for the list in the system prompt
 DESCRIPTION_CHARS = 300
 MAX_FILES_LISTED = 50
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
-_MENTION = re.compile(r"(?<![\w$\\])\$([A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z0-9])")
+_MENTION = re.compile(r"(?<![\w$\\])\$([A-Za-z0-9][A-Za-z0-9_.:\-]*[A-Za-z0-9]|[A-Za-z0-9])")
+PLUGIN_SOURCE = "plugin "  # a plugin's skills' source label, before the plugin's name
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +82,20 @@ class SkillCatalog:
     problems: list[str] = field(default_factory=list)  # files that could not be read
 
     def get(self, name: str) -> Skill | None:
-        return next((s for s in self.skills if s.name == name), None)
+        """The skill `name`; a plugin's skill (`PLUGIN:SKILL`) also by its bare name when
+        only one plugin has a skill of that name and no other skill has it."""
+        exact = next((s for s in self.skills if s.name == name), None)
+        if exact is not None or ":" in name:
+            return exact
+        namespaced = [s for s in self.skills if s.name.partition(":")[2] == name]
+        return namespaced[0] if len(namespaced) == 1 else None
 
     @property
     def names(self) -> list[str]:
         return [s.name for s in self.skills]
 
 
-def skill_folders(root: Path) -> list[tuple[Path, str]]:
+def skill_folders(root: Path, *, trust_settings: bool = False) -> list[tuple[Path, str]]:
     """Where skills are looked for, in order of precedence, with their source label."""
     return [
         (root / ".wyckoff" / "skills", "project"),
@@ -96,14 +103,19 @@ def skill_folders(root: Path) -> list[tuple[Path, str]]:
         (root / ".claude" / "skills", "project (.claude)"),
         (paths.config_dir() / "skills", "user"),
         *([(claude / "skills", "user (~/.claude)")] if (claude := claude_user_dir()) else []),
-        *[(path, f"plugin {p.name}") for p in active_plugins(root) for path in p.skill_paths],
+        *[
+            (path, f"{PLUGIN_SOURCE}{p.name}")
+            for p in active_plugins(root, trust_settings=trust_settings)
+            for path in p.skill_paths
+        ],
     ]
 
 
-def discover_skills(root: Path) -> SkillCatalog:
+def discover_skills(root: Path, *, trust_settings: bool = False) -> SkillCatalog:
+    """The skills of `root`, first name wins; `trust_settings`: storage/plugins.py active_plugins."""
     catalog = SkillCatalog()
     seen: set[str] = set()
-    for folder, source in skill_folders(root):
+    for folder, source in skill_folders(root, trust_settings=trust_settings):
         if not folder.is_dir():
             continue
         own = folder / "SKILL.md"  # a plugin may name a skill's own folder
@@ -127,6 +139,8 @@ def discover_skills(root: Path) -> SkillCatalog:
             if not description:
                 catalog.problems.append(f"{skill_file}: no description in the front matter; skipped")
                 continue
+            if source.startswith(PLUGIN_SOURCE):  # Claude Code's name for a plugin's skill
+                name = f"{source.removeprefix(PLUGIN_SOURCE)}:{name}"
             if name in seen:
                 continue  # an earlier folder's skill of that name wins
             seen.add(name)

@@ -22,22 +22,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from wyckoff_cli.core.claude_names import CLAUDE_MODES as _CLAUDE_MODES  # Claude Code's modes, as ours
 from wyckoff_cli.core.claude_names import CLAUDE_TOOLS  # Claude Code's tool names, as ours
+from wyckoff_cli.runtime.agent_yaml import YamlError, read_mapping
 from wyckoff_cli.storage.claude_home import claude_user_dir
 from wyckoff_cli.storage.plugins import active_plugins
 
 PERMISSION_ORDER = ("plan", "default", "auto-edit", "auto", "yolo")  # narrowest first
 _CLAUDE_MODELS = {"sonnet", "opus", "haiku"}  # Claude Code's short names: we keep the parent's model
 _KNOWN_KEYS = {
-    "name", "description", "tools", "model", "max_rounds", "permission_mode", "permissionMode", "isolation"
+    "name", "description", "tools", "model", "max_rounds", "maxTurns", "permission_mode", "permissionMode",
+    "isolation",
 }  # fmt: skip
-_IGNORED_KEYS = {"color", "disallowedTools", "skills", "hooks", "mcpServers"}  # Claude Code's, unused here
+_IGNORED_KEYS = {  # Claude Code's, unused here
+    "color", "disallowedTools", "skills", "hooks", "mcpServers", "memory", "background", "effort",
+    "initialPrompt",
+}  # fmt: skip
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)\s*:(.*)")
 READ_ONLY_TOOLS = ("read_file", "list_dir", "glob", "grep")
 
 EXPLORE_PROMPT = (
@@ -78,7 +82,13 @@ class AgentCatalog:
     problems: list[str] = field(default_factory=list)  # "FILE, line N: what is wrong"
 
     def get(self, name: str) -> AgentDefinition | None:
-        return self.agents.get(name)
+        """The agent `name`; a plugin's agent also by its bare name when only one plugin
+        has an agent of that name and no other agent has it."""
+        exact = self.agents.get(name)
+        if exact is not None or ":" in name:
+            return exact
+        namespaced = [agent for key, agent in self.agents.items() if key.partition(":")[2] == name]
+        return namespaced[0] if len(namespaced) == 1 else None
 
     def names(self) -> list[str]:
         return list(self.agents)
@@ -112,21 +122,30 @@ class FrontMatterError(ValueError):
 
 
 def agent_dirs(root: Path, user_config_dir: Path) -> list[Path]:
-    """Where agent files are looked up, first wins."""
+    """Where agent files are looked up, first wins (the plugins' folders: `plugin_agent_dirs`)."""
     claude = claude_user_dir()  # ~/.claude/agents after the project's .claude/agents
     return [
         root / ".wyckoff" / "agents",
         user_config_dir / "agents",
         root / ".claude" / "agents",
         *([claude / "agents"] if claude is not None else []),
-        *[path for plugin in active_plugins(root) for path in plugin.agent_paths],  # installed plugins'
     ]
 
 
-def load_agents(root: Path, user_config_dir: Path) -> AgentCatalog:
+def plugin_agent_dirs(root: Path, *, trust_settings: bool = False) -> list[tuple[Path, str]]:
+    """The installed plugins' agent folders (or files), each with its plugin's name."""
+    active = active_plugins(root, trust_settings=trust_settings)
+    return [(path, plugin.name) for plugin in active for path in plugin.agent_paths]
+
+
+def load_agents(root: Path, user_config_dir: Path, *, trust_settings: bool = False) -> AgentCatalog:
+    """Built-ins, then the files by name; a plugin's agents are named as Claude Code
+    names them, `PLUGIN:AGENT`, so two plugins' `code-reviewer` both load."""
     found: dict[str, AgentDefinition] = {}
     problems: list[str] = []
-    for folder in agent_dirs(root, user_config_dir):
+    folders = [(folder, "") for folder in agent_dirs(root, user_config_dir)]
+    folders += plugin_agent_dirs(root, trust_settings=trust_settings)  # `trust_settings`: active_plugins
+    for folder, plugin in folders:
         try:
             files = [folder] if folder.is_file() else sorted(p for p in folder.glob("*.md") if p.is_file())
         except OSError:
@@ -140,6 +159,8 @@ def load_agents(root: Path, user_config_dir: Path) -> AgentCatalog:
             except (OSError, UnicodeDecodeError) as exc:
                 problems.append(f"{path}: cannot read it ({exc}); the agent was skipped")
                 continue
+            if plugin:
+                agent = replace(agent, name=f"{plugin}:{agent.name}")
             found.setdefault(agent.name, agent)
     catalog = AgentCatalog()
     for agent in BUILT_IN:
@@ -212,67 +233,21 @@ def parse_agent(text: str, source: str) -> AgentDefinition:
 
 
 def _front_matter(lines: list[str]) -> tuple[dict[str, str | list[str]], dict[str, int]]:
-    data: dict[str, str | list[str]] = {}
-    where: dict[str, int] = {}
-    current: str | None = None
-    for number, raw in enumerate(lines, start=2):
-        line = _strip_comment(raw).rstrip()
-        if not line.strip():
-            continue
-        if line.lstrip().startswith("- ") or line.strip() == "-":
-            value = data.get(current) if current is not None else None
-            if current is None or not isinstance(value, list):
-                raise FrontMatterError(number, "a `- item` line must follow a `key:` line with no value")
-            value.append(_scalar(line.strip()[1:].strip()))
-            continue
-        if line[0].isspace():
-            if current is not None and isinstance(data[current], str) and data[current]:
-                data[current] = f"{data[current]} {line.strip()}"  # a folded continuation line
-                continue
-            raise FrontMatterError(number, f"unexpected indented line {line.strip()!r}")
-        match = _KEY.fullmatch(line)
-        if match is None:
-            raise FrontMatterError(number, f"expected `key: value`, got {line.strip()!r}")
-        key, value_text = match.group(1), match.group(2).strip()
-        if key in data:
-            raise FrontMatterError(number, f"`{key}` is given twice")
+    try:
+        data, where = read_mapping(lines, 2, _KNOWN_KEYS | _IGNORED_KEYS)
+    except YamlError as exc:
+        raise FrontMatterError(exc.line, exc.message) from None
+    for key in data:
         if key not in _KNOWN_KEYS and key not in _IGNORED_KEYS:
-            known = ", ".join(sorted(_KNOWN_KEYS - {"permissionMode"}))
-            raise FrontMatterError(number, f"unknown key `{key}` (known: {known})")
-        current, where[key] = key, number
-        if not value_text:
-            data[key] = []
-        elif value_text.startswith("["):
-            if not value_text.endswith("]"):
-                raise FrontMatterError(number, f"`{key}`: the list is not closed by `]`")
-            inner = value_text[1:-1].strip()
-            data[key] = [_scalar(part.strip()) for part in inner.split(",")] if inner else []
-        elif value_text in {">", "|", ">-", "|-"}:
-            data[key] = ""
-        else:
-            data[key] = _scalar(value_text)
+            known = ", ".join(sorted(_KNOWN_KEYS - {"permissionMode", "maxTurns"}))
+            raise FrontMatterError(where[key], f"unknown key `{key}` (known: {known})")
+    if "maxTurns" in data:  # Claude Code's name for max_rounds
+        if "max_rounds" in data:
+            raise FrontMatterError(where["maxTurns"], "`maxTurns` and `max_rounds` are both given")
+        data["max_rounds"], where["max_rounds"] = data.pop("maxTurns"), where["maxTurns"]
     for key in _IGNORED_KEYS:
         data.pop(key, None)
     return {k: v for k, v in data.items() if v != [] or k == "tools"}, where
-
-
-def _strip_comment(line: str) -> str:
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
-            return line[:i]
-    return line
-
-
-def _scalar(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    return text
 
 
 def _tools(value: str | list[str] | None, line: int) -> tuple[str, ...] | None:

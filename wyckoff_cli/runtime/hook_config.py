@@ -165,8 +165,9 @@ class HookSet:
         return file.state
 
 
-def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
-    """Every hook the user and this project configure, with the project files' trust."""
+def load_hooks(root: Path, store: TrustStore | None = None, *, trust_settings: bool = False) -> HookSet:
+    """Every hook the user and this project configure, with the project files' trust
+    (`trust_settings`: the project's `enabledPlugins` count for this run)."""
     store = store or TrustStore()
     found = HookSet(root)
     managed = load_managed()
@@ -183,7 +184,8 @@ def load_hooks(root: Path, store: TrustStore | None = None) -> HookSet:
     _add_toml(found, paths.project_config_file(root), "project config", project=True, store=store)
     for name in ("settings.json", "settings.local.json"):
         _add_claude(found, root / ".claude" / name, f".claude/{name}", store)
-    for plugin in active_plugins(root):  # installed plugins: trusted at install (storage/plugins.py)
+    # installed plugins: trusted at install (storage/plugins.py)
+    for plugin in active_plugins(root, trust_settings=trust_settings):
         if plugin.hooks_file is not None and plugin.hooks:
             source = f"plugin {plugin.name}"
             before = len(found.files)

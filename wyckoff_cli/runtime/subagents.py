@@ -172,7 +172,8 @@ def task_tool(
             return await run_task(agent, description, prompt, factory, ctx, in_worktree=True)
 
     def concurrent(args: dict[str, Any]) -> bool:
-        return args.get("agent") in safe or isolated(catalog.get(str(args.get("agent", ""))), args)
+        agent = catalog.get(str(args.get("agent", "")))
+        return (agent is not None and agent.name in safe) or isolated(agent, args)
 
     return Tool(
         name=TASK_TOOL,

@@ -169,7 +169,8 @@ class SessionBuilder:
             from wyckoff_cli.runtime.user_hooks import UserHooks
 
             root = self.workspace.root
-            hookset = load_hooks(root) if self.load_user_hooks else HookSet(root)
+            trusting = self.trust_project_hooks  # --trust-hooks also takes the project's enabledPlugins
+            hookset = load_hooks(root, trust_settings=trusting) if self.load_user_hooks else HookSet(root)
             if self.trust_project_hooks:
                 hookset.trusted_for_run.update(f.path for f in hookset.files if f.project)
             self._user_hooks = UserHooks(hookset, project_dir=root, cwd=self.cwd)
@@ -181,7 +182,7 @@ class SessionBuilder:
 
         if self._user_hooks is not None and self.load_user_hooks:
             trusted_for_run = self._user_hooks.hooks.trusted_for_run
-            self._user_hooks.hooks = load_hooks(self.workspace.root)
+            self._user_hooks.hooks = load_hooks(self.workspace.root, trust_settings=self.trust_project_hooks)
             self._user_hooks.hooks.trusted_for_run = trusted_for_run
 
     @property
@@ -189,7 +190,7 @@ class SessionBuilder:
         if self._skills is None:
             from wyckoff_cli.context.skills import discover_skills
 
-            self._skills = discover_skills(self.workspace.root)
+            self._skills = discover_skills(self.workspace.root, trust_settings=self.trust_project_hooks)
         return self._skills
 
     @property
@@ -236,7 +237,7 @@ class SessionBuilder:
         if self._agents is None:
             from wyckoff_cli.session.subagents import workspace_agents
 
-            self._agents = workspace_agents(self.workspace.root)
+            self._agents = workspace_agents(self.workspace.root, trust_settings=self.trust_project_hooks)
         return self._agents
 
     def call_cost(self) -> Callable[[str, Usage], float | None]:

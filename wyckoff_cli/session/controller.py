@@ -332,7 +332,7 @@ class ChatController:
         if self._commands is None:
             from wyckoff_cli.session.custom_commands import discover_commands
 
-            self._commands = discover_commands(self.root)
+            self._commands = discover_commands(self.root, trust_settings=self.builder.trust_project_hooks)
         return self._commands
 
     @property

@@ -111,7 +111,8 @@ def command_folders(root: Path) -> list[tuple[Path, str]]:
     ]
 
 
-def discover_commands(root: Path) -> CommandCatalog:
+def discover_commands(root: Path, *, trust_settings: bool = False) -> CommandCatalog:
+    """`trust_settings`: the project's `enabledPlugins` count for this run (active_plugins)."""
     catalog = CommandCatalog()
     seen: set[str] = set()
     for folder, source in command_folders(root):
@@ -132,7 +133,7 @@ def discover_commands(root: Path) -> CommandCatalog:
                 continue
             seen.add(name)
             catalog.commands.append(command)
-    for plugin in active_plugins(root):  # namespaced: /plugin-name:command
+    for plugin in active_plugins(root, trust_settings=trust_settings):  # namespaced: /plugin-name:command
         for path in plugin.command_paths:
             files = [path] if path.is_file() else sorted(path.rglob("*.md"))
             for file in files:

@@ -99,6 +99,17 @@ def trust_project_grants(root: Path, session: Session | None) -> ev.RuntimeEvent
     return ev.Notice("info", "Trusted what these project files grant:\n" + "\n".join(lines))
 
 
+def help_rows(builder: SessionBuilder) -> list[tuple[str, str]]:
+    """What `/help` lists after the commands: the agents `task` takes (not the built-ins)
+    and the skills `$NAME` loads, by the names they answer to (a plugin's `PLUGIN:NAME`)."""
+    rows = [(f"agent {a.name}", _short(a.description)) for a in builder.agents() if a.source != "built-in"]
+    return rows + [(f"${s.name}", _short(s.description)) for s in builder.skills.skills]
+
+
+def _short(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def skills_output(skills: SkillCatalog) -> ev.RuntimeEvent:
     if not skills.skills and not skills.problems:
         return ev.Notice("info", "No skills (SKILL.md folders in .wyckoff/skills, .claude/skills, …)")

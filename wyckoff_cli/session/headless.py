@@ -72,6 +72,7 @@ class HeadlessChat:
                 None,
                 model=model,
                 trust_project=trust_mcp,
+                trust_settings=builder.trust_project_hooks,  # --trust-hooks: the project's enabledPlugins
                 on_event=print_notices(write),
                 extra=extra_mcp,
             ),

@@ -53,6 +53,7 @@ def open_mcp(
     *,
     model: str | None = None,
     trust_project: bool = False,
+    trust_settings: bool = False,
     interactive_auth: bool = False,
     on_event: EventFn | None = None,
     accept_changes: bool | frozenset[str] | None = None,
@@ -64,7 +65,7 @@ def open_mcp(
     from wyckoff_cli.tools.mcp.config import load_mcp_config
     from wyckoff_cli.tools.mcp.manager import start_mcp
 
-    config = load_mcp_config(workspace.root, workspace.config)
+    config = load_mcp_config(workspace.root, workspace.config, trust_settings=trust_settings)
     if extra:
         from dataclasses import replace
 

@@ -38,11 +38,11 @@ SessionBuilder = Any  # session/builder.py SessionBuilder
 Session = Any  # session/builder.py Session
 
 
-def workspace_agents(root: Path) -> AgentCatalog:
+def workspace_agents(root: Path, *, trust_settings: bool = False) -> AgentCatalog:
     """The agents of the workspace at `root` (built-ins and files)."""
     from wyckoff_cli.storage.paths import config_dir
 
-    return load_agents(root, config_dir())
+    return load_agents(root, config_dir(), trust_settings=trust_settings)
 
 
 def catalogue_cost(config: Config) -> Callable[[str, Usage], float | None]:

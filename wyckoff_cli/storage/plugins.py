@@ -402,8 +402,12 @@ def policy_check() -> None:
         )
 
 
-def settings_choices(root: Path, store: TrustStore | None = None) -> tuple[dict[str, bool], list[str]]:
-    """Claude Code's `enabledPlugins` that apply here, and notes on those that do not."""
+def settings_choices(
+    root: Path, store: TrustStore | None = None, *, trust_settings: bool = False
+) -> tuple[dict[str, bool], list[str]]:
+    """Claude Code's `enabledPlugins` that apply here, and notes on those that do not.
+    `trust_settings`: the project's settings files count as trusted for this run
+    (`wyckoff run --trust-hooks`; nothing is recorded)."""
     store = store or TrustStore()
     chosen: dict[str, bool] = {}
     notes: list[str] = []
@@ -414,7 +418,11 @@ def settings_choices(root: Path, store: TrustStore | None = None) -> tuple[dict[
         choices = enabled_plugins_of(path)
         if not choices:
             continue
-        trusted = not project or store.state(path, SETTINGS_KIND, canonical_hash(choices)) == "trusted"
+        trusted = (
+            not project
+            or trust_settings
+            or store.state(path, SETTINGS_KIND, canonical_hash(choices)) == "trusted"
+        )
         for key, value in choices.items():
             if value and not trusted:
                 notes.append(f"{path}: enabledPlugins {key} waits for trust (`wyckoff hooks trust`)")
@@ -436,8 +444,9 @@ def enabled_plugins_of(path: Path) -> dict[str, bool]:
     return {str(k): v for k, v in value.items() if isinstance(v, bool)}
 
 
-def active_plugins(root: Path) -> list[PluginManifest]:
-    """The plugins a session in `root` uses, by name (see the module's docstring)."""
+def active_plugins(root: Path, *, trust_settings: bool = False) -> list[PluginManifest]:
+    """The plugins a session in `root` uses, by name (see the module's docstring);
+    `trust_settings` as in `settings_choices`."""
     managed = load_managed()
     if managed is not None and not managed.allow_plugins:
         return []
@@ -445,7 +454,7 @@ def active_plugins(root: Path) -> list[PluginManifest]:
         registry = load_registry()
     except PluginError:
         return []
-    chosen, _ = settings_choices(root)
+    chosen, _ = settings_choices(root, trust_settings=trust_settings)
     active: list[PluginManifest] = []
     for name in sorted(registry.plugins):
         plugin = registry.plugins[name]

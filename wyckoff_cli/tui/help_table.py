@@ -37,13 +37,19 @@ KEYS = (
 )
 
 
-def help_table(commands: Iterable[CommandHelp]) -> Table:
-    """The commands (a custom command's description is shown literally), the keys and `@path`."""
+def help_table(commands: Iterable[CommandHelp], more: Iterable[tuple[str, str]] = ()) -> Table:
+    """The commands (a custom command's description is shown literally), `more` rows (the
+    agents and skills: session/extensions.py help_rows), the keys and `@path`."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
     for command in commands:
         table.add_row(literal(command.usage), literal(command.description))
+    rows = list(more)
+    if rows:
+        table.add_row("", "")
+    for name, what in rows:
+        table.add_row(literal(name), literal(what))
     table.add_row("", "")
     for key, what in KEYS:
         table.add_row(key, what)

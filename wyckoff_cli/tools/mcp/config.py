@@ -55,6 +55,12 @@ class ServerSpec:
     startup_timeout: float = 10.0
     tool_timeout: float = 60.0
     elicitation: Literal["decline", "cancel"] = "decline"  # the answer when no one can fill its form
+    plugin: str = ""  # the installed plugin whose .mcp.json lists it ('' for config and .mcp.json)
+
+    @property
+    def shown_scope(self) -> str:
+        """The scope listings show: `plugin:NAME` for a plugin's server, as Claude Code shows it."""
+        return f"plugin:{self.plugin}" if self.plugin else self.scope
 
     def describe(self) -> str:
         """What it runs or where it connects, for trust prompts and listings."""
@@ -95,7 +101,9 @@ class McpConfig:
         return tuple(s for s in self.servers if s.scope == "project")
 
 
-def load_mcp_config(root: Path, config: Config, *, user_file: Path | None = None) -> McpConfig:
+def load_mcp_config(
+    root: Path, config: Config, *, user_file: Path | None = None, trust_settings: bool = False
+) -> McpConfig:
     """The servers of the user's `config.toml` (`[mcp_servers.NAME]`) and of
     `ROOT/.mcp.json`. `[mcp_servers]` in a project's `.wyckoff/config.toml` is ignored
     with a notice: a project's servers belong in `.mcp.json`, which must be trusted
@@ -125,21 +133,23 @@ def load_mcp_config(root: Path, config: Config, *, user_file: Path | None = None
     for server in read_project_file(project_file):
         if server.name not in taken:
             servers.append(server)
-    servers += plugin_servers(root, {s.name for s in servers}, problems)
+    servers += plugin_servers(root, {s.name for s in servers}, problems, trust_settings=trust_settings)
     from wyckoff_cli.storage.managed import allowed_servers  # an admin's mcp_allowlist wins
 
     servers = allowed_servers(servers, problems, lambda spec: spec.name)
     return McpConfig(tuple(servers), project_file if project_file.is_file() else None, tuple(problems))
 
 
-def plugin_servers(root: Path, taken: set[str], problems: list[str]) -> list[ServerSpec]:
+def plugin_servers(
+    root: Path, taken: set[str], problems: list[str], *, trust_settings: bool = False
+) -> list[ServerSpec]:
     """The MCP servers of the installed, enabled plugins whose servers the user trusted,
     named as Claude Code names them (`plugin_PLUGIN_SERVER`), `${CLAUDE_PLUGIN_ROOT}`
     replaced by the plugin's folder."""
     from wyckoff_cli.storage.plugins import active_plugins, mcp_state
 
     found: list[ServerSpec] = []
-    for plugin in active_plugins(root):
+    for plugin in active_plugins(root, trust_settings=trust_settings):
         if not plugin.mcp_servers:
             continue
         source = plugin.mcp_file or plugin.root
@@ -156,7 +166,7 @@ def plugin_servers(root: Path, taken: set[str], problems: list[str]) -> list[Ser
             name = f"plugin_{plugin.name}_{server.name}"
             if name not in taken:
                 env = {**server.env, "CLAUDE_PLUGIN_ROOT": str(plugin.root)}
-                found.append(replace(server, name=name, scope="user", env=env))
+                found.append(replace(server, name=name, scope="user", env=env, plugin=plugin.name))
     return found
 
 

@@ -174,11 +174,12 @@ def format_table(manager: McpManager, *, with_tools: bool = False) -> str:
     if not statuses:
         return "No MCP servers configured (see docs/MCP.md)."
     width = max(len("server"), *(len(s.name) for s in statuses))
-    lines = [f"{'server':<{width}}  {'scope':<7}  {'transport':<9}  {'state':<13}  tools  runs"]
+    scope_width = max(7, *(len(s.scope) for s in statuses))
+    lines = [f"{'server':<{width}}  {'scope':<{scope_width}}  {'transport':<9}  {'state':<13}  tools  runs"]
     for s in statuses:
         count = str(len(s.tools)) if s.state == "connected" else "-"
         lines.append(
-            f"{s.name:<{width}}  {s.scope:<7}  {s.transport:<9}  {_STATE_WORDS[s.state]:<13}  {count:>5}  {s.target}"
+            f"{s.name:<{width}}  {s.scope:<{scope_width}}  {s.transport:<9}  {_STATE_WORDS[s.state]:<13}  {count:>5}  {s.target}"
         )
         if s.reason:
             first, *rest = s.reason.splitlines()

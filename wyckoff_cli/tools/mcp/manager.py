@@ -256,7 +256,9 @@ class McpManager:
             names = tuple(t.name for t in self._tools.get(spec.name, []))
             connection = self.connections.get(spec.name)
             transport = connection.transport if connection is not None else spec.transport  # which connected
-            out.append(ServerStatus(spec.name, spec.scope, transport, state, reason, names, spec.describe()))
+            out.append(
+                ServerStatus(spec.name, spec.shown_scope, transport, state, reason, names, spec.describe())
+            )
         return out
 
     def counts(self) -> tuple[int, int]:

@@ -25,6 +25,7 @@ from textual.worker import Worker
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
+from wyckoff_cli.session import extensions
 from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
@@ -455,7 +456,8 @@ class ChatScreen(Screen[None]):
         self.run_worker(send(), group="mcp")
 
     def show_help(self) -> None:
-        self._mount(Static(help_table(self.controller.slash_commands), classes="command-output"))
+        more = extensions.help_rows(self.controller.builder)  # agents and skills, as task and $NAME take them
+        self._mount(Static(help_table(self.controller.slash_commands, more), classes="command-output"))
 
     def send_held_queue(self) -> bool:
         """Enter on an empty prompt sends the queue held after Esc."""
