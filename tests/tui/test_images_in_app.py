@@ -225,3 +225,31 @@ async def test_a_tool_results_image_shows_as_a_chip_live_and_on_resume(
     assert [i.name for i in provider.requests[-1].messages[-1].images] == ["shot.png"]  # it was sent
     (replayed,) = [w for w in widgets_for(history) if isinstance(w, ToolCallView)]
     assert chip in plain_text(replayed.render_call())
+
+
+async def test_a_dragged_image_is_normalised_off_the_apps_loop(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decoding a 4000×3000 screenshot takes a tenth of a second or more: a dragged
+    file is checked and stored in a thread, as a Ctrl+V paste is, so the app keeps
+    drawing meanwhile (issue 30)."""
+    import threading
+
+    from wyckoff_cli.storage.images import ImageStore
+
+    threads: list[bool] = []
+    add_file = ImageStore.add_file
+
+    def recording_add_file(self: ImageStore, path: Path, *, name: str | None = None) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return add_file(self, path, name=name)
+
+    monkeypatch.setattr(ImageStore, "add_file", recording_add_file)
+    write(workspace / "big.png", png_bytes(4000, 3000))
+    app, _ = make_app(workspace, [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        chips = chat(app).query_one(ImageChips)
+        pilot.app.post_message(events.Paste(str(workspace / "big.png")))
+        await until(pilot, lambda: len(chips.images) == 1)
+        assert chips.images[0].label == "big.png 1568\u00d71176"
+    assert threads == [False]  # in a worker thread, never on the app's loop
