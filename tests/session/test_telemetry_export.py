@@ -289,3 +289,45 @@ def test_the_telemetry_table_is_read_and_checked(workspace: Path) -> None:
     config_file.write_text('[telemetry]\nprotocol = "carrier-pigeon"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="telemetry.protocol"):
         load_config(workspace)
+
+
+def test_wyckoff_run_exports_to_the_standard_endpoint_variable(workspace: Path) -> None:
+    """`wyckoff run` (a real process) with only `OTEL_EXPORTER_OTLP_ENDPOINT` set: its
+    turn, model calls and tool call reach the collector, priced from the catalogue."""
+    import os
+    import subprocess
+
+    (workspace / "lib.py").write_text("x = 1\n", encoding="utf-8")
+    with OtlpCollector() as collector, FakeServer() as server:
+        server.script(
+            {
+                "tool_calls": [{"name": "glob", "args": {"pattern": "*.py"}}],
+                "usage": {"input_tokens": 1000, "output_tokens": 10},
+            },
+            {"text": "lib.py", "usage": {"input_tokens": 2000, "output_tokens": 20}},
+        )
+        env = dict(
+            os.environ,
+            ANTHROPIC_BASE_URL=server.url,
+            ANTHROPIC_API_KEY=KEY,
+            OTEL_EXPORTER_OTLP_ENDPOINT=collector.url,
+        )
+        result = subprocess.run(
+            [sys.executable, "-m", "wyckoff_cli", "run", "--model", MODEL, "which files?"],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        spans = _exported(collector)
+    assert {s.name for s in spans} >= {
+        "wyckoff.session",
+        "wyckoff.turn",
+        "wyckoff.model_call",
+        "wyckoff.tool_call",
+    }
+    assert _one(spans, "wyckoff.turn").attributes["wyckoff.done.reason"] == "completed"
+    assert collector.total("wyckoff.tokens", kind="input") == 3000
+    assert collector.total("wyckoff.cost") == pytest.approx(3000 * 3e-6 + 30 * 15e-6)  # Sonnet's prices
