@@ -198,6 +198,17 @@ async def test_a_collector_that_is_down_never_breaks_the_session(workspace: Path
     assert not [e for e in events if isinstance(e, ev.Notice) and "OpenTelemetry" in e.message]
 
 
+def test_closing_knows_a_collector_that_is_down() -> None:
+    """Closing does not wait for a collector that refuses connections."""
+    from wyckoff_cli.session.otel_export import collector_listens
+
+    assert not collector_listens(f"http://127.0.0.1:{_closed_port()}")
+    with OtlpCollector() as collector:
+        assert collector_listens(collector.url)
+        assert collector_listens(collector.url.removeprefix("http://"))  # a bare host:port (grpc)
+    assert collector_listens("")  # nothing to tell: the exporter reports it
+
+
 async def test_without_the_extra_the_session_says_so_once_and_runs(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,6 +15,7 @@ Imported only when export is on: this module imports the SDK at the top.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.session.telemetry_settings import ExportSettings, PriceFn
 
 CLOSE_WAIT_SECONDS = 3.0  # the longest closing waits for the last export
+PROBE_SECONDS = 0.25  # the longest closing waits to learn whether the collector listens
 CONTENT_CHARS = 8_000  # a text attribute is cut to this many characters
 MAIN = "main"
 TURN_EVENTS = (
@@ -151,6 +153,7 @@ class OtelExporter:
         self._session_id: str | None = None
         self._session: Span | None = None
         self._turn: Span | None = None
+        self._prompted = False  # the turn's prompt is on its span
         self._main = _Agent(MAIN, MAIN)
 
     # ---------------------------------------------------------------- spans
@@ -181,6 +184,7 @@ class OtelExporter:
         if self._turn is None:
             self._turn = self._start("wyckoff.turn", self._session, self._main.attributes())
             self._main.scope = self._turn
+            self._prompted = False
 
     def _end_turn(self, done: ev.TurnDone | None = None) -> None:
         self._end_agent(self._main)
@@ -238,7 +242,8 @@ class OtelExporter:
             self._open_turn()
         if isinstance(event, ev.MessageCommitted) and event.message.get("role") == "user":
             self._open_turn()
-            if self.settings.log_content and self._turn is not None:
+            if self.settings.log_content and self._turn is not None and not self._prompted:
+                self._prompted = True  # the person's message, not a later note of the runtime's
                 self._turn.set_attribute("wyckoff.prompt", self._text(_message_text(event.message)))
         self._handle(event, self._main)
 
@@ -358,8 +363,12 @@ class OtelExporter:
 
     def close(self) -> None:
         """End every open span and export what is left, waiting at most
-        `CLOSE_WAIT_SECONDS` (a collector that is down is given up on)."""
+        `CLOSE_WAIT_SECONDS`; a collector that refuses connections (down) is not waited
+        for at all, and one that is slow is given up on after the wait."""
         self._end_session()
+        if not collector_listens(self._endpoint(), 4317 if self.settings.protocol == "grpc" else 4318):
+            self._span_exporter.shutdown()  # what is left is dropped: nothing would take it
+            self._metric_exporter.shutdown(timeout_millis=0)
 
         def shut_down() -> None:
             self._tracer_provider.shutdown()
@@ -371,6 +380,29 @@ class OtelExporter:
         if closing.is_alive():  # the collector is down or slow: stop retrying, drop the rest
             self._span_exporter.shutdown()
             self._metric_exporter.shutdown(timeout_millis=0)
+
+    def _endpoint(self) -> str:
+        import os
+
+        return self.settings.endpoint or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+
+
+def collector_listens(endpoint: str, default_port: int = 4318, timeout: float = PROBE_SECONDS) -> bool:
+    """Whether something accepts connections at `endpoint`'s host and port (True when
+    that cannot be told, e.g. an endpoint without a host)."""
+    from urllib.parse import urlparse
+
+    address = urlparse(endpoint if "//" in endpoint else f"//{endpoint}")
+    if not address.hostname:
+        return True
+    try:
+        port = address.port or (443 if address.scheme == "https" else default_port)
+        with socket.create_connection((address.hostname, port), timeout=timeout):
+            return True
+    except ValueError:  # a port that is no number: the exporter reports it
+        return True
+    except OSError:
+        return False
 
 
 def _message_text(message: dict[str, Any]) -> str:
