@@ -3,7 +3,7 @@
 - `WYCKOFF_HOME` points at a fresh temporary folder (config, data, cache), and
   `CLAUDE_CONFIG_DIR` (Claude Code's `~/.claude`) at a folder inside it; the managed
   policy's path (`storage.managed.MANAGED_PATH`) at a file there that does not exist.
-- API keys and proxy variables are removed; `NO_PROXY` covers loopback, so the only
+- API keys, proxy variables and `OTEL_*` (OpenTelemetry export) are removed; `NO_PROXY` covers loopback, so the only
   network a test can reach is 127.0.0.1.
 - `FORCE_HYPERLINK=0`: `[ui] hyperlinks = "auto"` shows URLs as text whatever terminal
   the tests run in, so snapshots do not depend on it.
@@ -51,7 +51,9 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
 
     monkeypatch.setattr(managed, "MANAGED_PATH", home / "managed" / "managed.toml")  # never /etc/wyckoff
     for key in list(os.environ):
-        if key.upper().endswith(_SECRET_SUFFIXES) or key in _PROXY_VARS or key in _VENDOR_VARS:
+        vendor = key in _PROXY_VARS or key in _VENDOR_VARS
+        telemetry = key.startswith("OTEL_")  # never export a test's telemetry to the machine's collector
+        if key.upper().endswith(_SECRET_SUFFIXES) or vendor or telemetry:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")

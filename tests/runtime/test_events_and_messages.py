@@ -41,6 +41,7 @@ SAMPLES: dict[type, dict[str, typing.Any]] = {
         "elapsed_ms": 3,
         "offloaded_path": "/p",
         "display": {"diff": "-a"},
+        "images": ["shot.png 1280\u00d7720"],
     },
     ev.ToolFailed: {"id": "1", "name": "x", "error": "e", "elapsed_ms": 1},
     ev.BackgroundTaskUpdate: {

@@ -137,3 +137,55 @@ def test_a_store_with_a_lazy_folder_makes_it_on_the_first_image(tmp_path: Path) 
     assert made == []
     store.add(png_bytes(8, 8), "x.png")
     assert made == [tmp_path / "lazy"] and len(list((tmp_path / "lazy").iterdir())) == 1
+
+
+def _corrupt_one_byte(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :]
+
+
+def test_an_image_sendable_as_it_is_is_checked_without_decoding_its_pixels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No resize needed: the size comes from the header and the PNG's checksums show
+    it is whole; no pixel is decoded (issue 30: decoding was most of the attach time)."""
+    from PIL import PngImagePlugin
+
+    def no_decoding(self: object) -> None:
+        raise AssertionError("the pixels were decoded")
+
+    monkeypatch.setattr(PngImagePlugin.PngImageFile, "load", no_decoding)
+    data = png_bytes(1568, 1000)
+    image = normalise_image(data, "shot.png")
+    assert (image.data, image.width, image.height, image.reencoded) == (data, 1568, 1000, False)
+
+
+@pytest.mark.parametrize(
+    ("data", "shown"),
+    [
+        (_corrupt_one_byte(png_bytes(300, 200, noisy=True), 20_000), "a flipped byte in the pixel data"),
+        (png_bytes(300, 200, noisy=True)[:-12], "no end chunk"),
+        (encoded(300, 200, "JPEG")[:-200], "a truncated JPEG"),
+    ],
+    ids=["png-flipped", "png-no-end", "jpeg-truncated"],
+)
+def test_a_damaged_image_within_the_limits_is_still_refused(data: bytes, shown: str) -> None:
+    with pytest.raises(ImageError, match="corrupt or truncated"):
+        normalise_image(data, shown)
+
+
+def test_a_large_jpeg_is_decoded_at_a_reduced_scale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 4000×3000 photo is decoded at half size (the DCT's own scaling), not in full,
+    then brought to the 1,568 px long edge."""
+    from PIL import JpegImagePlugin
+
+    decoded: list[tuple[int, int]] = []
+    load = JpegImagePlugin.JpegImageFile.load
+
+    def recording_load(self: JpegImagePlugin.JpegImageFile) -> object:
+        decoded.append(self.size)
+        return load(self)
+
+    monkeypatch.setattr(JpegImagePlugin.JpegImageFile, "load", recording_load)
+    image = normalise_image(encoded(4000, 3000, "JPEG"), "photo.jpg")
+    assert (image.width, image.height) == (1568, 1176) and image.reencoded
+    assert decoded and max(decoded[0]) == 2000  # 1/2 scale: the smallest at least 1,568 px

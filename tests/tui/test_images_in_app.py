@@ -194,3 +194,62 @@ def test_message_images_survive_the_chat_log(tmp_path: Path) -> None:
     part = ImageStore(tmp_path).add(png_bytes(8, 8), "a.png")
     message = Message.user("x", images=[part])
     assert Message.from_dict(message.to_dict()).images == [part]
+
+
+async def test_a_tool_results_image_shows_as_a_chip_live_and_on_resume(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """read_file on a PNG gives the model the image: its tool widget shows the chip, as
+    the prompt shows an attachment, and so does the resumed transcript (issue 30)."""
+    from wyckoff_cli.tui.widgets.tool_call import ToolCallView, plain_text
+
+    write(workspace / "ui" / "shot.png", png_bytes(64, 48))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "not-used")  # no set-up screen: the provider is scripted
+    app, provider = make_app(
+        workspace,
+        [
+            {"tool_calls": [{"name": "read_file", "args": {"path": "ui/shot.png"}}]},
+            {"text": "A blue square."},
+        ],
+        model="anthropic:claude-sonnet-4-5",  # a model that takes images (the provider is scripted)
+    )
+    chip = "[Image #1 shot.png 64\u00d748]"
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = chat(app)
+        await send(pilot, "Look at ui/shot.png")
+        await settle(pilot, screen)
+        (view,) = screen.query(ToolCallView)
+        assert view.status == "ok" and view.images == ["shot.png 64\u00d748"], (view.status, view.images)
+        assert chip in plain_text(view.render_call())
+        history = list(screen.controller.session.conversation.messages)
+    assert [i.name for i in provider.requests[-1].messages[-1].images] == ["shot.png"]  # it was sent
+    (replayed,) = [w for w in widgets_for(history) if isinstance(w, ToolCallView)]
+    assert chip in plain_text(replayed.render_call())
+
+
+async def test_a_dragged_image_is_normalised_off_the_apps_loop(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decoding a 4000×3000 screenshot takes a tenth of a second or more: a dragged
+    file is checked and stored in a thread, as a Ctrl+V paste is, so the app keeps
+    drawing meanwhile (issue 30)."""
+    import threading
+
+    from wyckoff_cli.storage.images import ImageStore
+
+    threads: list[bool] = []
+    add_file = ImageStore.add_file
+
+    def recording_add_file(self: ImageStore, path: Path, *, name: str | None = None) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return add_file(self, path, name=name)
+
+    monkeypatch.setattr(ImageStore, "add_file", recording_add_file)
+    write(workspace / "big.png", png_bytes(4000, 3000))
+    app, _ = make_app(workspace, [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        chips = chat(app).query_one(ImageChips)
+        pilot.app.post_message(events.Paste(str(workspace / "big.png")))
+        await until(pilot, lambda: len(chips.images) == 1)
+        assert chips.images[0].label == "big.png 1568\u00d71176"
+    assert threads == [False]  # in a worker thread, never on the app's loop

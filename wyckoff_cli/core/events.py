@@ -160,6 +160,7 @@ class ToolSucceeded(_Event):
     elapsed_ms: int = 0
     offloaded_path: str | None = None
     display: dict[str, Any] | None = None  # extra for UIs: {"diff": ...}, {"todos": [...]}
+    images: list[str] = field(default_factory=list)  # the result's images, as labels: `shot.png 1280×720`
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,6 +151,7 @@ class ToolCallRunner:
                     result.elapsed_ms,
                     str(result.offloaded_path) if result.offloaded_path else None,
                     result.display,
+                    [image.label for image in result.images],  # the app shows them as chips
                 )
             )
 

@@ -51,6 +51,7 @@ from wyckoff_cli.session.plugin_requests import plugins_output
 from wyckoff_cli.session.review import review_request_events
 from wyckoff_cli.session.shell import auto_allow_line, registry_shell, sandbox_auto_allow, shell_of
 from wyckoff_cli.session.status import PriceFn, StatusModel
+from wyckoff_cli.session.telemetry import SessionTelemetry
 from wyckoff_cli.session.turn import turn_events
 from wyckoff_cli.session.user_shell import ShellRun, UserShell
 from wyckoff_cli.session.worktree_requests import worktree_output
@@ -105,6 +106,7 @@ class ChatController:
         self.hook_source: str | None = "resume" if loaded is not None else "startup"  # SessionStart due
         self._abort: AbortSignal | None = None  # the running turn's or `!command`'s (`Interrupt`)
         self.interrupted = False  # the last turn or `!command` was stopped by an `Interrupt`
+        self.telemetry = SessionTelemetry.for_config(config, self.price)  # OpenTelemetry export (issue 33)
         if loaded is not None:
             self._recorder = builder.open_recorder(self.model, loaded)
             self.status.restore_session(loaded.info)
@@ -215,6 +217,7 @@ class ChatController:
         if self._recorder is not None and record:
             self._recorder.record(event)
         self.status.observe(event)
+        self.telemetry.observe(event, self.id)
         decided = event.inner if isinstance(event, ev.SubagentEvent) else event  # a sub-agent's too
         if isinstance(decided, ev.ApprovalDecided) and decided.decision == "always" and decided.rule:
             self._save_rule(decided.rule)
@@ -323,6 +326,7 @@ class ChatController:
     async def aclose(self, reason: str = "exit") -> None:
         await self._close_session(recorder=True, reason=reason)
         await self.builder.user_hooks.aclose()
+        self.telemetry.close()
 
     # ---------------------------------------------------------------- commands
 

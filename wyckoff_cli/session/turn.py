@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from wyckoff_cli.core.messages import ImagePart
     from wyckoff_cli.session.builder import Session, SessionBuilder
     from wyckoff_cli.session.modes import ModeNotes
+    from wyckoff_cli.session.telemetry import SessionTelemetry
     from wyckoff_cli.session.user_shell import ShellRun
 
 
@@ -43,6 +44,7 @@ class TurnHost(Protocol):
     mode_notes: ModeNotes
     hook_source: str | None  # the SessionStart hooks' source while they are due
     approved_snippets: set[str]
+    telemetry: SessionTelemetry
 
     @property
     def session(self) -> Session: ...
@@ -73,6 +75,8 @@ async def turn_events(
         yield ev.TurnDone("", "aborted", 0)
         return
     await controller.prepare()  # the imports run in a thread, never on the event loop
+    if telemetry_off := controller.telemetry.take_notice():  # configured, but it cannot export
+        yield ev.Notice("warning", telemetry_off)
     session = controller.session
     builder = controller.builder
     text = controller.mode_notes.prefix(controller.mode, text)  # a mode change is announced once

@@ -29,6 +29,7 @@ from wyckoff_cli.storage.config_fields import NON_NEGATIVE, POSITIVE, Range
 from wyckoff_cli.storage.config_fields import doc_field as _doc
 from wyckoff_cli.storage.config_mcp import McpServer
 from wyckoff_cli.storage.lsp_config import LspConfig
+from wyckoff_cli.storage.telemetry_config import TelemetryConfig
 from wyckoff_cli.storage.ui_config import UIConfig
 from wyckoff_cli.storage.web_config import WebConfig
 
@@ -233,6 +234,7 @@ class Config:
     ui: UIConfig = _doc("The terminal app: how it draws, how it notifies.", default_factory=UIConfig)
     lsp: LspConfig = _doc("Language servers (docs/LSP.md).", default_factory=LspConfig)
     compat: CompatConfig = _doc("Reading a Claude Code setup.", default_factory=CompatConfig)
+    telemetry: TelemetryConfig = _doc("OpenTelemetry export.", default_factory=TelemetryConfig)
 
 
 # --------------------------------------------------------------------------- loading

@@ -3,8 +3,10 @@
 `normalise_image(data, name)` checks the bytes (a known format, not corrupt or
 truncated, not too large, not a decompression bomb) and brings them within every
 vendor's limits: an image already within them is kept as it is (same bytes, same
-format); otherwise orientation is applied, an animated GIF keeps its first frame, the
-long edge is brought down to `LONG_EDGE` and the result is encoded again. The bound is
+format; known from its header, and checked whole without decoding a PNG's pixels or
+with a JPEG's smallest DCT scale); otherwise orientation is applied, an animated GIF keeps its first frame, the
+long edge is brought down to `LONG_EDGE` (a large JPEG decoded at the smallest DCT
+scale still over it) and the result is encoded again. The bound is
 the tightest of the vendors' (Anthropic's recommended 1,568 px; OpenAI and Gemini
 accept more and scale down on their side), so the stored bytes are what every vendor
 is sent, and a session can change model without re-encoding.
@@ -73,10 +75,16 @@ def normalise_image(data: bytes, name: str) -> NormalisedImage:
     with warnings.catch_warnings():
         warnings.simplefilter("error", image_module.DecompressionBombWarning)
         try:
-            image = image_module.open(io.BytesIO(data))
+            image = image_module.open(io.BytesIO(data))  # the header only: format, size, EXIF
             kind = image.format
             if kind not in MEDIA_TYPES:
                 raise ImageError(f"{name}: {kind} images are not supported (PNG, JPEG, GIF or WebP)")
+            if _sendable_as_is(image, data):
+                width, height = image.size  # (a JPEG's check decodes it smaller)
+                _check_whole(image_module, image, data)
+                return NormalisedImage(data, MEDIA_TYPES[kind], width, height, reencoded=False)
+            if kind == "JPEG":  # decode at the smallest DCT scale still at least the target size
+                image.draft("RGB", _target_size(image.size))
             image.load()
         except (image_module.DecompressionBombError, image_module.DecompressionBombWarning):
             raise ImageError(
@@ -86,21 +94,51 @@ def normalise_image(data: bytes, name: str) -> NormalisedImage:
             raise ImageError(f"{name}: not an image Wyckoff can read (PNG, JPEG, GIF or WebP)") from None
         except (OSError, SyntaxError, ValueError) as exc:
             raise ImageError(f"{name}: the image is corrupt or truncated ({exc})") from None
-    return _within_limits(image, data, MEDIA_TYPES[kind])
+    return _reencoded(image, MEDIA_TYPES[kind])
 
 
-def _within_limits(image: Any, data: bytes, media_type: str) -> NormalisedImage:
-    width, height = image.size
-    rotated = image.getexif().get(0x0112, 1) not in (1, None)  # EXIF orientation
-    animated = bool(getattr(image, "is_animated", False))
-    if max(width, height) <= LONG_EDGE and len(data) <= MAX_SENT_BYTES and not rotated and not animated:
-        return NormalisedImage(data, media_type, width, height, reencoded=False)
+def _rotated(image: Any) -> bool:
+    return image.getexif().get(0x0112, 1) not in (1, None)  # EXIF orientation
+
+
+def _sendable_as_is(image: Any, data: bytes) -> bool:
+    """Within every vendor's limits as it is, by its header: no pixel is decoded to know
+    (Pillow reads a PNG's EXIF only by decoding it, as the chunk may follow the pixels:
+    a PNG without an `eXIf` chunk has no orientation to apply)."""
+    if max(image.size) > LONG_EDGE or len(data) > MAX_SENT_BYTES:
+        return False
+    if image.format == "PNG" and b"eXIf" not in data:
+        return not getattr(image, "is_animated", False)
+    return not _rotated(image) and not getattr(image, "is_animated", False)
+
+
+def _check_whole(image_module: Any, image: Any, data: bytes) -> None:
+    """That an image sent as it is is whole, decoding as little as it takes: a PNG's
+    chunks and their checksums (every byte of the pixel data is covered by one), a
+    JPEG's whole entropy-coded stream at its smallest DCT scale; GIF and WebP decoded."""
+    if image.format == "PNG":
+        image_module.open(io.BytesIO(data)).verify()  # raises on a bad checksum or a missing end
+        return
+    if image.format == "JPEG":
+        image.draft("RGB", (max(1, image.size[0] // 8), max(1, image.size[1] // 8)))
+    image.load()
+
+
+def _target_size(size: tuple[int, int]) -> tuple[int, int]:
+    """`size` brought down to a `LONG_EDGE` long edge (as it is when already within)."""
+    width, height = size
+    scale = min(1.0, LONG_EDGE / max(width, height))
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def _reencoded(image: Any, media_type: str) -> NormalisedImage:
+    """`image` (decoded) oriented, its first frame, within `LONG_EDGE`, encoded again."""
     from PIL import ImageOps
 
-    if animated:
+    if getattr(image, "is_animated", False):
         image.seek(0)
     frame = image.convert("RGBA") if image.mode == "P" else image
-    if rotated:
+    if _rotated(image):
         frame = ImageOps.exif_transpose(frame)
     if max(frame.size) > LONG_EDGE:
         frame = _downscale(frame)
@@ -114,8 +152,7 @@ def _downscale(frame: Any) -> Any:
     from PIL import Image
 
     width, height = frame.size
-    scale = LONG_EDGE / max(width, height)
-    target = (max(1, round(width * scale)), max(1, round(height * scale)))
+    target = _target_size(frame.size)
     factor = max(width, height) // LONG_EDGE
     if factor > 1:
         frame = frame.reduce(factor)

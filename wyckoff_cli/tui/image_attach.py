@@ -1,8 +1,9 @@
 """Images attached in the app: Ctrl+V, a pasted or dragged image path, the chips.
 
 Each attachment is checked, normalised and stored by the session's image store
-(storage/images.py) at once, so a bad file is a one-line notice and nothing is
-attached; the chips (widgets/image_chips.py) go with the next message.
+(storage/images.py) at once, in a thread (decoding a large image takes a tenth of a
+second or more: never on the app's own loop), so a bad file is a one-line notice and
+nothing is attached; the chips (widgets/image_chips.py) go with the next message.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import shlex
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlparse
 
 from wyckoff_cli.core.errors import ImageError
@@ -21,11 +22,15 @@ from wyckoff_cli.tui.clipboard import ClipboardMiss, read_clipboard_image
 from wyckoff_cli.tui.widgets.image_chips import ImageChips
 from wyckoff_cli.tui.widgets.prompt_input import PromptInput
 
+if TYPE_CHECKING:
+    from wyckoff_cli.storage.images import ImageStore
+
 
 class ImageHost(Protocol):
     controller: ChatController
 
     def add_notice(self, kind: str, message: str) -> None: ...
+    def run_worker(self, work: Any) -> Any: ...
 
 
 def pasted_image_path(text: str, root: Path) -> Path | None:
@@ -54,18 +59,25 @@ def attach_image(host: ImageHost, chips: ImageChips, part: ImagePart) -> None:
 
 
 def attach_path(host: ImageHost, chips: ImageChips, text: str) -> bool:
-    """A paste that names an image file attaches it; True when it did (or tried)."""
+    """A paste that names an image file attaches it (in a worker); True when it names
+    one (the paste is not typed then)."""
     path = pasted_image_path(text, host.controller.root)
     if path is None:
         return False
     store = host.controller.session.images
     if store is None:
         return False
+    host.run_worker(_attach_file(host, chips, store, path))
+    return True
+
+
+async def _attach_file(host: ImageHost, chips: ImageChips, store: ImageStore, path: Path) -> None:
     try:
-        attach_image(host, chips, store.add_file(path, name=path.name))
+        part = await asyncio.to_thread(store.add_file, path, name=path.name)
     except ImageError as exc:
         host.add_notice("error", exc.message)
-    return True
+        return
+    attach_image(host, chips, part)
 
 
 async def paste_clipboard(host: ImageHost, chips: ImageChips, prompt: PromptInput) -> None:

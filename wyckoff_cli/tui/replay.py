@@ -116,7 +116,10 @@ def widgets_for(messages: Sequence[Message], folder: Path | None = None) -> list
             if message.is_error:
                 answered.fail(message.text, 0)
             else:
-                answered.succeed(message.text, 0, display if isinstance(display, dict) else None)
+                shown_images = [image.label for image in message.images]  # the chips, as shown live
+                answered.succeed(
+                    message.text, 0, display if isinstance(display, dict) else None, shown_images
+                )
             answered.elapsed_ms = elapsed if isinstance(elapsed, int) else None
             if isinstance(answered, TaskCallView) and isinstance(display, dict):
                 answered.box = ChildTranscript(

@@ -292,7 +292,7 @@ class EventRouter:
     def _tool_succeeded(self, event: ev.ToolSucceeded) -> None:
         view = self.tools.get(event.id)
         if view is not None:
-            view.succeed(event.result, event.elapsed_ms, event.display)
+            view.succeed(event.result, event.elapsed_ms, event.display, event.images)
 
     def _tool_failed(self, event: ev.ToolFailed) -> None:
         view = self.tools.get(event.id)

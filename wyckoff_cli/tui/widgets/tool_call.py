@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -60,6 +61,7 @@ class ToolCallView(Static, can_focus=True):
         self.output = ""
         self.result = ""
         self.display_data: dict[str, Any] | None = None
+        self.images: list[str] = []  # labels of the result's images (read_file on a PNG, an MCP image)
         self.background = False
         self.notes: list[str] = []  # lines shown under the header, before any output
         self.expanded = False
@@ -99,8 +101,12 @@ class ToolCallView(Static, can_focus=True):
         self.hook_lines.append(Text(visible(line), style=style))
         self.refresh_view()
 
-    def succeed(self, result: str, elapsed_ms: int, display: dict[str, Any] | None) -> None:
+    def succeed(
+        self, result: str, elapsed_ms: int, display: dict[str, Any] | None, images: Sequence[str] = ()
+    ) -> None:
+        """`images`: the labels of the images the result gives the model, shown as chips."""
         self.display_data = display
+        self.images = list(images)
         self._finish("ok", result, elapsed_ms)
 
     def fail(self, error: str, elapsed_ms: int) -> None:
@@ -155,6 +161,8 @@ class ToolCallView(Static, can_focus=True):
             parts.append(Text(tail, style="dim"))
         elif self.status in ("ok", "error"):
             parts.append(self._body())
+            if self.images:
+                parts.append(image_chips(self.images))
         parts.extend(self.hook_lines)
         return Group(*parts)
 
@@ -209,6 +217,16 @@ class ToolCallView(Static, can_focus=True):
         if hidden > 0:
             return Group(body, Text(f"… {hidden} more lines (Enter to expand)", style="dim italic"))
         return body
+
+
+def image_chips(labels: Sequence[str]) -> Text:
+    """A result's images as the prompt shows attachments: `[Image #1 shot.png 1280×720]`."""
+    text = Text()
+    for number, label in enumerate(labels, start=1):
+        if text:
+            text.append(" ")
+        text.append(visible(f"[Image #{number} {label}]"), style="bold cyan")
+    return text
 
 
 def plain_text(renderable: RenderableType, width: int = 100) -> str:
