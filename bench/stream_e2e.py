@@ -20,6 +20,7 @@ first frame with the answer's last line on screen. It reports:
 
     python bench/stream_e2e.py [PATH] [--repeat 3] [--rate 50] [--seconds 10] [--idle 10]
                                [--width 120] [--height 40] [--model openai:gpt-bench]
+    python bench/stream_e2e.py --baseline DIR [--baseline DIR2] [--repeat 5]   # A/B in alternation
 
 Without PATH it uses ../shared/reference/bench/answer_80k.md (not copied into the
 repository: it carries no licence), or, when that is missing, a generated answer of the
@@ -364,6 +365,46 @@ class Peer:
         return ["--verbose", "--include-partial-messages"]
 
 
+def app_env(env: dict[str, str], source: str | None) -> dict[str, str]:
+    """The app's environment; with `source` (another version of the repository, e.g.
+    `git archive main | tar -x -C DIR`), that version's `wyckoff_cli` is run."""
+    return env if source is None else dict(env, PYTHONPATH=source)
+
+
+def compare(args: argparse.Namespace, path: Path, marker: str) -> int:
+    """`--baseline DIR`: the same runs of the baseline's app and this checkout's, in
+    alternation (A, B, A, B, ...), so both see the same load; medians of each."""
+    sources: dict[str, str | None] = {str(Path(d).resolve()): str(Path(d).resolve()) for d in args.baseline}
+    sources["this checkout"] = None
+    width = max(len(name) for name in sources)
+    full: dict[str, list[AppRun]] = {name: [] for name in sources}
+    paced: dict[str, list[float]] = {name: [] for name in sources}
+    loads = [load()]
+    for _ in range(args.repeat):
+        for name, source in sources.items():
+            full[name].append(app_full_speed(args, path, marker, 0, source=source))
+        if not args.skip_paced:
+            for name, source in sources.items():
+                paced[name].append(app_paced(args, path, source=source)[0])
+        loads.append(load())
+    print(f"load average over the runs: {', '.join(loads)}")
+    for name in sources:
+        runs = full[name]
+        print(
+            f"{name:>{width}}: request -> last line {statistics.median(r.seconds for r in runs):.2f} s"
+            f" (runs {', '.join(f'{r.seconds:.2f}' for r in runs)}),"
+            f" {statistics.median(r.cpu_seconds for r in runs):.2f} CPU s,"
+            f" {statistics.median(r.frames for r in runs):.0f} frames,"
+            f" last line on screen at the end: {all(r.still_on_screen for r in runs)}"
+        )
+        if paced[name]:
+            print(
+                f"{'':>{width}}  CPU at {args.rate:g} deltas/s {statistics.median(paced[name]):.1%}"
+                f" (runs {', '.join(f'{p:.1%}' for p in paced[name])})"
+            )
+    return 0
+
+
 def find_peer(choice: str) -> Peer | None:
     if choice == "none":
         return None
@@ -378,12 +419,14 @@ def app_full_speed(
     idle: float,
     profile: str | None = None,
     peer: Peer | None = None,
+    source: str | None = None,
 ) -> AppRun:
     server = Server(answer, args.delta, None)
     run = AppRun()
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
         if peer is None:
-            term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
+            env = app_env(server.env(home), source)
+            term = Terminal(chat_command(args, cwd, profile), env, cwd, args.width, args.height)
         else:
             env = peer.env(home, cwd, server.env(home))
             term = Terminal(peer.app_command(), env, cwd, args.width, args.height)
@@ -421,13 +464,18 @@ def app_full_speed(
 
 
 def app_paced(
-    args: argparse.Namespace, answer: Path, profile: str | None = None, peer: Peer | None = None
+    args: argparse.Namespace,
+    answer: Path,
+    profile: str | None = None,
+    peer: Peer | None = None,
+    source: str | None = None,
 ) -> tuple[float, int, int, float]:
     """CPU share, bytes and frames over `args.seconds` of a stream at `args.rate` deltas/s."""
     server = Server(answer, args.delta, args.rate * args.delta)
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
         if peer is None:
-            term = Terminal(chat_command(args, cwd, profile), server.env(home), cwd, args.width, args.height)
+            env = app_env(server.env(home), source)
+            term = Terminal(chat_command(args, cwd, profile), env, cwd, args.width, args.height)
         else:
             env = peer.env(home, cwd, server.env(home))
             term = Terminal(peer.app_command(), env, cwd, args.width, args.height)
@@ -520,6 +568,12 @@ def main() -> int:
         "--profile", metavar="FILE", help="run the app under cProfile once, save the stats there"
     )
     parser.add_argument("--profile-paced", action="store_true", help="with --profile: profile a paced run")
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        action="append",
+        help="A/B: alternate runs of the wyckoff_cli package in DIR with this checkout's (repeatable)",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -537,6 +591,8 @@ def main() -> int:
         )
         print(f"terminal: {args.width}x{args.height} pty, model {args.model}; last line: {marker!r}")
         print(f"load average at start: {load()}")
+        if args.baseline:
+            return compare(args, path, marker)
         if args.profile and args.profile_paced:
             share, *_ = app_paced(args, path, str(Path(args.profile).resolve()))
             print(f"profiled paced run: {share:.1%} of a core; stats in {args.profile}")

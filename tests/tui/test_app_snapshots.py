@@ -58,7 +58,9 @@ def at_rest(app: Any) -> bool:
     return (
         not clock_of(app)._pending
         and not working(app)
-        and all(not v._dirty and v._width > 0 and v.size.height == v.line_count for v in views)
+        and all(
+            not v._dirty and v._width > 0 and v.size.height == v._layout_height(v.line_count) for v in views
+        )
     )
 
 

@@ -4,6 +4,7 @@ a spinner with the elapsed time."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
@@ -83,3 +84,33 @@ def test_cost_table_shows_the_cache_write_cost_not_a_negative_saving() -> None:
     assert isinstance(table, ev.CommandOutput) and table.columns[-1] == "cache saved"
     assert [row[-1] for row in table.rows] == ["writes +$0.0040", "writes +$0.0040"]  # the model, the total
     assert not any("$-" in cell for row in table.rows for cell in row)
+
+
+async def test_the_spinner_repaints_the_bar_without_a_layout_pass(tmp_path: Path) -> None:
+    # The bar is one line high and full width whatever it shows: a spinner frame that laid
+    # out the screen cost a layout pass and a transcript repaint ten times a second.
+    app, _ = make_app(tmp_path, [[{"sleep": 1.5}, {"text": "late"}]], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        bar = screen.query_one(StatusBar)
+        await pilot.pause()
+        layouts: list[bool] = []
+        original = bar.refresh
+
+        def spy(*regions: Any, **kwargs: Any) -> Any:
+            layouts.append(bool(kwargs.get("layout")))
+            return original(*regions, **kwargs)
+
+        bar.refresh = spy  # type: ignore[method-assign]
+        size = bar.size
+        frames: set[str] = set()
+
+        def spun() -> bool:
+            frames.update(frame for frame in SPINNER if frame in str(bar.content))
+            return len(frames) >= 3
+
+        await send(pilot, "hello")
+        await until(pilot, spun, observe=lambda: bar.content)
+        assert len(frames) >= 3 and len(layouts) >= 3
+        assert not any(layouts), layouts
+        assert bar.size == size and size.height == 1  # the frames never changed its size

@@ -86,12 +86,12 @@ class MarkdownStreamView(BlockLinesView):
     FRAME_RATE = CLOCK_RATE
     """Flushes per second at most while text streams: the app's frame clock's rate
     (tui/frame_clock.py). See docs/PERFORMANCE.md."""
-    GROW_STEP = 1
-    """While streaming, the view's height grows this many lines at a time (blank lines
-    below the text until they fill). A layout pass, with the full repaint of the
-    transcript that scrolls, costs more than the rest of a frame: 4 cuts the layout
-    passes of a stream fourfold (docs/PERFORMANCE.md), but the scrollbar then counts the
-    blank lines mid-stream, so it is off (1) until the app's snapshots are re-approved."""
+    GROW_STEP = 4
+    """While a live stream grows, the view's height grows this many lines at a time
+    (blank lines below the text until they fill). A layout pass, with the full repaint of
+    the transcript that scrolls, costs more than the rest of a frame: 4 cuts the layout
+    passes of a stream fourfold (docs/PERFORMANCE.md). Exact once finished, and always
+    for text given before mount (a restored answer)."""
     TAIL_SHARE = 0.25
     """Longest share of the time the growing block's re-render may take: a slow one
     (a long code block) stretches the flush interval so it is re-rendered less often."""
@@ -119,6 +119,7 @@ class MarkdownStreamView(BlockLinesView):
         self._provisional: Block | None = None  # a tail showing a line not yet highlighted
         self._code_head: tuple[str, int, list[Strip]] | None = None
         self._deferred = False  # finished blocks left unrendered while streaming
+        self._live = False  # text appended after mount: a live stream (GROW_STEP applies)
         self.flushes = 0
         """How many flushes ran (for tests and benchmarks)."""
         if markdown:
@@ -169,6 +170,8 @@ class MarkdownStreamView(BlockLinesView):
         self._dirty = True
         if not self.is_mounted:
             self._lazy = True  # e.g. a restored answer: render what is on screen first
+        else:
+            self._live = True
         self._schedule_flush()
 
     def finish(self) -> None:
@@ -301,8 +304,8 @@ class MarkdownStreamView(BlockLinesView):
     def _layout_height(self, lines: int) -> int:
         # While the answer streams, its height grows in steps of GROW_STEP lines: a
         # layout pass (and a full repaint, as the transcript scrolls) every few lines,
-        # not every line. Finished: exact.
-        if self._splitter.closed or lines == 0:
+        # not every line. Finished, or given whole before mount (a restored answer): exact.
+        if self._splitter.closed or not self._live or lines == 0:
             return lines
         return -(-lines // self.GROW_STEP) * self.GROW_STEP
 

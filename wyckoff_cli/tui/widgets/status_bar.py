@@ -71,7 +71,11 @@ class StatusBar(Static):
         if shown == self._shown:
             return
         self._shown = shown
-        self.update(render_status(self.model, width, spinner))
+        # The bar is one line high and as wide as the screen whatever it shows, so a new
+        # frame of the spinner needs no layout pass (Static.update's default): one was a
+        # layout of the whole screen and a repaint of the transcript ten times a second
+        # while busy, more than the streaming answer's own (docs/PERFORMANCE.md).
+        self.update(render_status(self.model, width, spinner), layout=False)
 
     def on_unmount(self) -> None:
         clock_of(self.app).stop(self._tick)
