@@ -101,22 +101,32 @@ class _DeferredInit(importlib.abc.Loader):
         exports, exported = found if found is not None else ({}, None)
 
         init_lock = threading.RLock()
+        state: dict[str, Any] = {"done": False, "running": None}  # `running`: the thread running it
 
         def run_init() -> None:
-            with init_lock:  # once; a thread that comes meanwhile waits for it
-                if module.__dict__.get("__getattr__") is lazy_getattr:
-                    del module.__dict__["__getattr__"]
+            """Once. Another thread that comes meanwhile waits for it (the lazy `__getattr__`
+            stays until the `__init__` has run, so no lookup sees the package half-made);
+            the thread running it gets the usual answers of a package being initialised."""
+            with init_lock:
+                if state["done"] or state["running"] == threading.get_ident():
+                    return
+                state["running"] = threading.get_ident()
+                try:
                     module.__loader__ = loader
                     if module.__spec__ is not None:
                         module.__spec__.loader = loader
                     loader.exec_module(module)
+                finally:
+                    state["running"], state["done"] = None, True
+                    if module.__dict__.get("__getattr__") is lazy_getattr:  # not the package's own
+                        del module.__dict__["__getattr__"]
 
         def lazy_getattr(name: str) -> Any:
             # no lock here: a submodule's import has the import system's own locks, and
             # two threads resolving one name set the same value
             if name in module.__dict__:
                 return module.__dict__[name]
-            if module.__dict__.get("__getattr__") is lazy_getattr:
+            if not state["done"]:
                 if name == "__all__" and exported is not None:
                     return module.__dict__.setdefault("__all__", list(exported))
                 if _is_submodule(module, name):
@@ -125,7 +135,7 @@ class _DeferredInit(importlib.abc.Loader):
                     submodule, original = exports[name]
                     value = getattr(importlib.import_module(f"{module.__name__}.{submodule}"), original)
                     return module.__dict__.setdefault(name, value)
-                run_init()
+            run_init()  # also when another thread runs it now: wait for it, then look again
             try:
                 return module.__dict__[name]
             except KeyError:
