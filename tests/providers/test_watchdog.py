@@ -20,7 +20,9 @@ from wyckoff_cli.testing.fake_server import FakeServer
 
 @pytest.mark.parametrize("vendor", VENDORS)
 async def test_stall_longer_than_the_watchdog(server: FakeServer, vendor: str) -> None:
-    server.script({"text": "Before the stall.", "chunk_size": 5, "stall": 5})
+    server.script({"text": "warm"}, {"text": "Before the stall.", "chunk_size": 5, "stall": 5})
+    warm = make_provider(server, vendor)  # the SDK imported, outside the 0.3 s under test
+    await drain(warm.chat_stream([Message.user("warm up")], [], ""))
     provider = make_provider(server, vendor, watchdog=True, stream_idle_timeout=0.3)
     seen: list[Chunk] = []
     stream = provider.chat_stream([Message.user("hi")], [], "")
