@@ -31,15 +31,11 @@ from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.storage.running import RunningSession
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.literal import literal
-from wyckoff_cli.tui.router import AnswerView, EventRouter
+from wyckoff_cli.tui.router import EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
-from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
-from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
-from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
+from wyckoff_cli.tui.transcript_entries import TranscriptEntries
 from wyckoff_cli.tui.widgets.prompt_input import PromptInput
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
-from wyckoff_cli.tui.widgets.task_call import TaskCallView
-from wyckoff_cli.tui.widgets.thinking import ThinkingPane
 from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
@@ -77,7 +73,7 @@ def session_pricer(root: Path) -> PriceFn:
     return price
 
 
-class AttachScreen(Screen[None]):
+class AttachScreen(TranscriptEntries, Screen[None]):
     CSS_PATH = "chat.tcss"
     AUTO_FOCUS = "#prompt"
     BINDINGS = [
@@ -265,36 +261,6 @@ class AttachScreen(Screen[None]):
     def _mount(self, widget: Widget) -> None:
         if self.is_attached and not self.detached:
             self.transcript.mount(widget)
-
-    def new_answer(self) -> AnswerView:
-        view = MarkdownStreamView()
-        self._mount(view)
-        return view
-
-    def new_thinking(self) -> ThinkingPane:
-        pane = ThinkingPane()
-        self._mount(pane)
-        return pane
-
-    def new_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCallView:
-        view = (
-            TaskCallView(call_id, name, args, self.request_approval)
-            if name == "task"
-            else ToolCallView(call_id, name, args)
-        )
-        self._mount(view)
-        return view
-
-    def add_notice(self, kind: str, message: str) -> None:
-        self._mount(NoticeLine(kind, message))
-
-    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingNotice:
-        notice = CountingNotice(kind, render)
-        self._mount(notice)
-        return notice
-
-    def add_user(self, text: str) -> None:
-        self._mount(UserMessage(text))
 
     def status_changed(self) -> None:
         if self.is_attached and not self.detached:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 from textual import events, work
 from textual.app import ComposeResult
@@ -39,31 +38,28 @@ from wyckoff_cli.tui.help_table import help_table
 from wyckoff_cli.tui.input_history import load_input_history, save_input_history
 from wyckoff_cli.tui.literal import literal, visible
 from wyckoff_cli.tui.replay import replay_history
-from wyckoff_cli.tui.router import AnswerView, EventRouter
+from wyckoff_cli.tui.router import EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
 from wyckoff_cli.tui.screens.elicitation import ElicitationScreen
 from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.status_line_view import attach_status_line
+from wyckoff_cli.tui.transcript_entries import TranscriptEntries
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
 from wyckoff_cli.tui.transcript_fold import TranscriptFold
 from wyckoff_cli.tui.widgets.command_table import CommandTable
-from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
-from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
+from wyckoff_cli.tui.widgets.entries import NoticeLine
 from wyckoff_cli.tui.widgets.image_chips import ImageChips, chips_line
-from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
-from wyckoff_cli.tui.widgets.task_call import TaskCallView
-from wyckoff_cli.tui.widgets.thinking import ThinkingPane, collapse_all
-from wyckoff_cli.tui.widgets.tool_call import ToolCallView
+from wyckoff_cli.tui.widgets.thinking import collapse_all
 from wyckoff_cli.tui.widgets.transcript import Transcript
 
 QUIT_WINDOW = 2.0
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(TranscriptEntries, Screen[None]):
     CSS_PATH = "chat.tcss"
     AUTO_FOCUS = "#prompt"  # back from a dialog after the terminal lost focus: the prompt, not the transcript
     BINDINGS = [
@@ -189,36 +185,6 @@ class ChatScreen(Screen[None]):
             self._held.append(widget)
             return
         self.transcript.mount(widget)
-
-    def new_answer(self) -> AnswerView:
-        view = MarkdownStreamView()
-        self._mount(view)
-        return view
-
-    def new_thinking(self) -> ThinkingPane:
-        pane = ThinkingPane()
-        self._mount(pane)
-        return pane
-
-    def new_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCallView:
-        view = (
-            TaskCallView(call_id, name, args, self.request_approval)  # a sub-agent (issue 14)
-            if name == "task"
-            else ToolCallView(call_id, name, args)
-        )
-        self._mount(view)
-        return view
-
-    def add_notice(self, kind: str, message: str) -> None:
-        self._mount(NoticeLine(kind, message))
-
-    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingNotice:
-        notice = CountingNotice(kind, render)
-        self._mount(notice)
-        return notice
-
-    def add_user(self, text: str) -> None:
-        self._mount(UserMessage(text))
 
     def _ask_mcp_trust(self) -> None:
         """The project's `.mcp.json` names commands to run: ask once, before any starts."""

@@ -1,0 +1,58 @@
+"""The entries the event router asks a screen for (`AnswerView`, a thinking pane, a tool
+call, notices, the user's message), made the same way by every screen that shows a
+session live: the chat and an attached background session. A screen supplies `_mount`
+(where, and whether, an entry goes) and `request_approval` (a sub-agent's dialog)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.widget import Widget
+
+from wyckoff_cli.core import events as ev
+from wyckoff_cli.tui.router import AnswerView
+from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
+from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
+from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
+from wyckoff_cli.tui.widgets.task_call import TaskCallView
+from wyckoff_cli.tui.widgets.thinking import ThinkingPane
+from wyckoff_cli.tui.widgets.tool_call import ToolCallView
+
+
+class TranscriptEntries:
+    def _mount(self, widget: Widget) -> None:
+        raise NotImplementedError
+
+    def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None:
+        raise NotImplementedError
+
+    def new_answer(self) -> AnswerView:
+        view = MarkdownStreamView()
+        self._mount(view)
+        return view
+
+    def new_thinking(self) -> ThinkingPane:
+        pane = ThinkingPane()
+        self._mount(pane)
+        return pane
+
+    def new_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCallView:
+        view = (
+            TaskCallView(call_id, name, args, self.request_approval)  # a sub-agent (issue 14)
+            if name == "task"
+            else ToolCallView(call_id, name, args)
+        )
+        self._mount(view)
+        return view
+
+    def add_notice(self, kind: str, message: str) -> None:
+        self._mount(NoticeLine(kind, message))
+
+    def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingNotice:
+        notice = CountingNotice(kind, render)
+        self._mount(notice)
+        return notice
+
+    def add_user(self, text: str) -> None:
+        self._mount(UserMessage(text))
