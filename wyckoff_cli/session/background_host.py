@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from wyckoff_cli.core import events as ev
-from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.approval import ApprovalDecision
 from wyckoff_cli.session.channel import ChannelServer, decision_of, event_message
 from wyckoff_cli.storage.running import RunningRegistry, RunningSession, now_iso
@@ -53,8 +52,7 @@ class BackgroundHost:
         self.pending: dict[str, tuple[ev.RuntimeEvent, asyncio.Future[ApprovalDecision]]] = {}
         self.early: dict[str, ApprovalDecision] = {}  # answers that came before `approve` asked
         self.turns: asyncio.Queue[str] = asyncio.Queue()
-        self.abort: AbortSignal | None = None  # the running turn's
-        self.on_abort: Callable[[], None] | None = None  # stops the controller's running turn
+        self.on_abort: Callable[[], None] | None = None  # stops the running turn (the controller's)
         self.stopping = False
         self._changed = asyncio.Event()  # a client came or went, a turn was asked for, a stop
 
@@ -80,16 +78,8 @@ class BackgroundHost:
         self._changed.set()
 
     def _abort_turn(self) -> None:
-        if self.abort is not None:
-            self.abort.abort()
         if self.on_abort is not None:
             self.on_abort()
-
-    def new_abort(self) -> AbortSignal:
-        self.abort = AbortSignal()
-        if self.stopping:
-            self.abort.abort()
-        return self.abort
 
     # ---------------------------------------------------------------- events
 
