@@ -174,7 +174,7 @@ class CheckpointCommands:
         return self.engine.plan_undo(self.session_id)
 
     def undo(self, plan: RestorePlan) -> Checkpoint:
-        if (restore := self._last_restore()) is not None and plan.target.id == restore.id:
+        if plan.target.type == "restore":  # `preview_undo` targets a round, or a rewind's saved state
             # back to the state before the rewind, with the undo steps as they stood then
             return self.engine.apply(plan, self.session_id, plan.target.message_id, action=UNDO_RESTORE)
         return self.engine.apply(plan, self.session_id, plan.target.message_id, action="undo")

@@ -114,11 +114,7 @@ class LspTools:
             self._emit_notices(ctx)
             added = await self.manager.after_edit(path, before, display_path(path, ctx.workspace))
             self._emit_notices(ctx)
-            if not added:
-                return result
-            if isinstance(result, ToolOutcome):
-                return dataclasses.replace(result, text=result.text + added)
-            return result + added
+            return _with_text(result, added)
 
         return run
 
@@ -131,13 +127,18 @@ class LspTools:
             for path, snapshot in before.items():
                 added += await self.manager.after_edit(path, snapshot, display_path(path, ctx.workspace))
             self._emit_notices(ctx)
-            if not added:
-                return result
-            if isinstance(result, ToolOutcome):
-                return dataclasses.replace(result, text=result.text + added)
-            return result + added
+            return _with_text(result, added)
 
         return run
+
+
+def _with_text(result: str | ToolOutcome, added: str) -> str | ToolOutcome:
+    """A tool's result with the diagnostics `added` at its end."""
+    if not added:
+        return result
+    if isinstance(result, ToolOutcome):
+        return dataclasses.replace(result, text=result.text + added)
+    return result + added
 
 
 def _paths_named(args: dict[str, Any], ctx: ToolContext) -> list[Path]:
