@@ -30,9 +30,10 @@ def main(argv: list[str]) -> int:
     if "--" in argv:
         extra = argv[argv.index("--") + 1 :]
         argv = argv[: argv.index("--")]
-    # every core (at most 4: the subprocess-heavy tests need CPU of their own); `-- -n 0`
-    # runs them in this process, one after another
-    pytest_args = [PY, "-m", "pytest", "-n", "auto", "--maxprocesses", "4", *extra]
+    # every core (at most 4: the subprocess-heavy tests need CPU of their own), each test
+    # file on one worker in its order (module-scoped servers, e.g. the language-server tests,
+    # are shared by a file's tests in sequence); `-- -n 0` runs them in this process
+    pytest_args = [PY, "-m", "pytest", "-n", "auto", "--maxprocesses", "4", "--dist", "loadfile", *extra]
     if "--fast" in argv:
         pytest_args += ["-m", "not slow"]
     steps = [*STEPS, ("tests: pytest", pytest_args, "see the failures above")]
