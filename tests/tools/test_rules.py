@@ -195,3 +195,29 @@ def test_destructive(command: str) -> None:
 )
 def test_not_destructive(command: str) -> None:
     assert find_danger(command) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["{\U000ee563", "{\U000771a8", "{\U000f0000", "echo {\U0001f600} && {\U000771a8"]
+)
+def test_characters_beyond_the_bmp_never_crash_the_parser(text: str) -> None:
+    """tree-sitter-bash 0.25's scanner crashed the process (SIGSEGV) on `{` then some
+    four-byte characters; the parse runs in a child so a crash fails this test, not the run."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom wyckoff_cli.tools.permissions.shellparse import parse_command\n"
+        "p = parse_command(sys.argv[1])\nprint(' '.join(w.text for c in p.commands for w in c.words))"
+    )
+    done = subprocess.run([sys.executable, "-c", code, text], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert all(ch in text for ch in done.stdout.strip().replace(" ", ""))  # the words keep their text
+
+
+def test_a_word_beyond_the_bmp_is_read_as_written() -> None:
+    parsed = parse_command("echo \U0001f600 && rm -rf \U000771a8x")
+    assert [[w.text for w in c.words] for c in parsed.commands] == [
+        ["echo", "\U0001f600"],
+        ["rm", "-rf", "\U000771a8x"],
+    ]

@@ -90,6 +90,21 @@ def _parser() -> Parser:
     return parser
 
 
+_FOUR_BYTE_CHAR = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
+_SAFE_FOUR_BYTE_CHAR = b"xxxx"  # word characters to the shell, as many bytes as the one replaced
+
+
+def _parseable(data: bytes) -> bytes:
+    """`data` as tree-sitter-bash may be given it: its scanner crashes the process on some
+    characters beyond the BMP (`{` then U+771A8 or U+EE563, unassigned code points). Every
+    four-byte character is part of a word to the shell, so each is replaced by four ASCII
+    letters, which parse alike and take as many bytes: the tree's byte offsets still index
+    `data`, from which every word is read."""
+    if not any(byte >= 0xF0 for byte in data):
+        return data
+    return _FOUR_BYTE_CHAR.sub(_SAFE_FOUR_BYTE_CHAR, data)
+
+
 @lru_cache(maxsize=128)
 def parse_command(text: str) -> ParsedCommand:
     """The simple commands `text` runs (see the module docstring). Never raises."""
@@ -150,7 +165,7 @@ class _Walker:
             self.nodes = MAX_NODES + 1
             return
         data = text.encode("utf-8", "surrogatepass")
-        tree = _parser().parse(data)
+        tree = _parser().parse(_parseable(data))
         self._walk(tree.root_node, data, depth)
 
     def _walk(self, root: Node, data: bytes, depth: int) -> None:
