@@ -345,7 +345,14 @@ class Peer:
         other traffic: only the request to the fake server (through the clock)."""
         config = Path(home) / "claude"
         config.mkdir(parents=True, exist_ok=True)
-        state = {"hasCompletedOnboarding": True, "projects": {cwd: {"hasTrustDialogAccepted": True}}}
+        key = base.get("ANTHROPIC_API_KEY", "")
+        state = {
+            "hasCompletedOnboarding": True,
+            "projects": {cwd: {"hasTrustDialogAccepted": True}},
+            # The key was accepted once, as a user does at the first start (Claude Code
+            # keeps the last 20 characters of the keys it was told to use).
+            "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+        }
         (config / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
         return dict(
             base,

@@ -28,7 +28,32 @@ async def test_markdown_file_streams_in_small_deltas(server: FakeServer, tmp_pat
     parts, _, chunks = await call(make_provider(server, vendor), tools=())
     texts = [c.text for c in chunks if isinstance(c, TextChunk)]
     assert "".join(texts) == MARKDOWN
-    assert len(texts) == -(-len(MARKDOWN) // 4)
+    # On the wire, one event per 4 characters (the adapter joins what arrives together).
+    deltas = _text_deltas(vendor, render(vendor, {"markdown_file": str(answer), "chunk_size": 4}).events)
+    assert "".join(deltas) == MARKDOWN
+    assert len(deltas) == -(-len(MARKDOWN) // 4)
+    assert {len(delta) for delta in deltas[:-1]} == {4}
+
+
+def _text_deltas(vendor: str, events: list[bytes]) -> list[str]:
+    """The text each event carries, for the events that carry some."""
+    texts: list[str] = []
+    for event in events:
+        data = next((line[6:] for line in event.split(b"\n") if line.startswith(b"data: ")), b"")
+        if not data.startswith(b"{"):
+            continue
+        payload = json.loads(data)
+        if vendor == "anthropic":
+            delta = payload.get("delta") or {}
+            text = delta.get("text", "") if delta.get("type") == "text_delta" else ""
+        elif vendor == "gemini":
+            parts = (payload.get("candidates") or [{}])[0].get("content", {}).get("parts", [])
+            text = "".join(part.get("text", "") for part in parts)
+        else:
+            text = ((payload.get("choices") or [{}])[0].get("delta") or {}).get("content") or ""
+        if text:
+            texts.append(text)
+    return texts
 
 
 def test_pacing_follows_the_rate() -> None:

@@ -3,7 +3,8 @@
 `SDKProvider` does what every such adapter does the same way: keep the spec, key and
 base URL (never in reprs), create the SDK client on first use (with the SDK's own
 retries off: `providers/retry.py` retries), open the stream through the SDK's
-raw-response API, read it as Server-Sent Events (`providers/sse.py`), hand each event
+raw-response API, read its body ahead in a task (`providers/body_pump.py`) and decode
+what arrived together as Server-Sent Events (`providers/sse.py`), hand each event
 to the adapter's `StreamReader`, translate every failure into the error tree, and
 close the client (`aclose`). An adapter supplies only its conversions:
 `make_client`, `build_request`, `open_stream` and `new_reader`.
@@ -19,10 +20,11 @@ from typing import Any, ClassVar
 from wyckoff_cli.core.errors import ConnectionFailed, Overloaded
 from wyckoff_cli.core.messages import Message, ToolSpec
 from wyckoff_cli.providers.base import Chunk, StreamingProvider, TextChunk, ThinkingChunk
+from wyckoff_cli.providers.body_pump import BodyPump
 from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.sdk_errors import raise_translated
 from wyckoff_cli.providers.spec import ModelSpec
-from wyckoff_cli.providers.sse import sse_batches
+from wyckoff_cli.providers.sse import Event, SSEDecoder
 
 log = logging.getLogger(__name__)
 
@@ -117,20 +119,25 @@ class SDKProvider(StreamingProvider):
             async with self.open_stream(request) as response:
                 reader = self.new_reader(request)
                 out = reader.out
-                feed = reader.feed
-                async for batch in sse_batches(response.aiter_bytes()):
-                    for event, data in batch:
-                        try:
-                            feed(event, data)
-                        except (KeyError, TypeError, AttributeError, IndexError) as exc:
-                            raise self._odd_event(event, data, exc) from exc
-                    if len(out) == 1:
-                        yield out.pop()
-                    elif out:
-                        chunks = coalesce(out)
-                        out.clear()
-                        for chunk in chunks:
-                            yield chunk
+                decoder = SSEDecoder()
+                pump = BodyPump(response.aiter_bytes())
+                try:
+                    while (data := await pump.take()) is not None:
+                        failure = self._feed(reader, decoder.feed(data))
+                        if len(out) == 1:
+                            yield out.pop()
+                        elif out:
+                            chunks = coalesce(out)
+                            out.clear()
+                            for chunk in chunks:
+                                yield chunk
+                        if failure is not None:
+                            raise failure  # after what the events before it gave
+                finally:
+                    await pump.aclose()
+                failure = self._feed(reader, decoder.end())
+                if failure is not None:
+                    raise failure
                 reader.finish()
                 chunks = list(out)
                 out.clear()
@@ -138,6 +145,21 @@ class SDKProvider(StreamingProvider):
                 yield chunk
         except Exception as exc:
             raise_translated(exc, provider=self.name, secret=self._api_key)
+
+    def _feed(self, reader: StreamReader, events: list[Event]) -> Exception | None:
+        """Hand `events` to the reader; the failure that stopped it (an error event, an
+        event in an odd shape), to be raised once the chunks before it are passed on."""
+        feed = reader.feed
+        for event, data in events:
+            try:
+                feed(event, data)
+            except (KeyError, TypeError, AttributeError, IndexError) as exc:
+                odd = self._odd_event(event, data, exc)
+                odd.__cause__ = exc
+                return odd
+            except Exception as exc:
+                return exc
+        return None
 
     def _odd_event(self, event: str, data: bytes, exc: Exception) -> Overloaded:
         """An event whose JSON parsed but has a shape the reader cannot use: logged in

@@ -2,8 +2,8 @@
 
 The adapters read each vendor's stream through the SDK's raw-response API and decode
 it here instead of letting the SDK build a pydantic model per chunk (more than half of
-the time of a long answer went there). One network read gives one batch of events;
-`data` stays bytes, ready for one `json.loads`.
+the time of a long answer went there). `SSEDecoder` is fed whatever arrived (one batch
+of events per feed); `data` stays bytes, ready for one `json.loads`.
 
 Follows the SSE rules the real streams need: `\\r\\n`, `\\r` or `\\n` line ends, comment
 lines (`: OPENROUTER PROCESSING`), several `data:` lines joined with a newline, one
@@ -19,16 +19,20 @@ Event = tuple[str, bytes]
 _NAMES: dict[bytes, str] = {}  # event names seen, decoded once
 
 
-async def sse_batches(pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Event]]:
-    """The events of each network read, in order (reads that complete none are skipped)."""
-    buffer = b""
-    async for piece in pieces:
+class SSEDecoder:
+    """An incremental decoder: `feed()` the body's bytes as they arrive and get the events
+    each piece completed; `end()` when the body ended."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, piece: bytes) -> list[Event]:
+        """The events `piece` completes, in order (an empty list when it completes none)."""
+        buffer = self._buffer
         if not buffer and piece.endswith(b"\n\n") and b"\r" not in piece and piece.count(b"\n\n") == 1:
             # the common case: one whole event per network read
             event = parse_block(piece[:-2])
-            if event is not None:
-                yield [event]
-            continue
+            return [] if event is None else [event]
         buffer = buffer + piece if buffer else piece
         if b"\r" in buffer:
             held = buffer.endswith(b"\r")  # may be the first half of "\r\n"
@@ -38,17 +42,33 @@ async def sse_batches(pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Event]
             if held:
                 buffer += b"\r"
         if b"\n\n" not in buffer:
-            continue
+            self._buffer = buffer
+            return []
         blocks = buffer.split(b"\n\n")
-        buffer = blocks.pop()
-        events = [event for block in blocks if (event := parse_block(block)) is not None]
-        if events:
-            yield events
-    if buffer.endswith(b"\r"):  # a held "\r" that was a line end after all
+        self._buffer = blocks.pop()
+        return [event for block in blocks if (event := parse_block(block)) is not None]
+
+    def end(self) -> list[Event]:
+        """The body ended: a held "\\r" was a line end after all; a last event without its
+        blank line is discarded."""
+        buffer, self._buffer = self._buffer, b""
+        if not buffer.endswith(b"\r"):
+            return []
         blocks = (buffer[:-1] + b"\n").split(b"\n\n")[:-1]
-        events = [event for block in blocks if (event := parse_block(block)) is not None]
+        return [event for block in blocks if (event := parse_block(block)) is not None]
+
+
+async def sse_batches(pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Event]]:
+    """The events of each piece of `pieces`, in order (pieces that complete none are
+    skipped)."""
+    decoder = SSEDecoder()
+    async for piece in pieces:
+        events = decoder.feed(piece)
         if events:
             yield events
+    events = decoder.end()
+    if events:
+        yield events
 
 
 def parse_block(block: bytes) -> Event | None:

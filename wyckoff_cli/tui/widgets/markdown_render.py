@@ -116,7 +116,8 @@ def render_code_line(
     line: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
 ) -> list[Strip]:
     """One line of code as the code block shows it, without highlighting (cheap)."""
-    syntax = Syntax(visible(line), "text", theme=_syntax_theme(code_theme), word_wrap=True, padding=(0, 1))
+    lexer = _lexer("text") or "text"  # an instance: Syntax looks a name up on every render
+    syntax = Syntax(visible(line), lexer, theme=_syntax_theme(code_theme), word_wrap=True, padding=(0, 1))
     options = console.options.update(width=width, min_width=width, max_width=width, height=None)
     return [Strip(segments, width) for segments in console.render_lines(syntax, options, pad=True)]
 

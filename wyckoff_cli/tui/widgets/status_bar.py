@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from rich.segment import Segment
 from rich.text import Text
+from textual.strip import Strip
+from textual.visual import VisualType
 from textual.widgets import Static
 
 from wyckoff_cli.session.status import SHORTEN_ORDER, StatusModel
@@ -40,7 +43,11 @@ class StatusBar(Static):
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.model = model
         self.busy_since: float | None = None  # while not idle: a spinner and the elapsed time
-        self._shown: tuple[object, ...] | None = None  # what the bar shows now
+        self._shown: tuple[object, ...] | None = None  # what the bar shows now, but the spinner's glyph
+        self._frame = -1  # the spinner's frame shown (its index in SPINNER)
+        self._glyph: tuple[int, str] | None = None  # where the spinner's glyph goes, and which
+        self._line: tuple[object, Strip] | None = None  # the bar's line without the glyph, and its key
+        self._patched: dict[str, Strip] = {}  # that line with each glyph
         self.on_refresh: Callable[[], None] | None = None  # the status line command's refresher
 
     def on_mount(self) -> None:
@@ -65,23 +72,75 @@ class StatusBar(Static):
         spinner = None
         if self.busy_since is not None:
             elapsed = time.monotonic() - self.busy_since
-            spinner = (SPINNER[int(elapsed / SPIN_SECONDS) % len(SPINNER)], f"{elapsed:.0f}s")
+            self._frame = int(elapsed / SPIN_SECONDS) % len(SPINNER)
+            spinner = f"{elapsed:.0f}s"
         width = self.size.width - 2 if self.size.width else 200
         shown = (width, tuple(self.model.segments()), spinner)
+        glyph = SPINNER[self._frame] if spinner is not None else None
         if shown == self._shown:
+            if glyph is not None and self._glyph is not None and glyph != self._glyph[1]:
+                # Only the spinner turned: the line Textual rendered stays, one cell changes.
+                self._glyph = (self._glyph[0], glyph)
+                self.refresh()
             return
         self._shown = shown
+        # A spinner's glyph is a placeholder in the text, drawn over it in render_line:
+        # ten frames a second then cost no text layout (Textual's whole visual pipeline
+        # was the bar's largest cost while a turn streamed, docs/PERFORMANCE.md).
+        text, at = compose_status(self.model, width, None if spinner is None else (" ", spinner))
+        self._glyph = (at, glyph) if at is not None and glyph is not None else None
         # The bar is one line high and as wide as the screen whatever it shows, so a new
-        # frame of the spinner needs no layout pass (Static.update's default): one was a
-        # layout of the whole screen and a repaint of the transcript ten times a second
-        # while busy, more than the streaming answer's own (docs/PERFORMANCE.md).
-        self.update(render_status(self.model, width, spinner), layout=False)
+        # text needs no layout pass (Static.update's default): one was a layout of the
+        # whole screen and a repaint of the transcript ten times a second while busy,
+        # more than the streaming answer's own (docs/PERFORMANCE.md).
+        self.update(text, layout=False)
+
+    def _tick(self, now: float) -> None:
+        # Every frame while busy: work only when the spinner's frame or seconds change.
+        if self.busy_since is not None:
+            elapsed = time.monotonic() - self.busy_since
+            frame = int(elapsed / SPIN_SECONDS) % len(SPINNER)
+            if frame == self._frame and self._shown is not None and self._shown[2] == f"{elapsed:.0f}s":
+                return
+        self.refresh_status()
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        self._line = None
+        super().update(content, layout=layout)
+
+    def render_line(self, y: int) -> Strip:
+        glyph = self._glyph
+        if y or glyph is None:
+            return super().render_line(y)
+        key = (self.size, self.styles._cache_key)
+        if self._line is None or self._line[0] != key:
+            self._line = (key, super().render_line(0))
+            self._patched = {}
+        line = self._line[1]
+        at, frame = glyph
+        patched = self._patched.get(frame)
+        if patched is None:
+            if at >= line.cell_length:
+                return line
+            cell = list(line.crop(at, at + 1))
+            style = cell[0].style if cell else None
+            patched = Strip.join(
+                [line.crop(0, at), Strip([Segment(frame, style)], 1), line.crop(at + 1, line.cell_length)]
+            )
+            self._patched[frame] = patched
+        return patched
+
+    @property
+    def shown_text(self) -> str:
+        """The bar's text as on screen, the spinner's glyph included."""
+        text = str(self.content)
+        if self._glyph is None:
+            return text
+        at, frame = self._glyph
+        return text[:at] + frame + text[at + 1 :]
 
     def on_unmount(self) -> None:
         clock_of(self.app).stop(self._tick)
-
-    def _tick(self, now: float) -> None:
-        self.refresh_status()
 
 
 def render_status(model: StatusModel, width: int, spinner: tuple[str, str] | None = None) -> Text:
@@ -89,6 +148,13 @@ def render_status(model: StatusModel, width: int, spinner: tuple[str, str] | Non
     shorten or drop them one after another; the state, the mode and the cost stay.
     Every text is shown literally (a model name or a state never holds markup or an
     escape sequence)."""
+    return compose_status(model, width, spinner)[0]
+
+
+def compose_status(
+    model: StatusModel, width: int, spinner: tuple[str, str] | None = None
+) -> tuple[Text, int | None]:
+    """`render_status`'s text, and the cell where the spinner's glyph is (None without one)."""
     forms = dict(model.segment_forms())
     order = list(forms)
     if spinner:
@@ -98,13 +164,16 @@ def render_status(model: StatusModel, width: int, spinner: tuple[str, str] | Non
     steps = [(name, form) for name, form in SHORTEN_ORDER if name in forms]
     while True:
         text = Text()
+        glyph_at: int | None = None
         for index, name in enumerate(name for name in order if level[name] is not None):
             if index:
                 text.append(" │ ", style="dim")
+            if spinner and name == "state":
+                glyph_at = text.cell_len
             shown = forms[name][level[name] or 0]
             text.append(visible(shown), style=STYLES.get(name, ""))
         if text.cell_len <= width or not steps:
-            return text
+            return text, glyph_at
         name, form = steps.pop(0)
         if form is None or form < len(forms[name]):
             level[name] = form
