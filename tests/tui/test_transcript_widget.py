@@ -380,3 +380,36 @@ async def test_after_a_resize_entries_off_screen_are_rewrapped_in_the_background
         await until(pilot, lambda: all(view.is_settled for view in views))
         assert all(view.is_settled and view._width == width for view in views)
         assert app.transcript.scroll_y == app.transcript.max_scroll_y
+
+
+async def test_a_burst_of_more_than_a_screenful_spaces_the_next_flush_and_the_end_is_drawn_at_once() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = await _new_view(app, pilot)
+        view.BURST_INTERVAL = 600.0  # a pause no machine outlasts: the test cannot race it
+        view.append("A slow start.\n\n")
+        await _flushed(pilot, view)
+        assert view._interval == pytest.approx(1.0 / view.FRAME_RATE)  # a normal pace
+        view.append("Still at a reading pace.")
+        await _flushed(pilot, view)
+        assert view._interval == pytest.approx(1.0 / view.FRAME_RATE)
+        flushes = view.flushes
+        view.append("".join(f"Paragraph {n} of a burst that fills the screen.\n\n" for n in range(40)))
+        await until(pilot, lambda: view.flushes > flushes, what="the burst to be flushed")
+        assert view._interval == 600.0  # frames in between could not be read
+        after_burst, frames = view.flushes, clock_frames(app)
+        view.append("More text arrives during the pause.")
+        await until(pilot, lambda: clock_frames(app) >= frames + 2, what="two more frames")
+        assert view.flushes == after_burst and view._dirty  # held back by the pause
+        view.append(" The end.")
+        view.finish()
+        assert view.rendered_lines()[-1].endswith("The end.")  # finish draws at once
+        await _settle(pilot, view)
+        lines = view.rendered_lines()
+        assert lines[-1].endswith("The end.") and "More text arrives" in " ".join(lines)
+
+
+def clock_frames(app: App[None]) -> int:
+    from wyckoff_cli.tui.frame_clock import clock_of
+
+    return clock_of(app).frames

@@ -18,10 +18,12 @@ from typing import Any
 
 __all__ = ["FrameClock", "clock_of"]
 
-FRAME_RATE = 20.0
-"""Frames per second at most. A frame costs a Textual repaint (a full one whenever the
-answer grows by a line and the transcript scrolls); 20 a second looks continuous for
-streamed text and keeps a 50-deltas/s stream cheap. See docs/PERFORMANCE.md."""
+FRAME_RATE = 12.5
+"""Frames per second at most (one every 80 ms, the usual terminal spinner's step). A frame
+costs a Textual repaint (a full one whenever the answer grows by a line and the
+transcript scrolls): at 50 deltas/s, 12.5 frames took ~2.5 points of a core less than 20
+and the text still streams continuously (docs/PERFORMANCE.md). The first change after a
+quiet spell is drawn at once."""
 
 _CLOCKS: weakref.WeakKeyDictionary[Any, FrameClock] = weakref.WeakKeyDictionary()
 

@@ -95,6 +95,11 @@ class MarkdownStreamView(BlockLinesView):
     TAIL_SHARE = 0.25
     """Longest share of the time the growing block's re-render may take: a slow one
     (a long code block) stretches the flush interval so it is re-rendered less often."""
+    BURST_INTERVAL = 0.25
+    """Seconds between flushes while more than a screenful of text arrives per frame (a
+    replayed or very fast answer): frames in between could not be read, and each costs
+    a layout pass and a full repaint that the stream waits behind. The answer's end is
+    still drawn at once (`finish`)."""
 
     def __init__(
         self,
@@ -120,6 +125,7 @@ class MarkdownStreamView(BlockLinesView):
         self._code_head: tuple[str, int, list[Strip]] | None = None
         self._deferred = False  # finished blocks left unrendered while streaming
         self._live = False  # text appended after mount: a live stream (GROW_STEP applies)
+        self._arrived = 0  # characters appended since the last flush
         self.flushes = 0
         """How many flushes ran (for tests and benchmarks)."""
         if markdown:
@@ -166,6 +172,7 @@ class MarkdownStreamView(BlockLinesView):
         if self._splitter.closed:
             raise RuntimeError("append() after finish()")
         self._chunks.append(delta)
+        self._arrived += len(delta)
         self._splitter.feed(delta)
         self._dirty = True
         if not self.is_mounted:
@@ -195,6 +202,7 @@ class MarkdownStreamView(BlockLinesView):
         self._code_head = None
         self._deferred = False
         self._dirty = False
+        self._arrived = 0
         self._starts = None
         if remove and self.parent is not None:
             self.remove()
@@ -300,6 +308,9 @@ class MarkdownStreamView(BlockLinesView):
         self._refresh_from(first_line)
         self._last_flush = time.perf_counter()
         self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
+        arrived, self._arrived = self._arrived, 0
+        if self._live and arrived > self._screen_cells():
+            self._interval = max(self._interval, self.BURST_INTERVAL)
 
     def _layout_height(self, lines: int) -> int:
         # While the answer streams, its height grows in steps of GROW_STEP lines: a
@@ -308,6 +319,10 @@ class MarkdownStreamView(BlockLinesView):
         if self._splitter.closed or not self._live or lines == 0:
             return lines
         return -(-lines // self.GROW_STEP) * self.GROW_STEP
+
+    def _screen_cells(self) -> int:
+        size = self.app.size if self.is_attached else None
+        return size.width * size.height if size else 1 << 30
 
     def _render_budget(self) -> int:
         """Lines of new blocks worth rendering in a flush: what the screen can show."""

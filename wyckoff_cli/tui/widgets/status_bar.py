@@ -16,7 +16,7 @@ from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.literal import visible
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-SPIN_SECONDS = 0.1
+SPIN_SECONDS = 0.08
 
 STYLES = {
     "state": "bold",
@@ -85,7 +85,7 @@ class StatusBar(Static):
             return
         self._shown = shown
         # A spinner's glyph is a placeholder in the text, drawn over it in render_line:
-        # ten frames a second then cost no text layout (Textual's whole visual pipeline
+        # its frames then cost no text layout (Textual's whole visual pipeline
         # was the bar's largest cost while a turn streamed, docs/PERFORMANCE.md).
         text, at = compose_status(self.model, width, None if spinner is None else (" ", spinner))
         self._glyph = (at, glyph) if at is not None and glyph is not None else None

@@ -21,7 +21,7 @@ from wyckoff_cli.tui.literal import visible
 from wyckoff_cli.tui.widgets.diff import render_diff
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-SPIN_SECONDS = 0.1
+SPIN_SECONDS = 0.08
 COLLAPSED_LINES = 4
 COLLAPSED_DIFF_LINES = 14
 LIVE_LINES = 12
