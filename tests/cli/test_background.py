@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -286,3 +287,51 @@ def test_every_other_argument_is_passed_through(argv: list[str], prompt: str, ex
     from wyckoff_cli.cli.background_cmd import CHILD_FLAG, child_argv
 
     assert child_argv(argv, prompt, "bg-123456") == ["run", CHILD_FLAG, "bg-123456", *expected]
+
+
+GATED_SERVER = """\
+import runpy, sys, time
+from pathlib import Path
+gate = Path(sys.argv[1])
+while not gate.exists():  # the session waits for this server while it is being built
+    time.sleep(0.02)
+sys.argv = [sys.argv[2], "stdio"]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_a_stop_before_the_first_turn_begins_stops_that_turn(
+    tmp_path: Path, workspace: Path, capsys: pytest.CaptureFixture[str], reap: None
+) -> None:
+    # The socket listens before the session is built (here it waits for an MCP server):
+    # a `stop` can come first. The turn must then stop as soon as it has begun, not run
+    # to its end (a 60 s answer here).
+    from wyckoff_cli.storage.paths import config_file
+
+    gate, wrapper = tmp_path / "go", tmp_path / "gated_server.py"
+    wrapper.write_text(GATED_SERVER, encoding="utf-8")
+    demo = Path(__file__).resolve().parents[1] / "tools" / "mcp" / "demo_server.py"
+    config_file().parent.mkdir(parents=True, exist_ok=True)
+    config_file().write_text(
+        f"[mcp_servers.gated]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = {json.dumps([str(wrapper), str(gate), str(demo)])}\nstartup_timeout = 60\n",
+        encoding="utf-8",
+    )
+    slow = script(tmp_path, [[{"sleep": 60}, {"text": "too late"}]])
+    session_id = start(capsys, "-m", slow, "--cwd", str(workspace), "x")
+    until_sync(lambda: socket_path(session_id).exists())
+
+    async def ask_to_stop() -> None:
+        client = await ChannelClient.connect(socket_path(session_id), "view")
+        try:
+            await client.send({"kind": "stop"})
+        finally:
+            await client.close()
+
+    asyncio.run(ask_to_stop())
+    assert state(session_id) == "running"  # still being built: the server waits
+    gate.touch()
+    until_sync(lambda: state(session_id) == "stopped")
+    loaded = SessionStore().load(str(entry_of(session_id).session_id))
+    assert not loaded.torn
+    assert "too late" not in log_of(session_id)

@@ -270,6 +270,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
         while turn is not None:
             async for event in turn:
                 if host is not None:
+                    if host.stopping and chat.controller.running:
+                        chat.interrupt()  # a stop that came while the session was being built
                     host.publish(event)
                 summary.record(event)
                 if args.output_format == "stream-json":
