@@ -2,9 +2,9 @@
 pseudo-terminal against the fake server.
 
 The app starts on a pty (this process is the terminal, replaying what it writes through
-`pyte`); as soon as the prompt is on screen a message is typed and sent, and then one
-key every `--interval` seconds for `--keys` keys, as a person keeps typing while the
-model starts to answer. For each key it measures the time until the prompt on screen
+`pyte`); as soon as the prompt is on screen a message is typed and, once the prompt shows
+it, sent with Enter, and then one key every `--interval` seconds for `--keys` keys, as a
+person keeps typing while the model starts to answer. For each key it measures the time until the prompt on screen
 shows it (the echo). It reports, per run: Enter → the message echoed in the transcript,
 the worst and the median key echo during the first turn, Enter → the request at the
 server, the server's own latency (the request → its first text delta, as the relay in
@@ -42,6 +42,7 @@ MESSAGE = "hello there"
 ANSWER = "A short answer, streamed slowly so the first turn lasts a while. "
 FIRST_WORDS = ANSWER[:4]  # the first delta (4 characters)
 KEYS = "qwertyuiopasdfghjklzxcvbnm"
+PROMPT = "│ "  # the prompt box's left edge: what the prompt shows follows it
 TARGET_OURS = 0.3  # Enter -> first token on screen, less the server's own latency
 FIGURES = (
     ("echo_message", "Enter -> message echoed", ""),
@@ -115,14 +116,16 @@ def _run_in(
     try:
         screen.wait(lambda text: "/help for keys" in text, timeout=60)
         time.sleep(delay)
-        sent = terminal.type(MESSAGE + "\r")
+        terminal.type(MESSAGE)  # typed, then sent once the prompt shows it: the clock starts at Enter
+        screen.wait(lambda text: f"{PROMPT}{MESSAGE}" in text)
+        sent = terminal.type("\r")
         echoed = screen.wait(lambda text: f"█ {MESSAGE}" in text)  # the user's line in the transcript
         latencies = []
         typed = ""
         for key in KEYS[: args.keys]:
             typed += key
             pressed = terminal.type(key)
-            shown = screen.wait(lambda text, t=typed: t in text)
+            shown = screen.wait(lambda text, t=typed: f"{PROMPT}{t}" in text)  # in the prompt, not anywhere
             latencies.append(shown - pressed)
             time.sleep(max(0.0, args.interval - (time.perf_counter() - pressed)))
         first = screen.first_token or screen.wait(lambda text: FIRST_WORDS in text)
@@ -187,7 +190,11 @@ def main() -> None:
     server = Server(answer, chunk=4, rate=50)
     sources: dict[str, str | None] = {str(Path(d).resolve()): str(Path(d).resolve()) for d in args.baseline}
     sources["this checkout"] = None
-    bytecode = "not written (PYTHONDONTWRITEBYTECODE)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "cached"
+    bytecode = (
+        "not written (PYTHONDONTWRITEBYTECODE: every start compiles Wyckoff's modules)"
+        if os.environ.get("PYTHONDONTWRITEBYTECODE")
+        else "written and reused"
+    )
     print(
         f"load average {os.getloadavg()[0]:.2f}; {args.keys} keys every {args.interval:g} s after Enter;"
         f" bytecode {bytecode}"
