@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pyte
-from stream_e2e import Server, Terminal, app_env
+from stream_e2e import Server, Terminal, app_env, cpu_seconds
 
 MESSAGE = "hello there"
 ANSWER = "A short answer, streamed slowly so the first turn lasts a while. "
@@ -53,6 +53,7 @@ FIGURES = (
     ("delta_to_screen", "first delta -> on screen", ""),
     ("first_token", "Enter -> first token shown", ""),
     ("ours", "  less the server's latency", f"(target < {TARGET_OURS * 1000:.0f} ms)"),
+    ("cpu_to_token", "app CPU, Enter -> first token", "(user + system, from /proc)"),
 )
 
 
@@ -66,6 +67,7 @@ class Screen:
         self.stream = pyte.ByteStream(self.screen)
         self.fed = 0
         self.first_token: float | None = None  # when the answer's first words were on screen
+        self.token_cpu = 0.0  # the app's CPU seconds when this process saw them
         self.shown = ""
         self.arrived = 0.0  # when the last read fed to the screen arrived
 
@@ -80,6 +82,7 @@ class Screen:
             self.shown = "\n".join(self.screen.display)
             if self.first_token is None and FIRST_WORDS in self.shown:
                 self.first_token = arrived
+                self.token_cpu = cpu_seconds(self.terminal.process.pid)
             if until is not None and until(self.shown):
                 return True
         return False
@@ -118,6 +121,7 @@ def _run_in(
         time.sleep(delay)
         terminal.type(MESSAGE)  # typed, then sent once the prompt shows it: the clock starts at Enter
         screen.wait(lambda text: f"{PROMPT}{MESSAGE}" in text)
+        cpu = cpu_seconds(terminal.process.pid)
         sent = terminal.type("\r")
         echoed = screen.wait(lambda text: f"█ {MESSAGE}" in text)  # the user's line in the transcript
         latencies = []
@@ -142,6 +146,7 @@ def _run_in(
             "server": delta - request,
             "delta_to_screen": first - delta,
             "ours": first - sent - (delta - request),
+            "cpu_to_token": screen.token_cpu - cpu,
         }
     finally:
         terminal.close()
