@@ -130,11 +130,16 @@ class Server:
 class RequestClock:
     """A loopback TCP relay in front of the fake server that notes when each request's
     first byte arrives: the clock starts at the request, as the issue measures, not at
-    the key press (the first turn also builds the session and imports the SDK)."""
+    the key press (the first turn also builds the session and imports the SDK). It also
+    notes when each answer's first text delta (Anthropic's `text_delta` event) passes on
+    its way back: the server's own latency ends there."""
+
+    TEXT_DELTA = b'"text_delta"'
 
     def __init__(self, upstream: int) -> None:
         self.upstream = upstream
         self.requests: list[float] = []
+        self.first_deltas: list[float] = []
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         threading.Thread(target=self._accept, daemon=True).start()
@@ -152,10 +157,14 @@ class RequestClock:
             threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
 
     def _pump(self, source: socket.socket, sink: socket.socket, requests: bool) -> None:
+        answered = False  # this connection's answer has shown its first text delta
         try:
             while data := source.recv(1 << 16):
                 if requests and data[:5] == b"POST ":
                     self.requests.append(time.perf_counter())
+                elif not requests and not answered and self.TEXT_DELTA in data:
+                    answered = True
+                    self.first_deltas.append(time.perf_counter())
                 sink.sendall(data)
         except OSError:
             pass

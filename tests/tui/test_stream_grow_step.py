@@ -26,8 +26,8 @@ class Watched(MarkdownStreamView):
 
     seen: list[tuple[list[str], int]]
 
-    def _flush(self) -> None:
-        super()._flush()
+    def _flush(self, repaint: bool = True) -> None:
+        super()._flush(repaint)
         if self._width:
             self.__dict__.setdefault("seen", []).append(
                 ([line.rstrip() for line in self._lines_so_far()], self._layout_height(self.line_count))

@@ -41,6 +41,7 @@ from wyckoff_cli.providers.base import (
     ThinkingChunk,
     ToolCallChunk,
 )
+from wyckoff_cli.providers.preload import warm_up
 
 DEFAULT_COOLDOWN = 120.0
 
@@ -77,6 +78,10 @@ class FallbackProvider(StreamingProvider):
             close = getattr(provider, "aclose", None)
             if close is not None:
                 await close()
+
+    def warm_up(self) -> None:
+        """The first-request work of the model the next call starts with (`preload.warm_up`)."""
+        warm_up(self._order()[0][1])
 
     def cooling_down(self) -> list[str]:
         """Names of the models skipped right now."""

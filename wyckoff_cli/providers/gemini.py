@@ -200,6 +200,10 @@ class GeminiProvider(SDKProvider):
         )
         return genai.Client(api_key=self._api_key, vertexai=False, http_options=options)
 
+    def warm_up(self) -> None:
+        """The first request's one-time work, for a worker thread: the SDK's client."""
+        self.client()
+
     def open_stream(self, request: dict[str, Any]) -> AbstractAsyncContextManager[Any]:
         return self._open(request)
 

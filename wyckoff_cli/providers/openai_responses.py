@@ -202,6 +202,11 @@ class OpenAIResponsesProvider(SDKProvider):
 
         return openai.AsyncOpenAI(**self.client_options())
 
+    def warm_up(self) -> None:
+        """The first request's one-time work, for a worker thread: the SDK's client (HTTP
+        pool, TLS context) and its responses resource."""
+        self.client().responses.with_streaming_response  # noqa: B018 (made on first access)
+
     def open_stream(self, request: dict[str, Any]) -> AbstractAsyncContextManager[Any]:
         return self._open(request)
 

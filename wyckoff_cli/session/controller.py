@@ -21,7 +21,7 @@ from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.abort import AbortSignal
 from wyckoff_cli.core.conversation import Conversation
 from wyckoff_cli.session import checkpoint_requests as checkpoints
-from wyckoff_cli.session import extensions
+from wyckoff_cli.session import extensions, warm
 from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.builder import Session, SessionBuilder
 from wyckoff_cli.session.checkpoint_requests import RewindPoint
@@ -96,6 +96,7 @@ class ChatController:
         self.always_allowed: list[str] = []  # "always" answers of this app run, kept across sessions
         self.on_background: Callable[[], None] | None = None  # told when a background task starts or ends
         self._session: Session | None = None
+        self._first_provider = warm.FirstProvider()  # the session's provider, made ahead by prepare()
         self._recorder: SessionRecorder | None = recorder
         self.unrecorded = unrecorded
         self._empty = Conversation()
@@ -136,7 +137,11 @@ class ChatController:
             self._recorder = self.builder.open_recorder(self.model)
         if self._session is None:
             self._session = self.builder.build(
-                model=self.model, mode=self.mode, recorder=self._recorder, allow=self.always_allowed
+                model=self.model,
+                mode=self.mode,
+                recorder=self._recorder,
+                allow=self.always_allowed,
+                provider=self._first_provider.take(self.model, self.builder.config),  # made by prepare()
             )
             self._session.runtime.background.add_listener(self._background_changed)
             if self._recorder is None:  # an unrecorded session's conversation is its own
@@ -184,11 +189,12 @@ class ChatController:
 
     async def prepare(self) -> None:
         """Import the model's SDK (and its fallbacks') and the session's modules in a
-        worker thread: the app starts it after its first paint, each turn awaits it."""
-        from wyckoff_cli.session import warm
-
+        worker thread, then, while no session is built, build and warm up its provider
+        there (session/warm.py): the app starts it after its first paint, each turn awaits it."""
         config = self.builder.config
         await warm.ready(warm.modules_for([self.model, *config.fallbacks], config))
+        if self._session is None:
+            await self._first_provider.ready(self.model, config, self.builder.provider)
 
     def check_model(self, name: str) -> str | None:
         return check_model(name, self.builder.config)

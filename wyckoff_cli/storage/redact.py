@@ -132,8 +132,9 @@ _HEX = re.compile(r"^[0-9a-fA-F]+$")
 
 
 @functools.cache
-def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """Compiled on first use, so importing this module stays cheap."""
+def secret_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Compiled on first use (~4 ms), so importing this module stays cheap; the first
+    session's warm-up thread asks for them before its first message is recorded."""
     return tuple((re.compile(source), replacement) for source, replacement in _PATTERN_SOURCES)
 
 
@@ -181,7 +182,7 @@ class Redactor:
         (for files such as offloaded tool results, which are never capped)."""
         if self._known is not None:
             text = self._known.sub(REDACTED, text)
-        for pattern, replacement in _patterns():
+        for pattern, replacement in secret_patterns():
             text = pattern.sub(replacement, text)
         return _bare_aws_secrets(text)
 

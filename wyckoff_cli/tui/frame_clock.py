@@ -48,9 +48,16 @@ class FrameClock:
         """Nothing pending and no timer armed."""
         return self._timer is None and not self._pending and not self._animations
 
-    def request(self, callback: Callable[[], object]) -> None:
-        """Run `callback` at the next frame (once, however often it is asked for)."""
+    def request(self, callback: Callable[[], object], *, soon: bool = False) -> None:
+        """Run `callback` at the next frame (once, however often it is asked for).
+        `soon`: that frame comes at once, also when one is armed for later (a spinner's
+        next frame, up to a frame away): for the first text of an answer."""
         self._pending[callback] = None
+        if soon and not self._ticking:
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            self._last = 0.0  # as after a quiet spell: drawn at once
         self._arm()
 
     def animate(self, callback: Callable[[float], object]) -> None:

@@ -69,11 +69,14 @@ class ChildHost(Protocol):
 
 class EventRouter:
     def __init__(
-        self, view: TranscriptView, status: StatusModel, schedule_flush: Callable[[], None] | None = None
+        self,
+        view: TranscriptView,
+        status: StatusModel,
+        schedule_flush: Callable[[bool], None] | None = None,
     ) -> None:
         self.view = view
         self.status = status
-        self.schedule_flush = schedule_flush  # asks for one `flush()` at the next frame
+        self.schedule_flush = schedule_flush  # asks for one `flush()` at the next frame (True: at once)
         self._flush_pending = False
         self.answer: AnswerView | None = None
         self._answer_parts: list[str] = []  # the answer's text so far (`answer_text`)
@@ -119,10 +122,10 @@ class EventRouter:
                 if view is not None:
                     view.add_output(text)
 
-    def _want_flush(self) -> None:
-        if not self._flush_pending and self.schedule_flush is not None:
+    def _want_flush(self, soon: bool = False) -> None:
+        if self.schedule_flush is not None and (soon or not self._flush_pending):
             self._flush_pending = True
-            self.schedule_flush()
+            self.schedule_flush(soon)
 
     def _close_answer(self) -> None:
         self.flush()
@@ -222,7 +225,8 @@ class EventRouter:
     # ------------------------------------------------------------------ one method per event
 
     def _text(self, event: ev.TextDelta) -> None:
-        if self.answer is None:
+        first = self.answer is None
+        if first:
             self.flush()
             self.answer = self.view.new_answer()
             self._set_state("responding")
@@ -230,7 +234,7 @@ class EventRouter:
         if self.schedule_flush is None:
             self.flush()  # no clock to wait for (a bare router)
         else:
-            self._want_flush()
+            self._want_flush(soon=first)  # the answer's first text waits for no spinner's frame
 
     def _thinking_delta(self, event: ev.ThinkingDelta) -> None:
         self._thinking_buffer += event.text

@@ -301,5 +301,5 @@ class AttachScreen(TranscriptEntries, Screen[None]):
     def rewound(self, event: ev.Rewound) -> None:
         self.add_notice("info", "The session was rewound.")
 
-    def _schedule_flush(self) -> None:
-        clock_of(self.app).request(self.router.flush)
+    def _schedule_flush(self, soon: bool = False) -> None:
+        clock_of(self.app).request(self.router.flush, soon=soon)

@@ -24,7 +24,7 @@ from textual.worker import Worker
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.core.approval import ApprovalDecision
-from wyckoff_cli.session import extensions
+from wyckoff_cli.session import extensions, warm
 from wyckoff_cli.session import requests as rq
 from wyckoff_cli.session.controller import ChatController
 from wyckoff_cli.session.custom_commands import TurnRequest
@@ -51,6 +51,7 @@ from wyckoff_cli.tui.transcript_fold import TranscriptFold
 from wyckoff_cli.tui.widgets.command_table import CommandTable
 from wyckoff_cli.tui.widgets.entries import NoticeLine
 from wyckoff_cli.tui.widgets.image_chips import ImageChips, chips_line
+from wyckoff_cli.tui.widgets.markdown_stream import RENDERER
 from wyckoff_cli.tui.widgets.prompt_input import CompletionMenu, PromptInput
 from wyckoff_cli.tui.widgets.status_bar import StatusBar
 from wyckoff_cli.tui.widgets.thinking import collapse_all
@@ -145,7 +146,13 @@ class ChatScreen(TranscriptEntries, Screen[None]):
         agents_requests.watch_waiting(self)  # a background session that waits shows in the status bar
 
     def _prepare(self) -> None:
-        self.run_worker(self.controller.prepare(), group="prepare")
+        self.run_worker(self._warm_up(), group="prepare")
+
+    async def _warm_up(self) -> None:
+        """The first message's one-time work, in worker threads while nothing waits for
+        it: the controller's (SDK, session modules, provider), then the answer's renderer."""
+        await self.controller.prepare()
+        await warm.ready([RENDERER])  # imported on the first delta otherwise (~10-30 ms)
 
     def _ask_hook_trust(self, then: Callable[[], None]) -> None:
         """Project hooks not trusted yet: ask, naming each command, before any turn;
@@ -266,10 +273,10 @@ class ChatScreen(TranscriptEntries, Screen[None]):
 
         self.run_worker(swap(), group="session")
 
-    def _schedule_flush(self) -> None:
-        """Buffered deltas wait at most one frame of the app's one clock, and no timer
-        runs while nothing streams."""
-        clock_of(self.app).request(self.router.flush)
+    def _schedule_flush(self, soon: bool = False) -> None:
+        """Buffered deltas wait at most one frame of the app's one clock (`soon`: none),
+        and no timer runs while nothing streams."""
+        clock_of(self.app).request(self.router.flush, soon=soon)
 
     def _look_up_context_window(self) -> None:
         self.status.context_window = self.controller.context_window(self.status.model)

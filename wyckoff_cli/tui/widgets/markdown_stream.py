@@ -20,6 +20,7 @@ import re
 import time
 
 from rich.console import Console
+from textual.geometry import Size
 from textual.strip import Strip
 
 from wyckoff_cli.tui.frame_clock import FRAME_RATE as CLOCK_RATE
@@ -31,6 +32,8 @@ from wyckoff_cli.tui.widgets.transcript import Block, BlockLinesView
 __all__ = ["MarkdownStreamView", "render_markdown"]
 
 _FENCE_START = re.compile(r"^(`{3,}|~{3,})")
+RENDERER = "wyckoff_cli.tui.widgets.markdown_render"
+"""The renderer's module: imported on first use, or ahead by the chat screen's warm-up."""
 
 
 def render_markdown(
@@ -236,8 +239,9 @@ class MarkdownStreamView(BlockLinesView):
             # among many mounted at once) would stay empty.
             self.call_later(self._flush)
 
-    def _flush(self) -> None:
-        """Render what changed since the last flush and repaint it."""
+    def _flush(self, repaint: bool = True) -> None:
+        """Render what changed since the last flush and repaint it (`repaint` False: in
+        a layout pass, which lays the view out and paints it anyway)."""
         if not self._dirty:
             return
         width = self._width
@@ -305,7 +309,8 @@ class MarkdownStreamView(BlockLinesView):
             first_line += _common_prefix(previous_tail.strips.get(width, []), growing.strips.get(width, []))
         else:
             first_line = max(0, first_line - self.BLOCK_GAP)
-        self._refresh_from(first_line)
+        if repaint:
+            self._refresh_from(first_line)
         self._last_flush = time.perf_counter()
         self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
         arrived, self._arrived = self._arrived, 0
@@ -337,6 +342,15 @@ class MarkdownStreamView(BlockLinesView):
         super()._set_width(width)
         if previous == 0 and self._width and self._dirty and self.is_mounted:
             self.call_later(self._flush)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if not self._width and width > 0 and self._live and self._dirty:
+            # A stream's first text, which came before the view's first layout: rendered
+            # for this layout pass, which then paints it, rather than by the flush that
+            # `_set_width` asks for (a frame later; it finds nothing left to do).
+            self._set_width(width)
+            self._flush(repaint=False)
+        return super().get_content_height(container, viewport, width)
 
     def _render_block(self, block: Block, width: int) -> list[Strip]:
         source = block.source or ""
