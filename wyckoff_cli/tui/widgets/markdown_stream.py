@@ -228,8 +228,9 @@ class MarkdownStreamView(BlockLinesView):
             # among many mounted at once) would stay empty.
             self.call_later(self._flush)
 
-    def _flush(self) -> None:
-        """Render what changed since the last flush and repaint it."""
+    def _flush(self, repaint: bool = True) -> None:
+        """Render what changed since the last flush and repaint it (`repaint` False: in
+        the view's first layout pass, which sizes and paints it anyway)."""
         if not self._dirty:
             return
         width = self._width
@@ -289,6 +290,10 @@ class MarkdownStreamView(BlockLinesView):
             self._provisional = None  # that growing block is gone (finished and rendered whole)
         self._starts = None
         starts = self._line_starts()
+        self._last_flush = time.perf_counter()
+        self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
+        if not repaint:
+            return
         first_line = starts[first_changed] if first_changed < len(starts) else self._total
         growing = self._tail  # None once the answer is finished: then repaint the whole last block
         if previous_tail is not None and growing is not None and first_changed == len(starts) - 1:
@@ -298,8 +303,6 @@ class MarkdownStreamView(BlockLinesView):
         else:
             first_line = max(0, first_line - self.BLOCK_GAP)
         self._refresh_from(first_line)
-        self._last_flush = time.perf_counter()
-        self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
 
     def _layout_height(self, lines: int) -> int:
         # While the answer streams, its height grows in steps of GROW_STEP lines: a
@@ -321,7 +324,14 @@ class MarkdownStreamView(BlockLinesView):
         previous = self._width
         super()._set_width(width)
         if previous == 0 and self._width and self._dirty and self.is_mounted:
-            self.call_later(self._flush)
+            if self._lazy:
+                # Text given before mount (a restored answer, or a round's mounted with
+                # the others at a frame, tui/entry_batch.py), laid out for the first time:
+                # its blocks get their (estimated) heights in this pass, not the next.
+                # Nothing is rendered but a growing block (see `_flush`).
+                self._flush(repaint=False)
+            else:
+                self.call_later(self._flush)
 
     def _render_block(self, block: Block, width: int) -> list[Strip]:
         source = block.source or ""
