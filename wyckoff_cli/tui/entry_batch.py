@@ -31,8 +31,9 @@ from wyckoff_cli.tui.frame_clock import clock_of
 __all__ = ["MOUNT_INTERVAL", "EntryBatch"]
 
 MOUNT_INTERVAL = 0.1
-"""Seconds between two batches at least (two frames of the app's clock). The first
-entry after a quiet spell (no batch for that long) is mounted at once."""
+"""Seconds between two batches at least while a turn runs (two frames of the app's
+clock): fast rounds share one layout pass. After a quiet spell the next frame comes at
+once (~1 ms)."""
 
 
 class EntryBatch:
@@ -60,14 +61,8 @@ class EntryBatch:
         self._pending.append(widget)
         if not self._hold():
             self.flush()  # no turn runs (a command's output, a notice): at once
-            return
-        if len(self._pending) > 1:
-            return  # the frame is asked for
-        due = self._last + self.interval
-        if time.perf_counter() >= due:
-            self.flush()  # the first entry after a quiet spell: at once
-        else:  # at the first frame `interval` after the last batch
-            clock_of(self._owner.app).request(self.flush, not_before=due)
+        elif len(self._pending) == 1:  # at the first frame `interval` after the last batch
+            clock_of(self._owner.app).request(self.flush, not_before=self._last + self.interval)
 
     def flush(self) -> None:
         """Mount what is held, now (a no-op when nothing is)."""
