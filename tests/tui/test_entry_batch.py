@@ -132,7 +132,9 @@ async def test_an_approval_during_fast_rounds_opens_at_once_with_its_call_behind
         def spy(pushed_screen: Any, *args: Any, **kwargs: Any) -> Any:
             if isinstance(pushed_screen, ApprovalScreen):
                 call = screen.router.tools.get(pushed_screen.request.id)
-                pushed.append((len(screen.entry_batch.pending), bool(call and call.parent is screen.transcript)))
+                pushed.append(
+                    (len(screen.entry_batch.pending), bool(call and call.parent is screen.transcript))
+                )
             return push(pushed_screen, *args, **kwargs)
 
         monkeypatch.setattr(app, "push_screen", spy)
