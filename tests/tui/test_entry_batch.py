@@ -68,16 +68,16 @@ async def test_a_long_fast_turn_folds_and_unfolds_in_the_order_of_the_messages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # batches of the default size and folds together: a fold never takes the messages
-    # of a round whose entries are still held
+    # of a round whose entries are still held, nor entries not laid out yet
     monkeypatch.setattr(transcript_fold, "FOLD_AT", 30)
     monkeypatch.setattr(transcript_fold, "KEEP", 8)
-    rounds = 60
+    rounds = 80
     app, _ = make_app(project(tmp_path, rounds), script(rounds))
     async with app.run_test(size=SIZE) as pilot:
         screen = chat(app)
         await send(pilot, "read every file")
         await settle(pilot, screen)
-        assert screen.fold.folds >= 2
+        assert screen.fold.folds >= 1
         await expand_all(pilot, screen.transcript)
         assert entries(screen.transcript) == shown_as(app.controller.conversation)
 

@@ -18,7 +18,9 @@ A fold happens only at a round's start (the previous rounds' tools have all fini
 so the router holds no live widget among them) and only while the transcript follows
 its end: what the person is reading never moves. Entries held for the next frame
 (`pending`, tui/entry_batch.py) count as shown: a round's start is marked after them, so
-a fold never takes the messages of a round whose entries are not mounted yet.
+a fold never takes the messages of a round whose entries are not mounted yet. Entries
+come in batches while a turn runs, so the transcript may pass FOLD_AT by one batch
+before the next round's start folds it.
 """
 
 from __future__ import annotations
@@ -110,7 +112,9 @@ class TranscriptFold:
                 if id(widget) in held:  # mounted at the next frame: a later fold may cut there
                     kept_marks.append((widget, count))
                 continue
-            above = widget.virtual_region_with_margin.bottom <= top  # wholly above the screen
+            region = widget.virtual_region_with_margin
+            # wholly above the screen as last laid out (an entry mounted since has no region yet)
+            above = region.width > 0 and region.bottom <= top
             if len(children) - 1 - index >= KEEP and above:
                 chosen = (index, count)
             else:

@@ -103,6 +103,7 @@ class ChatScreen(TranscriptEntries, Screen[None]):
         self.queue_held = False  # after Esc, queued messages wait for Enter
         self._held: list[Widget] | None = None  # mounted once the transcript is replaced
         self._mcp_trust_notice: Widget | None = None
+        self._status_bar: StatusBar | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -229,7 +230,7 @@ class ChatScreen(TranscriptEntries, Screen[None]):
             self._mcp_trust_notice = None
         if self.status.mcp != mcp.status_text():
             self.status.mcp = mcp.status_text()
-            self.query_one(StatusBar).refresh_status()
+            self.status_bar.refresh_status()
 
     def show_output(self, output: ev.CommandOutput) -> None:
         """A command's output: its text, or its table (the last row, a total, in bold)."""
@@ -295,7 +296,15 @@ class ChatScreen(TranscriptEntries, Screen[None]):
             return
         self.status.background_running = self.controller.background_running()
         self.status.lsp = lsp_segment(self.controller.builder.lsp)
-        self.query_one(StatusBar).refresh_status()
+        self.status_bar.refresh_status()
+
+    @property
+    def status_bar(self) -> StatusBar:
+        """The bar (found once: a query by type walks every transcript entry, ~2 ms in a
+        long session, and the bar is drawn up to every frame)."""
+        if self._status_bar is None:
+            self._status_bar = self.query_one(StatusBar)
+        return self._status_bar
 
     def resume(self, session_id: str) -> None:
         chat_requests.send(self, rq.Resume(session_id))
