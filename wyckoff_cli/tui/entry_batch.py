@@ -33,10 +33,10 @@ from wyckoff_cli.tui.frame_clock import clock_of
 __all__ = ["MOUNT_INTERVAL", "EntryBatch"]
 
 MOUNT_INTERVAL = 0.2
-"""Seconds between two batches at least (four frames of the app's clock). 200 rounds in
-the bench, CPU seconds (load 2.6-3.2): 0.05 s, 4.6 s; 0.1 s, 3.5 s; 0.2 s, 3.1 s;
-0.3 s, 2.8 s (docs/PERFORMANCE.md). A stream of tool calls at five batches a second
-still reads as continuous."""
+"""Seconds between two batches at least (four frames of the app's clock). The app's CPU
+seconds for 200 fast rounds (bench/live_session.py, mean of three, load 2.6-3.2): 0.05 s
+4.6, 0.1 s 3.5, 0.2 s 3.1, 0.3 s 2.8 (docs/PERFORMANCE.md). Tool calls streaming by at
+five batches a second still read as continuous."""
 
 
 class EntryBatch:
