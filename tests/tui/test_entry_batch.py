@@ -47,7 +47,7 @@ async def test_fast_rounds_mount_in_batches_in_the_order_of_the_messages(
 ) -> None:
     # every entry of the turn waits for one batch (none is due before the turn ends):
     # the order and the calls' results come from the held widgets alone
-    monkeypatch.setattr(entry_batch, "MOUNT_INTERVAL", 3600.0)
+    monkeypatch.setattr(entry_batch, "MOUNT_INTERVAL", 1e9)
     rounds = 30
     app, _ = make_app(project(tmp_path, rounds), script(rounds))
     async with app.run_test(size=SIZE) as pilot:
@@ -115,7 +115,7 @@ async def test_a_rounds_entries_are_mounted_together_at_the_next_frame(tmp_path:
 async def test_an_approval_during_fast_rounds_opens_at_once_with_its_call_behind_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(entry_batch, "MOUNT_INTERVAL", 3600.0)  # nothing due before the dialog
+    monkeypatch.setattr(entry_batch, "MOUNT_INTERVAL", 1e9)  # nothing due before the dialog
     fast = script(12)[:-1]
     rounds = [
         *fast,
