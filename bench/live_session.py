@@ -16,6 +16,11 @@ guard never trips) for N rounds, then answers. Each figure comes from a fresh pr
 4. the same N rounds headless: `wyckoff run --model scripted:FILE` in a subprocess,
    minus the same command with a one-round script (start-up), median of `--runs`.
 
+Wall-clock times follow the machine's load; the CPU seconds of the rounds (the app
+process's, the headless runs' from `getrusage`) and the app's layout passes (Textual's
+`Screen._refresh_layout`, counted) are printed beside them, for comparing versions on a
+shared machine.
+
 Targets (issue 36): keys after the live rounds within 30 ms at the 95th percentile and at
 most 1.5x a fresh session; peak RSS under 300 MB; the rounds in the app at most 5x their
 time headless.
@@ -29,6 +34,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -86,6 +92,7 @@ async def child(
     project: Path, script: Path, keys: int, interval: float, size: tuple[int, int]
 ) -> dict[str, Any]:
     from textual import events
+    from textual.screen import Screen
     from textual.worker import WorkerState
 
     from wyckoff_cli.session.builder import SessionBuilder, open_workspace
@@ -94,6 +101,14 @@ async def child(
     from wyckoff_cli.tui.widgets.prompt_input import PromptInput
 
     out: dict[str, Any] = {"rss_start": rss_mb()}
+    passes = [0]
+    layout = Screen._refresh_layout
+
+    def counted(screen: Any, *args: Any, **kwargs: Any) -> Any:
+        passes[0] += 1
+        return layout(screen, *args, **kwargs)
+
+    Screen._refresh_layout = counted  # type: ignore[method-assign]
     builder = SessionBuilder(open_workspace(project), cwd=project)
     app = WyckoffApp(ChatController(builder, model=f"scripted:{script}"))
 
@@ -128,7 +143,7 @@ async def child(
 
         out["fresh_keys"] = await type_keys(keys)
         prompt.load_text("read every module")
-        began = time.perf_counter()
+        began, cpu_began, passes_began = time.perf_counter(), time.process_time(), passes[0]
         app.post_message(events.Key("enter", "\r"))
         await _until(busy, timeout=30)
         await asyncio.sleep(0.5)
@@ -136,6 +151,8 @@ async def child(
         out["during_keys"] = await type_keys(0, until_done=True)
         await _until(lambda: not busy(), timeout=1800, step=0.05)
         out["rounds_seconds"] = time.perf_counter() - began
+        out["rounds_cpu"] = time.process_time() - cpu_began
+        out["layout_passes"] = passes[0] - passes_began
         await _refreshed(app)
         assert app.chat is not None
         out["entries"] = len(app.chat.transcript.children)
@@ -147,17 +164,23 @@ async def child(
     return out
 
 
-def headless_seconds(project: Path, script: Path, env: dict[str, str]) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def headless_seconds(project: Path, script: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `wyckoff run`."""
     command = [sys.executable, "-m", "wyckoff_cli", "run", "--model", f"scripted:{script}"]
     command += ["--output-format", "stream-json", "read every module"]
-    began = time.perf_counter()
+    began, cpu_began = time.perf_counter(), _children_cpu()
     done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=1800)
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, _children_cpu() - cpu_began
     if done.returncode != 0:
         raise RuntimeError(f"wyckoff run failed ({done.returncode}):\n{done.stderr[-2000:]}")
     if "every module read" not in done.stdout:
         raise RuntimeError("wyckoff run did not give the final answer")
-    return seconds
+    return seconds, cpu
 
 
 def _ms(values: list[float]) -> str:
@@ -188,12 +211,17 @@ def main() -> None:
         print(f"{args.rounds:,} rounds of one read_file call each, app headless {args.width}x{args.height}")
         print(f"load average at start: {os.getloadavg()[0]:.2f}")
         headless_seconds(project, one, env)  # warm-up: bytecode, disk cache
-        starts = [headless_seconds(project, one, env) for _ in range(args.runs)]
-        fulls = [headless_seconds(project, script, env) for _ in range(args.runs)]
+        start_runs = [headless_seconds(project, one, env) for _ in range(args.runs)]
+        full_runs = [headless_seconds(project, script, env) for _ in range(args.runs)]
+        starts, fulls = [wall for wall, _ in start_runs], [wall for wall, _ in full_runs]
         headless = statistics.median(fulls) - statistics.median(starts)
+        headless_cpu = statistics.median(cpu for _, cpu in full_runs) - statistics.median(
+            cpu for _, cpu in start_runs
+        )
         print(
             f"headless: {statistics.median(fulls):.2f} s for the run, {statistics.median(starts):.2f} s for a"
-            f" one-round run -> the rounds {headless:.2f} s ({headless / args.rounds * 1000:.2f} ms a round)"
+            f" one-round run -> the rounds {headless:.2f} s ({headless / args.rounds * 1000:.2f} ms a round),"
+            f" {headless_cpu:.2f} s CPU"
         )
         command = [sys.executable, __file__, "--child", str(project), str(script)]
         command += ["--keys", str(args.keys), "--key-interval", str(args.key_interval)]
@@ -207,6 +235,12 @@ def main() -> None:
             f"app: the rounds took {app['rounds_seconds']:.2f} s ({ratio:.1f}x headless, target <= {TARGET_APP_RATIO:g}x"
             f" -- {'met' if ratio <= TARGET_APP_RATIO else 'MISSED'}); {app['entries']} entries in the transcript;"
             f" final answer shown: {app['answer_shown']}"
+        )
+        cpu_ratio = app["rounds_cpu"] / headless_cpu if headless_cpu > 0 else float("inf")
+        print(
+            f"app CPU for the rounds: {app['rounds_cpu']:.2f} s ({cpu_ratio:.1f}x headless CPU);"
+            f" {app['layout_passes']} layout passes ({app['layout_passes'] / args.rounds:.2f} a round);"
+            f" load average now {os.getloadavg()[0]:.2f}"
         )
         fresh, during, after = app["fresh_keys"], app["during_keys"], app["after_keys"]
         print(f"keys, fresh session:        {_ms(fresh)} ({len(fresh)} keys)")

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import chat, send, settle
 from tests.waiting import until
-from wyckoff_cli.tui import transcript_fold
+from wyckoff_cli.tui import entry_batch, transcript_fold
 from wyckoff_cli.tui.replay import LoadEarlier
 from wyckoff_cli.tui.widgets.entries import UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -28,6 +28,10 @@ FINAL = "All **forty** files are read; the last one was `f39.txt`."
 def small_fold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(transcript_fold, "FOLD_AT", 30)
     monkeypatch.setattr(transcript_fold, "KEEP", 8)
+    # a batch of entries every frame, not every MOUNT_INTERVAL: about a round's entries
+    # a batch, as the bounds below count (tests/tui/test_entry_batch.py folds with
+    # batches of the default size)
+    monkeypatch.setattr(entry_batch, "MOUNT_INTERVAL", 0.0)
 
 
 def script(rounds: int) -> list[Any]:

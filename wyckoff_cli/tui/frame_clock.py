@@ -6,7 +6,9 @@ the router's buffered deltas, the streamed answer's flush, a spinner's next fram
 one-shot timer for the next frame only while something is pending, so an idle app has
 no timer at all (0% CPU). Callbacks asked for during a frame run in that same frame
 (the router hands the answer its text; the answer then renders it), each once per
-frame however often it was asked for. See docs/TUI-RENDERING.md.
+frame however often it was asked for. `request(callback, not_before=t)` runs it at the
+first frame from `t` on (the transcript's new entries wait so for the frame after the
+last batch's interval, tui/entry_batch.py). See docs/TUI-RENDERING.md.
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ class FrameClock:
     def __init__(self, app: Any, frame_rate: float = FRAME_RATE) -> None:
         self._app = app
         self.interval = 1.0 / frame_rate
-        self._pending: dict[Callable[[], object], None] = {}
+        self._pending: dict[Callable[[], object], float] = {}  # callback -> not before
         self._animations: dict[Callable[[float], object], None] = {}
         self._timer: Any = None
+        self._timer_at = 0.0  # when the armed timer fires
         self._ticking = False  # in a frame: what is asked for runs in it, or arms the next
         self._last = 0.0
         self.frames = 0
@@ -48,16 +51,15 @@ class FrameClock:
         """Nothing pending and no timer armed."""
         return self._timer is None and not self._pending and not self._animations
 
-    def request(self, callback: Callable[[], object], *, soon: bool = False) -> None:
-        """Run `callback` at the next frame (once, however often it is asked for).
+    def request(self, callback: Callable[[], object], not_before: float = 0.0, *, soon: bool = False) -> None:
+        """Run `callback` at the next frame (once, however often it is asked for), or
+        at the first frame from `not_before` on (a `time.perf_counter()` time).
         `soon`: that frame comes at once, also when one is armed for later (a spinner's
         next frame, up to a frame away): for the first text of an answer."""
-        self._pending[callback] = None
+        earlier = self._pending.get(callback)
+        self._pending[callback] = not_before if earlier is None else min(earlier, not_before)
         if soon and not self._ticking:
-            if self._timer is not None:
-                self._timer.stop()
-                self._timer = None
-            self._last = 0.0  # as after a quiet spell: drawn at once
+            self._last = 0.0  # as after a quiet spell: drawn at once (_arm re-arms sooner)
         self._arm()
 
     def animate(self, callback: Callable[[float], object]) -> None:
@@ -69,14 +71,20 @@ class FrameClock:
         self._animations.pop(callback, None)
 
     def _arm(self) -> None:
-        if self._timer is not None or self._ticking:
+        if self._ticking or not (self._pending or self._animations):
             return
-        delay = self._last + self.interval - time.perf_counter()
         # The first change after a quiet spell is drawn at once; later ones wait for
         # the next frame, so changes in between are coalesced.
-        self._timer = self._app.set_timer(
-            max(delay, 0.001), self._tick, name="frame"
-        )  # 0: Textual divides by it
+        due = self._last + self.interval
+        if not self._animations:
+            due = max(due, min(self._pending.values()))
+        if self._timer is not None:
+            if self._timer_at <= due:
+                return
+            self._timer.stop()  # asked for sooner than the frame armed
+        self._timer_at = due
+        delay = max(due - time.perf_counter(), 0.001)  # not 0: Textual divides by it
+        self._timer = self._app.set_timer(delay, self._tick, name="frame")
 
     def _tick(self) -> None:
         self._timer = None
@@ -85,10 +93,12 @@ class FrameClock:
         self._ticking = True
         try:
             for _ in range(8):  # callbacks asked for during the frame run in it too
-                if not self._pending:
+                due = [callback for callback, not_before in self._pending.items() if not_before <= now]
+                if not due:
                     break
-                pending, self._pending = self._pending, {}
-                for callback in pending:
+                for callback in due:
+                    del self._pending[callback]
+                for callback in due:
                     callback()
             for animation in list(self._animations):
                 animation(now)

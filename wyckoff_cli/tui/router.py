@@ -51,6 +51,7 @@ class TranscriptView(Protocol):
     def add_notice(self, kind: str, message: str) -> None: ...
     def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingView: ...
     def add_user(self, text: str) -> None: ...
+    def mount_pending(self) -> None: ...  # entries held for the next frame, mounted now
     def status_changed(self) -> None: ...
     def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None: ...
     def withdraw_approvals(self) -> None: ...
@@ -136,6 +137,7 @@ class EventRouter:
 
     def _drop_partial(self) -> None:
         """A failed attempt's answer and thinking leave the screen (fallback, retry)."""
+        self.view.mount_pending()  # they may be held for the next frame still
         self._text_buffer.clear()
         if self.answer is not None:
             self.answer.discard()
@@ -362,6 +364,7 @@ class EventRouter:
             self.view.add_notice("aborted", "Interrupted.")
         elif event.reason == "max_tool_rounds":
             self.view.add_notice("warning", "Stopped at the tool-round limit; say “continue” to go on.")
+        self.view.mount_pending()  # the turn's last entries now, not at the next frame
         self._set_state("idle")
         self._turn_ended(event)
 

@@ -1,7 +1,8 @@
 """The entries the event router asks a screen for (`AnswerView`, a thinking pane, a tool
 call, notices, the user's message), made the same way by every screen that shows a
 session live: the chat and an attached background session. A screen supplies `_mount`
-(where, and whether, an entry goes) and `request_approval` (a sub-agent's dialog)."""
+(where, and whether, an entry goes: its `entry_batch`, which mounts new entries once per
+frame, tui/entry_batch.py) and `request_approval` (a sub-agent's dialog)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from textual.widget import Widget
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.tui.entry_batch import EntryBatch
 from wyckoff_cli.tui.router import AnswerView
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
@@ -21,8 +23,15 @@ from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
 
 class TranscriptEntries:
+    entry_batch: EntryBatch  # made by the screen: its transcript mounts what it holds
+
     def _mount(self, widget: Widget) -> None:
         raise NotImplementedError
+
+    def mount_pending(self) -> None:
+        """Mount the entries held for the next frame now (a dialog opens, a held entry
+        is about to be removed, the turn ended)."""
+        self.entry_batch.flush()
 
     def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None:
         raise NotImplementedError
@@ -44,6 +53,8 @@ class TranscriptEntries:
             else ToolCallView(call_id, name, args)
         )
         self._mount(view)
+        if isinstance(view, TaskCallView):
+            self.mount_pending()  # the child's entries mount into it as soon as they come
         return view
 
     def add_notice(self, kind: str, message: str) -> None:

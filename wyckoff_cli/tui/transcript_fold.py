@@ -16,12 +16,16 @@ brought back.
 
 A fold happens only at a round's start (the previous rounds' tools have all finished,
 so the router holds no live widget among them) and only while the transcript follows
-its end: what the person is reading never moves.
+its end: what the person is reading never moves. Entries held for the next frame
+(`pending`, tui/entry_batch.py) count as shown: a round's start is marked after them, so
+a fold never takes the messages of a round whose entries are not mounted yet. Entries
+come in batches while a turn runs, so the transcript may pass FOLD_AT by one batch
+before the next round's start folds it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +54,12 @@ class TranscriptFold:
         transcript: Callable[[], Transcript],
         tools: dict[str, ToolCallView],
         folder: Callable[[], Path | None] = lambda: None,
+        pending: Callable[[], Sequence[Widget]] = lambda: (),
     ) -> None:
         self._transcript = transcript
         self._tools = tools  # the router's calls by id: folded ones are dropped from it
         self._folder = folder
+        self._pending = pending  # entries added, mounted at the next frame
         self._committed: list[dict[str, Any]] = []
         self._messages: list[Message] = []  # the committed ones decoded so far
         self._prefix: Widget | None = None  # the last entry present at restart (never folded)
@@ -78,30 +84,37 @@ class TranscriptFold:
     def round_started(self) -> None:
         """A model call starts: note where the round begins and fold if it is time."""
         transcript = self._transcript()
-        if not transcript.is_attached or not transcript.children:
+        pending = self._pending()
+        if not transcript.is_attached or not (transcript.children or pending):
             return
         children = list(transcript.children)
         if self._prefix is not None and self._prefix.parent is not transcript:
             self.restart()  # the transcript was replaced without a restart()
             return
         start = children.index(self._prefix) + 1 if self._prefix is not None else 0
-        if self._marks and self._marks[-1][0] is children[-1]:
-            self._marks[-1] = (children[-1], len(self._committed))  # nothing shown since
-        elif len(children) > start:
-            self._marks.append((children[-1], len(self._committed)))
+        last = pending[-1] if pending else children[-1]
+        if self._marks and self._marks[-1][0] is last:
+            self._marks[-1] = (last, len(self._committed))  # nothing shown since
+        elif len(children) + len(pending) > start:
+            self._marks.append((last, len(self._committed)))
         if len(children) - start > FOLD_AT and transcript.following:
             self._fold_before(transcript, children, start)
 
     def _fold_before(self, transcript: Transcript, children: list[Widget], start: int) -> None:
         position = {id(widget): index for index, widget in enumerate(children)}
+        held = {id(widget) for widget in self._pending()}
         chosen: tuple[int, int] | None = None
         kept_marks: list[tuple[Widget, int]] = []
         top = transcript.scroll_y  # the first line on screen, in the transcript's content
         for widget, count in self._marks:
             index = position.get(id(widget))
             if index is None:
+                if id(widget) in held:  # mounted at the next frame: a later fold may cut there
+                    kept_marks.append((widget, count))
                 continue
-            above = widget.virtual_region_with_margin.bottom <= top  # wholly above the screen
+            region = widget.virtual_region_with_margin
+            # wholly above the screen as last laid out (an entry mounted since has no region yet)
+            above = region.width > 0 and region.bottom <= top
             if len(children) - 1 - index >= KEEP and above:
                 chosen = (index, count)
             else:

@@ -29,6 +29,7 @@ from wyckoff_cli.session.channel import ChannelClient, ChannelError, decision_to
 from wyckoff_cli.session.models import call_price
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.storage.running import RunningSession
+from wyckoff_cli.tui.entry_batch import EntryBatch
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.literal import literal
 from wyckoff_cli.tui.router import EventRouter
@@ -96,6 +97,9 @@ class AttachScreen(TranscriptEntries, Screen[None]):
         self._connect = connect
         self.status = StatusModel(model=entry.model or "?", price=session_pricer(Path(entry.root)))
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
+        self.entry_batch = EntryBatch(
+            self, lambda widgets: self.transcript.mount_all(widgets), lambda: self.status.state != "idle"
+        )
         self.client: ChannelClient | None = None
         self.role = "view"
         self.ended = False
@@ -260,7 +264,7 @@ class AttachScreen(TranscriptEntries, Screen[None]):
 
     def _mount(self, widget: Widget) -> None:
         if self.is_attached and not self.detached:
-            self.transcript.mount(widget)
+            self.entry_batch.add(widget)  # mounted at the next frame, with the others
 
     def status_changed(self) -> None:
         if self.is_attached and not self.detached:
@@ -272,6 +276,7 @@ class AttachScreen(TranscriptEntries, Screen[None]):
                 self._approvals.remove(screen)
             request.respond(decision or ApprovalDecision.deny(None))
 
+        self.mount_pending()  # the call asking is on screen behind the dialog
         prompt = self.query_one(PromptInput)
         screen = ApprovalScreen(
             request,

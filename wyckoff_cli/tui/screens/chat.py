@@ -33,6 +33,7 @@ from wyckoff_cli.tools.mcp.server_asks import ELICITATION
 from wyckoff_cli.tools.plan import EXIT_PLAN
 from wyckoff_cli.tui import agents_requests, chat_requests, image_attach
 from wyckoff_cli.tui.completion import Completions
+from wyckoff_cli.tui.entry_batch import EntryBatch
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.help_table import help_table
 from wyckoff_cli.tui.input_history import load_input_history, save_input_history
@@ -83,8 +84,12 @@ class ChatScreen(TranscriptEntries, Screen[None]):
         self.controller = controller
         self.status = controller.status
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
+        # new entries mount once per frame (issue 36): fast rounds share a layout pass
+        self.entry_batch = EntryBatch(
+            self, lambda widgets: self.transcript.mount_all(widgets), lambda: self.busy
+        )
         self.fold = self.router.fold = TranscriptFold(
-            lambda: self.transcript, self.router.tools, self._session_folder
+            lambda: self.transcript, self.router.tools, self._session_folder, lambda: self.entry_batch.pending
         )
         self.queued: list[str] = []
         self.turn_worker: Worker[None] | None = None
@@ -99,6 +104,7 @@ class ChatScreen(TranscriptEntries, Screen[None]):
         self.queue_held = False  # after Esc, queued messages wait for Enter
         self._held: list[Widget] | None = None  # mounted once the transcript is replaced
         self._mcp_trust_notice: Widget | None = None
+        self._status_bar: StatusBar | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -191,7 +197,7 @@ class ChatScreen(TranscriptEntries, Screen[None]):
         if self._held is not None:  # the transcript is being replaced: after it
             self._held.append(widget)
             return
-        self.transcript.mount(widget)
+        self.entry_batch.add(widget)
 
     def _ask_mcp_trust(self) -> None:
         """The project's `.mcp.json` names commands to run: ask once, before any starts."""
@@ -226,11 +232,12 @@ class ChatScreen(TranscriptEntries, Screen[None]):
             if message == mcp.trust_notice:
                 self._mcp_trust_notice = notice
         if self._mcp_trust_notice is not None and mcp.manager is not None and mcp.trust_prompt() is None:
+            self.mount_pending()  # it may be held still
             self._mcp_trust_notice.remove()  # trusted (here or by /mcp trust): the request is stale
             self._mcp_trust_notice = None
         if self.status.mcp != mcp.status_text():
             self.status.mcp = mcp.status_text()
-            self.query_one(StatusBar).refresh_status()
+            self.status_bar.refresh_status()
 
     def show_output(self, output: ev.CommandOutput) -> None:
         """A command's output: its text, or its table (the last row, a total, in bold)."""
@@ -258,6 +265,7 @@ class ChatScreen(TranscriptEntries, Screen[None]):
     def session_changed(self, event: ev.SessionChanged) -> None:
         """Another session is shown: clear the transcript, replay a resumed one."""
 
+        self.mount_pending()  # the old transcript's last entries go with it
         held = self._held = [] if self._held is None else self._held
 
         async def swap() -> None:
@@ -282,14 +290,32 @@ class ChatScreen(TranscriptEntries, Screen[None]):
         self.status.context_window = self.controller.context_window(self.status.model)
 
     def status_changed(self) -> None:
+        """While a turn runs, the bar shows the new status at the next frame (a tool
+        round changes the state three or four times; the bar is drawn once)."""
+        if self.busy and self.is_attached:
+            clock_of(self.app).request(self._show_status)
+        else:
+            self._show_status()
+
+    def _show_status(self) -> None:
+        if not self.is_attached:
+            return
         self.status.background_running = self.controller.background_running()
         self.status.lsp = lsp_segment(self.controller.builder.lsp)
-        self.query_one(StatusBar).refresh_status()
+        self.status_bar.refresh_status()
+
+    @property
+    def status_bar(self) -> StatusBar:
+        """The bar, found once (a query by type walks every transcript entry, ~2 ms)."""
+        if self._status_bar is None:
+            self._status_bar = self.query_one(StatusBar)
+        return self._status_bar
 
     def resume(self, session_id: str) -> None:
         chat_requests.send(self, rq.Resume(session_id))
 
     def render_history(self) -> None:
+        self.mount_pending()  # what was added before goes before the history
         replay_history(self.transcript, self.controller.conversation, self._session_folder())
         self.fold.restart()
 
@@ -301,7 +327,8 @@ class ChatScreen(TranscriptEntries, Screen[None]):
 
     def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None:
         """Open the dialog (naming the sub-agent that asks, if one does); the person's
-        choice answers the request."""
+        choice answers the request. The call asking is mounted first, behind it."""
+        self.mount_pending()
 
         def done(decision: ApprovalDecision | None) -> None:
             if screen in self._approvals:
@@ -401,6 +428,8 @@ class ChatScreen(TranscriptEntries, Screen[None]):
             self.status.state = "idle"
             self.status_changed()
         self.router.flush()
+        if self.is_attached:
+            self.mount_pending()
 
     # ------------------------------------------------------------------ slash commands
 

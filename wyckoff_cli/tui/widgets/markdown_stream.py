@@ -241,7 +241,7 @@ class MarkdownStreamView(BlockLinesView):
 
     def _flush(self, repaint: bool = True) -> None:
         """Render what changed since the last flush and repaint it (`repaint` False: in
-        a layout pass, which lays the view out and paints it anyway)."""
+        the view's first layout pass, which sizes and paints it anyway)."""
         if not self._dirty:
             return
         width = self._width
@@ -301,6 +301,13 @@ class MarkdownStreamView(BlockLinesView):
             self._provisional = None  # that growing block is gone (finished and rendered whole)
         self._starts = None
         starts = self._line_starts()
+        self._last_flush = time.perf_counter()
+        self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
+        arrived, self._arrived = self._arrived, 0
+        if self._live and arrived > self._screen_cells():
+            self._interval = max(self._interval, self.BURST_INTERVAL)
+        if not repaint:
+            return
         first_line = starts[first_changed] if first_changed < len(starts) else self._total
         growing = self._tail  # None once the answer is finished: then repaint the whole last block
         if previous_tail is not None and growing is not None and first_changed == len(starts) - 1:
@@ -309,13 +316,7 @@ class MarkdownStreamView(BlockLinesView):
             first_line += _common_prefix(previous_tail.strips.get(width, []), growing.strips.get(width, []))
         else:
             first_line = max(0, first_line - self.BLOCK_GAP)
-        if repaint:
-            self._refresh_from(first_line)
-        self._last_flush = time.perf_counter()
-        self._interval = max(1.0 / self.FRAME_RATE, tail_cost / self.TAIL_SHARE)
-        arrived, self._arrived = self._arrived, 0
-        if self._live and arrived > self._screen_cells():
-            self._interval = max(self._interval, self.BURST_INTERVAL)
+        self._refresh_from(first_line)
 
     def _layout_height(self, lines: int) -> int:
         # While the answer streams, its height grows in steps of GROW_STEP lines: a
@@ -341,7 +342,14 @@ class MarkdownStreamView(BlockLinesView):
         previous = self._width
         super()._set_width(width)
         if previous == 0 and self._width and self._dirty and self.is_mounted:
-            self.call_later(self._flush)
+            if self._lazy:
+                # Text given before mount (a restored answer, or a round's mounted with
+                # the others at a frame, tui/entry_batch.py), laid out for the first time:
+                # its blocks get their (estimated) heights in this pass, not the next.
+                # Nothing is rendered but a growing block (see `_flush`).
+                self._flush(repaint=False)
+            else:
+                self.call_later(self._flush)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if not self._width and width > 0 and self._live and self._dirty:

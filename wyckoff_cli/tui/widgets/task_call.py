@@ -149,6 +149,9 @@ class TaskCallView(ToolCallView):
     def add_user(self, text: str) -> None:
         self._add(UserMessage(text))
 
+    def mount_pending(self) -> None:
+        return None  # the child's entries are mounted as they come
+
     def status_changed(self) -> None:
         self.refresh_view()
 

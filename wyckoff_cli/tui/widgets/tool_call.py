@@ -151,7 +151,9 @@ class ToolCallView(Static, can_focus=True):
         self.action_toggle_open()
 
     def refresh_view(self) -> None:
-        self.update(self.render_call())
+        # Not mounted yet (held for the next frame, tui/entry_batch.py): its mount lays it
+        # out, so a change before then asks for no layout pass of its own.
+        self.update(self.render_call(), layout=self.is_mounted)
 
     def render_call(self) -> RenderableType:
         parts: list[RenderableType] = [self._header()]
