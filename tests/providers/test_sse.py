@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from wyckoff_cli.providers.base import TextChunk, ThinkingChunk
 from wyckoff_cli.providers.sdk_base import coalesce
-from wyckoff_cli.providers.sse import parse_block, sse_batches
+from wyckoff_cli.providers.sse import SSEDecoder, parse_block
 
 
 async def _events(*pieces: bytes) -> list[list[tuple[str, bytes]]]:
-    async def source() -> AsyncIterator[bytes]:
-        for piece in pieces:
-            yield piece
-
-    return [batch async for batch in sse_batches(source())]
+    """The batches of events the pieces complete, as the adapter feeds them, then the end."""
+    decoder = SSEDecoder()
+    batches = [events for piece in pieces if (events := decoder.feed(piece))]
+    if last := decoder.end():
+        batches.append(last)
+    return batches
 
 
 async def test_one_read_gives_one_batch_of_events() -> None:

@@ -13,8 +13,6 @@ such as ` data: ...`) ignored, and a last event without its blank line discarded
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 Event = tuple[str, bytes]
 _NAMES: dict[bytes, str] = {}  # event names seen, decoded once
 
@@ -56,19 +54,6 @@ class SSEDecoder:
             return []
         blocks = (buffer[:-1] + b"\n").split(b"\n\n")[:-1]
         return [event for block in blocks if (event := parse_block(block)) is not None]
-
-
-async def sse_batches(pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Event]]:
-    """The events of each piece of `pieces`, in order (pieces that complete none are
-    skipped)."""
-    decoder = SSEDecoder()
-    async for piece in pieces:
-        events = decoder.feed(piece)
-        if events:
-            yield events
-    events = decoder.end()
-    if events:
-        yield events
 
 
 def parse_block(block: bytes) -> Event | None:
