@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FrameClock", "clock_of"]
+__all__ = ["SPINNER", "FrameClock", "clock_of", "spinner_frame"]
 
 FRAME_RATE = 12.5
 """Frames per second at most (one every 80 ms, the usual terminal spinner's step). A frame
@@ -26,6 +26,17 @@ costs a Textual repaint (a full one whenever the answer grows by a line and the
 transcript scrolls): at 50 deltas/s, 12.5 frames took ~2.5 points of a core less than 20
 and the text still streams continuously (docs/PERFORMANCE.md). The first change after a
 quiet spell is drawn at once."""
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+"""The glyphs of every spinner in the app (the status bar's, a running tool call's)."""
+SPIN_SECONDS = 1.0 / FRAME_RATE
+"""A spinner's glyph changes once a frame."""
+
+
+def spinner_frame(elapsed: float) -> int:
+    """The spinner's frame (an index into SPINNER) `elapsed` seconds after it started."""
+    return int(elapsed / SPIN_SECONDS) % len(SPINNER)
+
 
 _CLOCKS: weakref.WeakKeyDictionary[Any, FrameClock] = weakref.WeakKeyDictionary()
 

@@ -12,11 +12,8 @@ from textual.visual import VisualType
 from textual.widgets import Static
 
 from wyckoff_cli.session.status import SHORTEN_ORDER, StatusModel
-from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.frame_clock import SPINNER, clock_of, spinner_frame
 from wyckoff_cli.tui.literal import visible
-
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-SPIN_SECONDS = 0.08
 
 STYLES = {
     "state": "bold",
@@ -72,7 +69,7 @@ class StatusBar(Static):
         spinner = None
         if self.busy_since is not None:
             elapsed = time.monotonic() - self.busy_since
-            self._frame = int(elapsed / SPIN_SECONDS) % len(SPINNER)
+            self._frame = spinner_frame(elapsed)
             spinner = f"{elapsed:.0f}s"
         width = self.size.width - 2 if self.size.width else 200
         shown = (width, tuple(self.model.segments()), spinner)
@@ -99,8 +96,11 @@ class StatusBar(Static):
         # Every frame while busy: work only when the spinner's frame or seconds change.
         if self.busy_since is not None:
             elapsed = time.monotonic() - self.busy_since
-            frame = int(elapsed / SPIN_SECONDS) % len(SPINNER)
-            if frame == self._frame and self._shown is not None and self._shown[2] == f"{elapsed:.0f}s":
+            if (
+                spinner_frame(elapsed) == self._frame
+                and self._shown is not None
+                and self._shown[2] == f"{elapsed:.0f}s"
+            ):
                 return
         self.refresh_status()
 

@@ -16,12 +16,10 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Static
 
-from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.frame_clock import SPINNER, clock_of, spinner_frame
 from wyckoff_cli.tui.literal import visible
 from wyckoff_cli.tui.widgets.diff import render_diff
 
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-SPIN_SECONDS = 0.08
 COLLAPSED_LINES = 4
 COLLAPSED_DIFF_LINES = 14
 LIVE_LINES = 12
@@ -136,9 +134,9 @@ class ToolCallView(Static, can_focus=True):
         self._stop_spinning()
 
     def _tick(self, now: float) -> None:
-        """One spinner frame every SPIN_SECONDS (the clock's frames are more frequent):
-        repaint only when the frame shown changes."""
-        frame = int((time.monotonic() - (self.started or time.monotonic())) / SPIN_SECONDS)
+        """Repaint only when the spinner's frame changes (a frame may come early, asked
+        for by something else)."""
+        frame = spinner_frame(time.monotonic() - (self.started or time.monotonic()))
         if frame != self._frame:
             self._frame = frame
             self.refresh_view()
@@ -173,7 +171,7 @@ class ToolCallView(Static, can_focus=True):
         return {
             "pending": ("○", "dim"),
             "waiting": ("?", "bold yellow"),
-            "running": (SPINNER[self._frame % len(SPINNER)], "bold cyan"),
+            "running": (SPINNER[self._frame], "bold cyan"),
             "ok": ("✓", "bold green"),
             "error": ("✗", "bold red"),
         }[self.status]
