@@ -1,19 +1,21 @@
 """The entries the event router asks a screen for (`AnswerView`, a thinking pane, a tool
 call, notices, the user's message), made the same way by every screen that shows a
-session live: the chat and an attached background session. A screen supplies `_mount`
+session live: the chat and an attached background session, and the router's frame
+clock (`_schedule_flush`). A screen supplies `_mount`
 (where, and whether, an entry goes: its `entry_batch`, which mounts new entries once per
 frame, tui/entry_batch.py) and `request_approval` (a sub-agent's dialog)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from textual.widget import Widget
 
 from wyckoff_cli.core import events as ev
 from wyckoff_cli.tui.entry_batch import EntryBatch
-from wyckoff_cli.tui.router import AnswerView
+from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.router import AnswerView, EventRouter
 from wyckoff_cli.tui.widgets.counting_notice import CountingNotice
 from wyckoff_cli.tui.widgets.entries import NoticeLine, UserMessage
 from wyckoff_cli.tui.widgets.markdown_stream import MarkdownStreamView
@@ -24,6 +26,12 @@ from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 
 class TranscriptEntries:
     entry_batch: EntryBatch  # made by the screen: its transcript mounts what it holds
+    router: EventRouter  # made by the screen, with `_schedule_flush` as its clock
+
+    def _schedule_flush(self, soon: bool = False) -> None:
+        """Buffered deltas wait at most one frame of the app's one clock (`soon`: none),
+        and no timer runs while nothing streams."""
+        clock_of(cast(Widget, self).app).request(self.router.flush, soon=soon)
 
     def _mount(self, widget: Widget) -> None:
         raise NotImplementedError

@@ -30,7 +30,6 @@ from wyckoff_cli.session.models import call_price
 from wyckoff_cli.session.status import PriceFn, StatusModel
 from wyckoff_cli.storage.running import RunningSession
 from wyckoff_cli.tui.entry_batch import EntryBatch
-from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.literal import literal
 from wyckoff_cli.tui.router import EventRouter
 from wyckoff_cli.tui.screens.approval import ApprovalScreen
@@ -305,6 +304,3 @@ class AttachScreen(TranscriptEntries, Screen[None]):
 
     def rewound(self, event: ev.Rewound) -> None:
         self.add_notice("info", "The session was rewound.")
-
-    def _schedule_flush(self, soon: bool = False) -> None:
-        clock_of(self.app).request(self.router.flush, soon=soon)

@@ -281,11 +281,6 @@ class ChatScreen(TranscriptEntries, Screen[None]):
 
         self.run_worker(swap(), group="session")
 
-    def _schedule_flush(self, soon: bool = False) -> None:
-        """Buffered deltas wait at most one frame of the app's one clock (`soon`: none),
-        and no timer runs while nothing streams."""
-        clock_of(self.app).request(self.router.flush, soon=soon)
-
     def _look_up_context_window(self) -> None:
         self.status.context_window = self.controller.context_window(self.status.model)
 
