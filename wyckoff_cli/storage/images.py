@@ -6,7 +6,8 @@ vendor's limits: an image already within them is kept as it is (same bytes, same
 format; known from its header, and checked whole without decoding a PNG's pixels or
 with a JPEG's smallest DCT scale); otherwise orientation is applied, an animated GIF keeps its first frame, the
 long edge is brought down to `LONG_EDGE` (a large JPEG decoded at the smallest DCT
-scale still over it) and the result is encoded again. The bound is
+scale still over it, a large PNG decoded on two cores: `png_decode`) and the result is
+encoded again (PNG by `png_encode` where it can). The bound is
 the tightest of the vendors' (Anthropic's recommended 1,568 px; OpenAI and Gemini
 accept more and scale down on their side), so the stored bytes are what every vendor
 is sent, and a session can change model without re-encoding.
@@ -30,6 +31,8 @@ from typing import Any
 
 from wyckoff_cli.core.errors import ImageError
 from wyckoff_cli.core.messages import ImagePart
+from wyckoff_cli.storage.png_decode import load_on_two_cores
+from wyckoff_cli.storage.png_encode import png_bytes
 
 # Formats every vendor takes, by Pillow's format name.
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
@@ -39,6 +42,7 @@ MAX_INPUT_PIXELS = 50_000_000  # Pillow's decompression-bomb limit for what is a
 LONG_EDGE = 1568  # Anthropic's recommended long edge (its hard limit is 8,000 px)
 MAX_SENT_BYTES = 3_750_000  # 5 MB once base64-encoded: Anthropic's per-image limit
 JPEG_QUALITY = 85
+PARALLEL_PIXELS = 4_000_000  # a larger image is scaled down in two halves on two threads
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +89,8 @@ def normalise_image(data: bytes, name: str) -> NormalisedImage:
                 return NormalisedImage(data, MEDIA_TYPES[kind], width, height, reencoded=False)
             if kind == "JPEG":  # decode at the smallest DCT scale still at least the target size
                 image.draft("RGB", _target_size(image.size))
-            image.load()
+            if not load_on_two_cores(image, data):
+                image.load()
         except (image_module.DecompressionBombError, image_module.DecompressionBombWarning):
             raise ImageError(
                 f"{name}: refused as a decompression bomb (over {MAX_INPUT_PIXELS:,} pixels)"
@@ -148,26 +153,74 @@ def _reencoded(image: Any, media_type: str) -> NormalisedImage:
 
 def _downscale(frame: Any) -> Any:
     """To a `LONG_EDGE` long edge: first by a whole factor with box averaging (fast, and
-    it keeps thin lines), then the rest of the way (less than 2×) bilinearly."""
+    it keeps thin lines), then the rest of the way (less than 2×) bilinearly. A large
+    image is done as a top and a bottom half on two threads (Pillow releases the GIL),
+    each half the rows one call over the whole image would make."""
     from PIL import Image
 
+    bilinear = Image.Resampling.BILINEAR
     width, height = frame.size
     target = _target_size(frame.size)
     factor = max(width, height) // LONG_EDGE
+    halves = width * height >= PARALLEL_PIXELS
     if factor > 1:
-        frame = frame.reduce(factor)
-    return frame.resize(target, Image.Resampling.BILINEAR) if frame.size != target else frame
+        source, cut = frame, height // 2 // factor * factor  # a whole number of reduced rows
+        frame = (
+            _two_halves(
+                (-(-width // factor), -(-height // factor)),
+                cut // factor,
+                lambda: source.reduce(factor, (0, 0, width, cut)),
+                lambda: source.reduce(factor, (0, cut, width, height)),
+            )
+            if halves
+            else source.reduce(factor)
+        )
+    if frame.size == target:
+        return frame
+    if not halves:
+        return frame.resize(target, bilinear)
+    source, (source_width, source_height) = frame, frame.size
+    split = target[1] // 2
+    edge = split * source_height / target[1]  # where output row `split` starts in the source
+    return _two_halves(
+        target,
+        split,
+        lambda: source.resize((target[0], split), bilinear, (0, 0, source_width, edge)),
+        lambda: source.resize(
+            (target[0], target[1] - split), bilinear, (0, edge, source_width, source_height)
+        ),
+    )
+
+
+def _two_halves(size: tuple[int, int], split: int, upper: Callable[[], Any], lower: Callable[[], Any]) -> Any:
+    """An image of `size`: `upper()` above row `split`, `lower()` (made on a second
+    thread meanwhile) below it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from PIL import Image
+
+    with ThreadPoolExecutor(1, thread_name_prefix="wyckoff-image") as worker:
+        below = worker.submit(lower)
+        above = upper()
+        whole = Image.new(above.mode, size)
+        whole.paste(above, (0, 0))
+        whole.paste(below.result(), (0, split))
+    return whole
 
 
 def _encode(frame: Any, media_type: str) -> tuple[bytes, str]:
     """PNG for images with transparency or drawn ones (PNG, GIF input), else JPEG;
-    JPEG also when a PNG stays over the size limit."""
+    JPEG also when a PNG stays over the size limit. The PNG is written by `png_bytes`
+    (Pillow's encoder for what it does not take)."""
     has_alpha = frame.mode in ("RGBA", "LA") or "transparency" in frame.info
     if media_type in ("image/png", "image/gif") or (media_type == "image/webp" and has_alpha):
-        buffer = io.BytesIO()
-        frame.save(buffer, "PNG", compress_level=1)
-        if buffer.tell() <= MAX_SENT_BYTES:
-            return buffer.getvalue(), "image/png"
+        png = png_bytes(frame)
+        if png is None:
+            buffer = io.BytesIO()
+            frame.save(buffer, "PNG", compress_level=1)
+            png = buffer.getvalue()
+        if len(png) <= MAX_SENT_BYTES:
+            return png, "image/png"
     buffer = io.BytesIO()
     frame.convert("RGB").save(buffer, "JPEG", quality=JPEG_QUALITY)
     return buffer.getvalue(), "image/jpeg"
