@@ -21,6 +21,7 @@ from wyckoff_cli.core.errors import ConnectionFailed, Overloaded
 from wyckoff_cli.core.messages import Message, ToolSpec
 from wyckoff_cli.providers.base import Chunk, StreamingProvider, TextChunk, ThinkingChunk
 from wyckoff_cli.providers.body_pump import BodyPump
+from wyckoff_cli.providers.chunked_body import chunked_body
 from wyckoff_cli.providers.credentials import request_timeout
 from wyckoff_cli.providers.sdk_errors import raise_translated
 from wyckoff_cli.providers.spec import ModelSpec
@@ -120,7 +121,7 @@ class SDKProvider(StreamingProvider):
                 reader = self.new_reader(request)
                 out = reader.out
                 decoder = SSEDecoder()
-                pump = BodyPump(response.aiter_bytes())
+                pump = BodyPump(chunked_body(response) or response.aiter_bytes())
                 try:
                     while (data := await pump.take()) is not None:
                         failure = self._feed(reader, decoder.feed(data))
