@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wyckoff_cli.core.messages import TextPart, ToolCallPart
+from wyckoff_cli.providers.base import TextChunk, ThinkingChunk, ToolCallChunk
+from wyckoff_cli.providers.openai_compat import ChunkReader
+from wyckoff_cli.providers.sdk_base import coalesce
 from wyckoff_cli.providers.text_tool_calls import TextToolCallParser, parse_call
 from wyckoff_cli.runtime.assembly import ResponseAssembler
 
@@ -86,3 +90,43 @@ def test_parse_call_variants() -> None:
     assert parse_call('{"name": "a", "args": {"x": 1}}') == ("a", {"x": 1})
     assert parse_call('{"name": "", "arguments": {}}') is None
     assert parse_call('{"name": "a", "arguments": [1]}') is None
+
+
+STREAM = [
+    {"content": "Let me look "},
+    {"content": "at it. <tool_"},
+    {"content": 'call>{"name": "read_file", "arguments": {"path": "a.py"}}</tool'},
+    {"content": "_call>  "},
+    {"reasoning_content": "Then the tests."},
+    {"content": "Done <b>"},
+    {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "list_dir", "arguments": "{}"}}]},
+    {"content": " after."},
+]
+
+
+@pytest.mark.parametrize("parse", [True, False], ids=["text-calls", "plain"])
+@pytest.mark.parametrize("per_read", [1, 2, 3, len(STREAM)])
+def test_a_read_of_many_deltas_gives_what_one_delta_at_a_time_gives(parse: bool, per_read: int) -> None:
+    """The Chat Completions reader holds a read's content deltas and handles them together
+    (one parser pass per read): the chunks, once joined, are the same as delta by delta,
+    in the same order around thinking and native tool calls."""
+
+    def run(group: int) -> list[object]:
+        reader = ChunkReader("openai:x", parse)
+        for start in range(0, len(STREAM), group):
+            for delta in STREAM[start : start + group]:
+                reader.feed("", json.dumps({"choices": [{"delta": delta}]}).encode())
+            reader.flush()
+        reader.feed("", b"[DONE]")
+        reader.finish()
+        shown = coalesce(reader.out)
+        return [
+            (type(c).__name__, c.name, c.arguments) if isinstance(c, ToolCallChunk) else c
+            for c in shown
+            if isinstance(c, TextChunk | ThinkingChunk | ToolCallChunk)
+        ]
+
+    batched, one_by_one = run(per_read), run(1)
+    assert batched == one_by_one
+    names = [c[1] for c in batched if isinstance(c, tuple)]
+    assert names == (["read_file", "list_dir"] if parse else ["list_dir"])

@@ -303,6 +303,7 @@ class ChunkReader(StreamReader):
         self.usage: dict[str, Any] | None = None
         self.finish_reason = ""
         self._parser = TextToolCallParser() if parse_text_calls else None
+        self._text: list[str] = []  # the content deltas of this read, handled together at its end
         self._ids: dict[str, int] = {}
         self._last_index = 0
         self._details: dict[int, dict[str, Any]] = {}  # reasoning_details entries by index
@@ -340,14 +341,13 @@ class ChunkReader(StreamReader):
             if not isinstance(reasoning, str) or not reasoning:
                 reasoning = text
         if isinstance(reasoning, str) and reasoning:
+            self.flush()
             out.append(ThinkingChunk(reasoning))
         content = delta.get("content")
         if content:
-            if self._parser is not None:
-                out += self._parser.feed(content)
-            else:
-                out.append(TextChunk(content))
+            self._text.append(content)
         for call in delta.get("tool_calls") or ():
+            self.flush()
             function = call.get("function") or {}
             out.append(
                 ToolCallChunk(
@@ -392,9 +392,22 @@ class ChunkReader(StreamReader):
             self._last_index = self._ids[call_id]
         return self._last_index
 
+    def flush(self) -> None:
+        """The content deltas held since the last flush, as one text (through the
+        text tool-call parser when it is on): one piece of work per read, not per delta."""
+        if not self._text:
+            return
+        text = "".join(self._text)
+        self._text.clear()
+        if self._parser is not None:
+            self.out += self._parser.feed(text)
+        else:
+            self.out.append(TextChunk(text))
+
     def finish(self) -> None:
         if not self.ended:
             raise self.cut_off("[DONE] or a finish_reason")
+        self.flush()
         if self._parser is not None:
             self.out += self._parser.finish()
         if self._details:

@@ -43,6 +43,10 @@ class StreamReader:
     def feed(self, event: str, data: bytes) -> None:
         raise NotImplementedError
 
+    def flush(self) -> None:
+        """The events of one read were fed: add to `out` what a reader held back to
+        handle together (the default holds nothing)."""
+
     def finish(self) -> None:
         raise NotImplementedError
 
@@ -125,6 +129,7 @@ class SDKProvider(StreamingProvider):
                 try:
                     while (data := await pump.take()) is not None:
                         failure = self._feed(reader, decoder.feed(data))
+                        reader.flush()
                         if len(out) == 1:
                             yield out.pop()
                         elif out:
