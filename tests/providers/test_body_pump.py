@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.waiting import eventually
+from wyckoff_cli.providers import body_pump
 from wyckoff_cli.providers.body_pump import BodyPump
 
 
@@ -87,3 +88,43 @@ async def test_a_reader_cancelled_while_waiting_leaves_the_pump_usable_to_close(
         await waiting
     await pump.aclose()
     assert pump._task.done()
+
+
+def server_writing(pieces: list[bytes], every: float) -> AsyncIterator[bytes]:
+    """A body as the HTTP client gives it: the server writes a piece every `every`
+    seconds (the second a while after the first) whether or not it is read; a read
+    returns what has arrived, piece by piece."""
+    arrived: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def write() -> None:
+        for n, piece in enumerate(pieces):
+            await asyncio.sleep(0.05 if n == 1 else every)
+            arrived.put_nowait(piece)
+        arrived.put_nowait(None)
+
+    async def body() -> AsyncIterator[bytes]:
+        writer = asyncio.ensure_future(write())
+        while (piece := await arrived.get()) is not None:
+            yield piece
+        await writer
+
+    return body()
+
+
+async def taken_from(pump: BodyPump) -> list[bytes]:
+    taken: list[bytes] = []
+    while (data := await pump.take()) is not None:
+        taken.append(data)
+    return taken
+
+
+async def test_a_slow_stream_is_taken_in_gathers_after_its_first_piece(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(body_pump, "RATE_WINDOW", 0.02)  # judged slow after 20 ms, not 250
+    pieces = [f"delta {n};".encode() for n in range(30)]
+    pump = BodyPump(server_writing(pieces, every=0.005), gather=0.05)  # ~2 KB/s
+    taken = await taken_from(pump)
+    assert taken[0] == pieces[0]  # the first delta is not held
+    assert b"".join(taken) == b"".join(pieces)  # every piece, in order
+    assert len(taken) < len(pieces) // 3  # the rest came several at a time

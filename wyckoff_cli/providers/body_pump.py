@@ -10,6 +10,17 @@ fast stream is decoded in batches of whatever arrived in the meantime (coalesced
 one text chunk per batch), and a slow one still reaches the reader piece by piece, at
 once: a waiting reader is woken by every piece.
 
+A slow stream (under SLOW_RATE bytes a second, e.g. a model writing 50 deltas a second)
+is read in gathers: after a piece it waited for, the task waits GATHER_SECONDS before
+reading on, so what the server sent meanwhile is in the socket and comes up in one
+network read, and `take()` returns at most one batch every GATHER_SECONDS (at once when
+the last was longer ago: the first delta after a pause is not held). Each delta otherwise went through the
+HTTP client's read (anyio, a timeout scope, an event-loop wake-up) and the whole way to
+the app alone, 50 times a second; the app draws at most 10 frames a second anyway
+(docs/PERFORMANCE.md). The first piece is never held (the first token is on screen as
+soon as before), nor is a fast stream (its reads are full already), and no piece waits
+longer than GATHER_SECONDS for it.
+
 Order is kept (a failure while reading is raised after the pieces read before it), and
 `aclose()` stops the task before the caller closes the response.
 """
@@ -19,13 +30,28 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-__all__ = ["BodyPump"]
+__all__ = ["GATHER_SECONDS", "RATE_WINDOW", "SLOW_RATE", "BodyPump"]
+
+GATHER_SECONDS = 0.05
+"""How long a slow stream's reader waits after a piece before reading on (half a frame
+of the app's clock): the longest a delta is held."""
+SLOW_RATE = 64 * 1024
+"""Bytes a second under which a stream counts as slow and is read in gathers (50 deltas a
+second on the OpenAI wire are ~10 KB/s; a fast answer 1-4 MB/s)."""
+RATE_WINDOW = 0.25
+"""Seconds over which the rate is measured, from the first piece on: a stream's first
+window is read piece by piece, and a change of pace is noticed within one window."""
+WAITED = 0.002
+"""A piece that took longer than this to come was waited for on the network."""
 
 
 class BodyPump:
     """The pieces of `body`, read ahead by a task; `take()` returns them joined."""
 
-    def __init__(self, body: AsyncIterator[bytes]) -> None:
+    def __init__(self, body: AsyncIterator[bytes], gather: float = GATHER_SECONDS) -> None:
+        self._gather = gather
+        self._slow = False  # as the last RATE_WINDOW measured: the first is read piece by piece
+        self._taken = 0.0  # when take() last returned pieces
         self._pieces: list[bytes] = []
         self._done = False
         self._error: Exception | None = None
@@ -34,10 +60,26 @@ class BodyPump:
         self._task = self._loop.create_task(self._read(body), name="wyckoff-http-body")
 
     async def _read(self, body: AsyncIterator[bytes]) -> None:
+        clock = self._loop.time
+        window: float | None = None  # the current window's start (its first piece)
+        read = 0  # bytes in the current window
+        last = clock()  # when the task last asked for a piece
         try:
             async for piece in body:
                 self._pieces.append(piece)
                 self._wake()
+                now = clock()
+                if window is None:
+                    window = now
+                read += len(piece)
+                if now - window >= RATE_WINDOW:
+                    self._slow = read < SLOW_RATE * (now - window)
+                    window, read = now, 0
+                # Waited: the piece came from the network, not from what one read brought
+                # (those come microseconds apart): what comes next gathers meanwhile.
+                if self._slow and self._gather and now - last > WAITED:
+                    await asyncio.sleep(self._gather)
+                last = clock()
         except Exception as exc:  # raised by take(), after the pieces read before it
             self._error = exc
         finally:
@@ -63,6 +105,11 @@ class BodyPump:
                 await self._waiter
             finally:
                 self._waiter = None
+        if self._slow and self._gather:
+            hold = self._taken + self._gather - self._loop.time()
+            if hold > 0:  # a slow stream: at most one batch every GATHER_SECONDS
+                await asyncio.sleep(hold)
+        self._taken = self._loop.time()
         pieces = self._pieces
         data = pieces[0] if len(pieces) == 1 else b"".join(pieces)
         pieces.clear()
