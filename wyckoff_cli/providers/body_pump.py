@@ -14,12 +14,12 @@ A slow stream (under SLOW_RATE bytes a second, e.g. a model writing 50 deltas a 
 is read in gathers: after a piece it waited for, the task waits GATHER_SECONDS before
 reading on, so what the server sent meanwhile is in the socket and comes up in one
 network read, and `take()` returns at most one batch every GATHER_SECONDS (at once when
-the last was longer ago: the first delta after a pause is not held). Each delta otherwise went through the
-HTTP client's read (anyio, a timeout scope, an event-loop wake-up) and the whole way to
-the app alone, 50 times a second; the app draws at most 10 frames a second anyway
-(docs/PERFORMANCE.md). The first piece is never held (the first token is on screen as
-soon as before), nor is a fast stream (its reads are full already), and no piece waits
-longer than GATHER_SECONDS for it.
+the last was longer ago: the first delta after a pause is not held). Each delta
+otherwise went through the HTTP client's read (anyio, a timeout scope, an event-loop
+wake-up) and the whole way to the app alone, 50 times a second; the app draws at most
+10 frames a second anyway (docs/PERFORMANCE.md). A stream's first RATE_WINDOW is read
+piece by piece (the first token is on screen as soon as before), a fast stream always
+(its reads are full already), and no piece waits more than twice GATHER_SECONDS.
 
 Order is kept (a failure while reading is raised after the pieces read before it), and
 `aclose()` stops the task before the caller closes the response.
@@ -34,7 +34,7 @@ __all__ = ["GATHER_SECONDS", "RATE_WINDOW", "SLOW_RATE", "BodyPump"]
 
 GATHER_SECONDS = 0.05
 """How long a slow stream's reader waits after a piece before reading on (half a frame
-of the app's clock): the longest a delta is held."""
+of the app's clock); a delta is held at most twice this."""
 SLOW_RATE = 64 * 1024
 """Bytes a second under which a stream counts as slow and is read in gathers (50 deltas a
 second on the OpenAI wire are ~10 KB/s; a fast answer 1-4 MB/s)."""
