@@ -20,12 +20,12 @@ from typing import Any
 
 __all__ = ["SPINNER", "FrameClock", "clock_of", "spinner_frame"]
 
-FRAME_RATE = 12.5
-"""Frames per second at most (one every 80 ms, the usual terminal spinner's step). A frame
-costs a Textual repaint (a full one whenever the answer grows by a line and the
-transcript scrolls): at 50 deltas/s, 12.5 frames took ~2.5 points of a core less than 20
-and the text still streams continuously (docs/PERFORMANCE.md). The first change after a
-quiet spell is drawn at once."""
+FRAME_RATE = 10.0
+"""Frames per second at most (one every 100 ms, a spinner's step). A frame costs a
+Textual repaint (a full one whenever the answer grows by a line and the transcript
+scrolls): at 50 deltas/s, 12.5 frames took ~2.5 points of a core less than 20, and 10
+1.6 points less than 12.5, the text still streaming continuously (docs/PERFORMANCE.md).
+Issue 36 keeps it at 10 at least. The first change after a quiet spell is drawn at once."""
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 """The glyphs of every spinner in the app (the status bar's, a running tool call's)."""
