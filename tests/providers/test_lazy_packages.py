@@ -218,3 +218,47 @@ def test_threads_taking_names_and_running_the_init_at_once_see_one_package(toy: 
         path=toy,
     )
     assert json.loads(out) == [12, True]
+
+
+def test_the_openai_client_loads_without_the_sdks_whole_tree(server: FakeServer) -> None:
+    server.script({"text": "Hello through the lean OpenAI SDK."}, {"status": 429})
+    out = _python(
+        f"""
+        import asyncio, json, sys
+        from wyckoff_cli.core.errors import ProviderError
+        from wyckoff_cli.core.messages import Message
+        from wyckoff_cli.providers.base import TextChunk
+        from wyckoff_cli.providers.factory import build_provider
+        from wyckoff_cli.providers.spec import ModelSpec
+
+        async def main():
+            provider = build_provider(ModelSpec("openai", "gpt-4.1", api_key="k",
+                                                base_url={server.openai_url!r}), retry=None)
+            text = ""
+            async for chunk in provider.chat_stream([Message.user("hi")], [], ""):
+                text += chunk.text if isinstance(chunk, TextChunk) else ""
+            try:
+                async for _ in provider.chat_stream([Message.user("again")], [], ""):
+                    pass
+                error = "none"
+            except ProviderError as exc:
+                error = type(exc).__name__
+            await provider.aclose()
+            return text, error
+
+        text, error = asyncio.run(main())
+        lean = len([m for m in sys.modules if m.startswith("openai")])
+        deferred = "__getattr__" in vars(sys.modules["openai"])
+        responses = "openai.resources.responses.responses" in sys.modules
+        import openai  # a user of the whole SDK still gets all of it
+        whole = [openai.api_key is None, openai.AsyncOpenAI.__name__, openai.types.responses.Response.__name__]
+        print(json.dumps([text, error, lean, deferred, responses, whole]))
+        """
+    )
+    text, error, lean, deferred, responses, whole = json.loads(out)
+    assert text == "Hello through the lean OpenAI SDK."
+    assert error == "RateLimited"
+    assert lean < 400  # ~700 for the whole SDK
+    assert deferred is True  # the SDK's top __init__ never had to run
+    assert responses is False
+    assert whole == [True, "AsyncOpenAI", "Response"]

@@ -35,6 +35,10 @@ _lock = threading.RLock()
 ANTHROPIC_DEFERRED = ("anthropic",)
 """The SDK's top package: its `__init__` imports everything (every resource, every
 type, the Vertex, Bedrock, AWS and Foundry clients)."""
+OPENAI_DEFERRED = ("openai",)
+"""The OpenAI SDK's top package: its `__init__` imports every resource and type (the
+Responses, Realtime, Assistants APIs: ~700 modules where a chat completion needs ~280)."""
+OPENAI_PREFIXES = ("openai.",)
 ANTHROPIC_PREFIXES = ("anthropic.",)
 """Its sub-packages, `anthropic.types`, `anthropic.types.beta` (1,900 modules) and the
 others: their `__init__` files only re-export their submodules' names."""
@@ -161,7 +165,7 @@ class _DeferringFinder(importlib.abc.MetaPathFinder):
         exact = fullname in self.names
         if not exact and not fullname.startswith(self.prefixes):
             return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        spec = self._find_after(fullname, path, target)
         if spec is None or spec.loader is None or spec.submodule_search_locations is None:
             return spec  # a plain module, or not on the file system: imported as it is
         if not exact:
@@ -173,6 +177,20 @@ class _DeferringFinder(importlib.abc.MetaPathFinder):
                 return spec
         spec.loader = _DeferredInit(spec.loader)
         return spec
+
+    def _find_after(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None
+    ) -> importlib.machinery.ModuleSpec | None:
+        """The spec the finders after this one give (the file system's, usually): what
+        the module would have been found as without it."""
+        finders = list(sys.meta_path)
+        after = finders[finders.index(self) + 1 :] if self in finders else finders
+        for finder in after:
+            find = getattr(finder, "find_spec", None)
+            spec = find(fullname, path, target) if find is not None else None
+            if isinstance(spec, importlib.machinery.ModuleSpec):
+                return spec
+        return None
 
 
 _installed: set[str] = set()
@@ -207,3 +225,21 @@ def import_anthropic_client() -> ModuleType:
     if "anthropic" in sys.modules and "__getattr__" in vars(sys.modules["anthropic"]):
         importlib.import_module("anthropic._utils._logs").setup_logging()
     return client
+
+
+def import_openai_client() -> ModuleType:
+    """`openai._client` (`AsyncOpenAI`), the SDK's packages deferred first: a resource
+    imports its own module and types on first use (`client.chat`, `client.responses`).
+    The one thing the SDK's `__init__` does besides importing and declaring its module
+    client, its `OPENAI_LOG` set-up, is done here (once, as the `__init__` would); should
+    a name of the package itself be used (`openai.api_key`), its `__init__` runs then."""
+    defer_package_inits(OPENAI_DEFERRED, OPENAI_PREFIXES)
+    client = importlib.import_module("openai._client")
+    with _lock:
+        if "openai" in sys.modules and "__getattr__" in vars(sys.modules["openai"]) and not _openai_logs:
+            importlib.import_module("openai._utils._logs").setup_logging()
+            _openai_logs.append(True)
+    return client
+
+
+_openai_logs: list[bool] = []

@@ -198,9 +198,10 @@ class OpenAIResponsesProvider(SDKProvider):
         return params
 
     def make_client(self) -> Any:
-        import openai
+        from wyckoff_cli.providers.lazy_packages import import_openai_client
 
-        return openai.AsyncOpenAI(**self.client_options())
+        client = import_openai_client()  # `openai._client`, not the SDK's whole tree
+        return client.AsyncOpenAI(**self.client_options())
 
     def warm_up(self) -> None:
         """The first request's one-time work, for a worker thread: the SDK's client (HTTP

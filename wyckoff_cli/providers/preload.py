@@ -44,13 +44,18 @@ def preload(module: str | None) -> threading.Thread | None:
 
 
 def import_module(module: str) -> None:
-    """Import `module` as the providers use it: `anthropic` as `anthropic._client` with
-    the SDK's packages deferred (what `AnthropicProvider.make_client` imports), any other
-    module whole."""
+    """Import `module` as the providers use it: `anthropic` and `openai` as their
+    `_client` with the SDK's packages deferred (what the adapters' `make_client`
+    imports), any other module whole."""
     if module == "anthropic":
         from wyckoff_cli.providers.lazy_packages import import_anthropic_client
 
         import_anthropic_client()
+        return
+    if module == "openai":
+        from wyckoff_cli.providers.lazy_packages import import_openai_client
+
+        import_openai_client()
         return
     importlib.import_module(module)
 

@@ -234,7 +234,7 @@ def _anthropic(exc: BaseException, provider: str, secret: str | None) -> Provide
 
 
 def _openai(exc: BaseException, provider: str, secret: str | None) -> ProviderError | None:
-    import openai
+    import openai._exceptions as openai  # not the package: its `__init__` imports the whole SDK
 
     if isinstance(exc, openai.APIStatusError):
         detail = _body_message(exc.body) or exc.message
