@@ -5,7 +5,7 @@ The app starts on a pty (this process is the terminal, replaying what it writes 
 `pyte`); as soon as the prompt is on screen a message is typed and, once the prompt shows
 it, sent with Enter, and then one key every `--interval` seconds for `--keys` keys, as a
 person keeps typing while the model starts to answer. For each key it measures the time until the prompt on screen
-shows it (the echo). It reports, per run: Enter → the message echoed in the transcript,
+shows it (the echo). It reports, per run: launch → the first paint, Enter → the message echoed in the transcript,
 the worst and the median key echo during the first turn, Enter → the request at the
 server, the server's own latency (the request → its first text delta, as the relay in
 front of it sees them pass), that delta → on screen, and Enter → the answer's first
@@ -45,6 +45,7 @@ KEYS = "qwertyuiopasdfghjklzxcvbnm"
 PROMPT = "│ "  # the prompt box's left edge: what the prompt shows follows it
 TARGET_OURS = 0.3  # Enter -> first token on screen, less the server's own latency
 FIGURES = (
+    ("paint", "launch -> first paint", "(the prompt on screen)"),
     ("echo_message", "Enter -> message echoed", ""),
     ("worst_key", "worst key echo, first turn", ""),
     ("median_key", "median key echo", ""),
@@ -114,10 +115,11 @@ def _run_in(
     env = app_env(server.env(home), source)
     command = [sys.executable, "-m", "wyckoff_cli", "chat", "--model", "anthropic:claude-sonnet-4-5", project]
     terminal = Terminal(command, env, project, args.width, args.height)
+    launched = time.perf_counter()
     terminal.start()
     screen = Screen(terminal)
     try:
-        screen.wait(lambda text: "/help for keys" in text, timeout=60)
+        painted = screen.wait(lambda text: "/help for keys" in text, timeout=60)
         time.sleep(delay)
         terminal.type(MESSAGE)  # typed, then sent once the prompt shows it: the clock starts at Enter
         screen.wait(lambda text: f"{PROMPT}{MESSAGE}" in text)
@@ -138,6 +140,7 @@ def _run_in(
         request = _after(server.proxy.requests, sent, "request")
         delta = _after(server.proxy.first_deltas, request, "text delta")
         return {
+            "paint": painted - launched,
             "first_token": first - sent,
             "echo_message": echoed - sent,
             "worst_key": max(latencies),
