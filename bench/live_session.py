@@ -91,6 +91,9 @@ def p95(values: list[float]) -> float:
 async def child(
     project: Path, script: Path, keys: int, interval: float, size: tuple[int, int]
 ) -> dict[str, Any]:
+    import wyckoff_cli.tui  # noqa: F401  (first: the Textual settings the app runs with)
+
+    # isort: split
     from textual import events
     from textual.screen import Screen
     from textual.worker import WorkerState
