@@ -196,6 +196,33 @@ def test_message_images_survive_the_chat_log(tmp_path: Path) -> None:
     assert Message.from_dict(message.to_dict()).images == [part]
 
 
+async def test_a_mentioned_image_shows_as_a_chip_once_sent_as_on_resume(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`@ui/shot.png` attaches the image when the turn starts (runtime/mentions.py): the
+    message in the transcript then shows its chip after the prompt's own, numbered as
+    sent, exactly as the resumed transcript shows it."""
+    fake_clipboard(tmp_path / "bin", png_bytes(320, 200), monkeypatch)
+    write(workspace / "ui" / "shot.png", png_bytes(64, 48))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "not-used")
+    app, provider = make_app(workspace, [{"text": "Two images."}], model="anthropic:claude-sonnet-4-5")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = chat(app)
+        screen.query_one(PromptInput).focus()
+        await pilot.press("ctrl+v")
+        await until(pilot, lambda: len(screen.query_one(ImageChips).images) == 1)
+        await send(pilot, "Compare with @ui/shot.png")
+        await settle(pilot, screen)
+        shown = [str(u.text) for u in screen.query(UserMessage)][-1]
+        assert shown == (
+            "Compare with @ui/shot.png\n[Image #1 clipboard.png 320\u00d7200] [Image #2 shot.png 64\u00d748]"
+        )
+        history = list(screen.controller.session.conversation.messages)
+    assert [i.name for i in provider.requests[-1].messages[-1].images] == ["clipboard.png", "shot.png"]
+    replayed = [w for w in widgets_for(history) if isinstance(w, UserMessage)]
+    assert str(replayed[-1].text) == shown
+
+
 async def test_a_tool_results_image_shows_as_a_chip_live_and_on_resume(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

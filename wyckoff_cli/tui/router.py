@@ -14,10 +14,11 @@ widget then renders once in that same frame. A delta costs a list append.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, assert_never, runtime_checkable
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import ImagePart, Message
 from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.sources import server_tool_text
 from wyckoff_cli.tui.widgets.counting_notice import retry_wait_text
@@ -51,6 +52,7 @@ class TranscriptView(Protocol):
     def add_notice(self, kind: str, message: str) -> None: ...
     def add_counting_notice(self, kind: str, render: Callable[[float], str]) -> CountingView: ...
     def add_user(self, text: str) -> None: ...
+    def show_user_images(self, images: Sequence[ImagePart]) -> None: ...  # the last user message's
     def mount_pending(self) -> None: ...  # entries held for the next frame, mounted now
     def status_changed(self) -> None: ...
     def request_approval(self, request: ev.ApprovalRequested, agent: str | None = None) -> None: ...
@@ -257,6 +259,9 @@ class EventRouter:
             self.fold.round_started()
 
     def _committed(self, event: ev.MessageCommitted) -> None:
+        message = event.message
+        if _a_users_images(message):  # what was sent: an `@` mention's images too
+            self.view.show_user_images(Message.from_dict(message).images)
         if self.fold is not None:
             self.fold.committed(event.message)
 
@@ -401,3 +406,10 @@ def hook_line(event: ev.HookRan) -> str:
     command = event.command if len(event.command) <= 60 else event.command[:59] + "…"
     text = f"↳ {event.hook_event} hook {command} · {event.elapsed_ms} ms · {event.outcome}"
     return f"{text}: {event.message}" if event.message else text
+
+
+def _a_users_images(message: dict[str, Any]) -> bool:
+    """Whether a committed message is a person's message with images."""
+    if message.get("role") != "user" or message.get("meta", {}).get("synthetic"):
+        return False
+    return any(part.get("type") == "image" for part in message.get("parts", ()))

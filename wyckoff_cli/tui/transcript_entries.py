@@ -7,12 +7,13 @@ frame, tui/entry_batch.py) and `request_approval` (a sub-agent's dialog)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from textual.widget import Widget
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import ImagePart
 from wyckoff_cli.tui.entry_batch import EntryBatch
 from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.router import AnswerView, EventRouter
@@ -27,6 +28,7 @@ from wyckoff_cli.tui.widgets.tool_call import ToolCallView
 class TranscriptEntries:
     entry_batch: EntryBatch  # made by the screen: its transcript mounts what it holds
     router: EventRouter  # made by the screen, with `_schedule_flush` as its clock
+    _last_user: UserMessage | None = None  # the latest user message, for its images once sent
 
     def _schedule_flush(self, soon: bool = False) -> None:
         """Buffered deltas wait at most one frame of the app's one clock (`soon`: none),
@@ -74,4 +76,9 @@ class TranscriptEntries:
         return notice
 
     def add_user(self, text: str) -> None:
-        self._mount(UserMessage(text))
+        self._last_user = UserMessage(text)
+        self._mount(self._last_user)
+
+    def show_user_images(self, images: Sequence[ImagePart]) -> None:
+        if self._last_user is not None:
+            self._last_user.show_images(images)

@@ -10,7 +10,7 @@ requests go to the screen's dialog, naming the agent.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -19,6 +19,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 
 from wyckoff_cli.core import events as ev
+from wyckoff_cli.core.messages import ImagePart
 from wyckoff_cli.session.status import StatusModel
 from wyckoff_cli.tui.literal import visible
 from wyckoff_cli.tui.router import AnswerView, EventRouter
@@ -46,6 +47,7 @@ class TaskCallView(ToolCallView):
     def __init__(self, call_id: str, name: str, args: dict[str, Any], ask: AskFn, **kwargs: object) -> None:
         super().__init__(call_id, name, args, **kwargs)
         self.ask = ask
+        self._last_user: UserMessage | None = None
         self.agent = str(args.get("agent", "agent"))
         self.description = str(args.get("description", ""))
         self.agent_id = ""
@@ -147,7 +149,12 @@ class TaskCallView(ToolCallView):
         return notice
 
     def add_user(self, text: str) -> None:
-        self._add(UserMessage(text))
+        self._last_user = UserMessage(text)
+        self._add(self._last_user)
+
+    def show_user_images(self, images: Sequence[ImagePart]) -> None:
+        if self._last_user is not None:
+            self._last_user.show_images(images)
 
     def mount_pending(self) -> None:
         return None  # the child's entries are mounted as they come
