@@ -71,10 +71,11 @@ async def test_without_a_stall_limit_every_attempt_is_made(server: FakeServer) -
 async def test_output_is_not_counted_against_the_stall_limit(server: FakeServer) -> None:
     """An attempt that streamed text and then failed is a failure, not a stall: the
     retry still comes, and its answer is the whole answer."""
-    server.script({"text": "Part", "midstream_error": True}, {"text": "Whole answer."})
+    server.script({"text": "warm"}, {"text": "Part", "midstream_error": True}, {"text": "Whole answer."})
     provider = retrying(server, "anthropic", attempts=3, initial_delay=0.1, stall_limit=0.3)
+    await call(provider)  # the SDK imported and warm first: a slow first parse is no stall
     parts, _, chunks = await call(provider)
-    assert parts == [TextPart("Whole answer.")] and len(server.requests) == 2
+    assert parts == [TextPart("Whole answer.")] and len(server.requests) - 1 == 2
     retry = next(c for c in chunks if isinstance(c, RetryChunk))
     assert retry.waited == 0 and retry.limit == 0.3
 
