@@ -156,9 +156,13 @@ def test_the_anthropic_client_loads_without_the_sdks_type_tree() -> None:
     assert messages == "Messages"
 
 
-def test_a_request_and_an_api_error_go_through_the_deferred_sdk(server: FakeServer) -> None:
-    server.script({"text": "Hello through the lean SDK."}, {"status": 401, "error_message": "bad key"})
-    out = _python(
+def _two_calls(server: FakeServer, vendor: str, model: str, then: str) -> str:
+    """A script (for `_python`) that makes `vendor`'s provider in a fresh process and
+    streams two calls through it against `server` (`text`: the first answer; `error`:
+    the class of the second call's `ProviderError`, "none" without one), then runs
+    `then`."""
+    base_url = server.openai_url if vendor.startswith("openai") else server.url
+    return textwrap.dedent(
         f"""
         import asyncio, json, sys
         from wyckoff_cli.core.errors import ProviderError
@@ -168,8 +172,8 @@ def test_a_request_and_an_api_error_go_through_the_deferred_sdk(server: FakeServ
         from wyckoff_cli.providers.spec import ModelSpec
 
         async def main():
-            provider = build_provider(ModelSpec("anthropic", "claude-sonnet-4-5", api_key="k",
-                                                base_url={server.url!r}), retry=None)
+            provider = build_provider(ModelSpec({vendor!r}, {model!r}, api_key="k",
+                                                base_url={base_url!r}), retry=None)
             text = ""
             async for chunk in provider.chat_stream([Message.user("hi")], [], ""):
                 text += chunk.text if isinstance(chunk, TextChunk) else ""
@@ -179,11 +183,25 @@ def test_a_request_and_an_api_error_go_through_the_deferred_sdk(server: FakeServ
                 error = "none"
             except ProviderError as exc:
                 error = type(exc).__name__
+            await provider.aclose()
             return text, error
 
         text, error = asyncio.run(main())
-        print(json.dumps([text, error, "__getattr__" in vars(sys.modules["anthropic"])]))
         """
+    ) + textwrap.dedent(then)
+
+
+def test_a_request_and_an_api_error_go_through_the_deferred_sdk(server: FakeServer) -> None:
+    server.script({"text": "Hello through the lean SDK."}, {"status": 401, "error_message": "bad key"})
+    out = _python(
+        _two_calls(
+            server,
+            "anthropic",
+            "claude-sonnet-4-5",
+            """
+            print(json.dumps([text, error, "__getattr__" in vars(sys.modules["anthropic"])]))
+            """,
+        )
     )
     text, error, deferred = json.loads(out)
     assert text == "Hello through the lean SDK."
@@ -223,37 +241,19 @@ def test_threads_taking_names_and_running_the_init_at_once_see_one_package(toy: 
 def test_the_openai_client_loads_without_the_sdks_whole_tree(server: FakeServer) -> None:
     server.script({"text": "Hello through the lean OpenAI SDK."}, {"status": 429})
     out = _python(
-        f"""
-        import asyncio, json, sys
-        from wyckoff_cli.core.errors import ProviderError
-        from wyckoff_cli.core.messages import Message
-        from wyckoff_cli.providers.base import TextChunk
-        from wyckoff_cli.providers.factory import build_provider
-        from wyckoff_cli.providers.spec import ModelSpec
-
-        async def main():
-            provider = build_provider(ModelSpec("openai", "gpt-4.1", api_key="k",
-                                                base_url={server.openai_url!r}), retry=None)
-            text = ""
-            async for chunk in provider.chat_stream([Message.user("hi")], [], ""):
-                text += chunk.text if isinstance(chunk, TextChunk) else ""
-            try:
-                async for _ in provider.chat_stream([Message.user("again")], [], ""):
-                    pass
-                error = "none"
-            except ProviderError as exc:
-                error = type(exc).__name__
-            await provider.aclose()
-            return text, error
-
-        text, error = asyncio.run(main())
-        lean = len([m for m in sys.modules if m.startswith("openai")])
-        deferred = "__getattr__" in vars(sys.modules["openai"])
-        responses = "openai.resources.responses.responses" in sys.modules
-        import openai  # a user of the whole SDK still gets all of it
-        whole = [openai.api_key is None, openai.AsyncOpenAI.__name__, openai.types.responses.Response.__name__]
-        print(json.dumps([text, error, lean, deferred, responses, whole]))
-        """
+        _two_calls(
+            server,
+            "openai",
+            "gpt-4.1",
+            """
+            lean = len([m for m in sys.modules if m.startswith("openai")])
+            deferred = "__getattr__" in vars(sys.modules["openai"])
+            responses = "openai.resources.responses.responses" in sys.modules
+            import openai  # a user of the whole SDK still gets all of it
+            whole = [openai.api_key is None, openai.AsyncOpenAI.__name__, openai.types.responses.Response.__name__]
+            print(json.dumps([text, error, lean, deferred, responses, whole]))
+            """,
+        )
     )
     text, error, lean, deferred, responses, whole = json.loads(out)
     assert text == "Hello through the lean OpenAI SDK."

@@ -25,7 +25,7 @@ FRAME_RATE = 10.0
 Textual repaint (a full one whenever the answer grows by a line and the transcript
 scrolls): at 50 deltas/s, 12.5 frames took ~2.5 points of a core less than 20, and 10
 1.6 points less than 12.5, the text still streaming continuously (docs/PERFORMANCE.md).
-Issue 36 keeps it at 10 at least. The first change after a quiet spell is drawn at once."""
+Not lower: spinners step once a frame. The first change after a quiet spell is drawn at once."""
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 """The glyphs of every spinner in the app (the status bar's, a running tool call's)."""
