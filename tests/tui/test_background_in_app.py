@@ -63,7 +63,13 @@ async def test_a_session_that_starts_waiting_shows_in_the_status_bar(workspace: 
         assert "waits" not in bar(app)
         RunningRegistry().update(entry, state="waiting", waiting_for="run_shell: pytest -q")
         await until(pilot, lambda: "⚠ bg-aaaaaa waits for run_shell: pytest -q" in bar(app))
-        assert any("bg-aaaaaa waits for run_shell: pytest -q" in str(n.message) for n in app._notifications)
+        # the toast is a message the app handles after the bar's repaint: wait for it too
+        await until(
+            pilot,
+            lambda: any(
+                "bg-aaaaaa waits for run_shell: pytest -q" in str(n.message) for n in app._notifications
+            ),
+        )
         RunningRegistry().update(entry, state="running", waiting_for=None)  # answered elsewhere
         await until(pilot, lambda: "waits" not in bar(app))
 
