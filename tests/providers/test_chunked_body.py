@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import gzip
 import random
+import socket
+import struct
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,7 +34,8 @@ class KeepAliveServer:
     """HTTP/1.1 on 127.0.0.1 that keeps connections open; `framing` says how each
     answer's body is sent: "chunked" (one chunk an event), "trailers" (with chunk
     extensions and trailer fields), "gzip" (chunked, gzip-encoded), "length"
-    (Content-Length), "drop" (the connection closed inside a chunk)."""
+    (Content-Length), "drop" (the connection closed inside a chunk), "stall" (silent
+    after half the events), "reset" (the connection reset after half the events)."""
 
     def __init__(self) -> None:
         self.framing = "chunked"
@@ -101,6 +104,14 @@ class KeepAliveServer:
                 writer.write(b"%X\r\n%s" % (len(event), event[: len(event) // 2]))
                 await writer.drain()
                 return False
+            if self.framing in ("stall", "reset") and n == len(events) // 2:
+                await writer.drain()
+                if self.framing == "reset":  # an RST, not a FIN: the peer's socket is gone
+                    sock = writer.get_extra_info("socket")
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    writer.transport.abort()
+                    return False
+                await asyncio.Event().wait()  # silent until the client gives up
             writer.write(b"%X%s\r\n%s\r\n" % (len(event), extension.encode(), event))
             if n % 7 == 0:
                 await writer.drain()
@@ -243,18 +254,42 @@ def test_upper_case_sizes_extensions_and_spaces_are_read() -> None:
     assert dechunker.ending == b"0\r\n\r\n"
 
 
-class _Network:
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-    async def read(self, size: int, timeout: float | None = None) -> bytes:
-        raise self.error
-
-
-@pytest.mark.parametrize(("raised", "kind"), [("ReadTimeout", "ReadTimeout"), ("ReadError", "ReadError")])
-async def test_network_failures_are_the_http_clients_own(raised: str, kind: str) -> None:
-    import httpcore2
+@pytest.mark.parametrize(("framing", "kind"), [("stall", "ReadTimeout"), ("reset", "ReadError")])
+async def test_network_failures_are_the_http_clients_own(
+    keep_alive: tuple[KeepAliveServer, str], framing: str, kind: str
+) -> None:
+    """A read timeout (the SDK's: the time allowed between two arrivals) and a reset
+    connection, half-way through a body read straight: the HTTP client's own errors."""
     import httpx2
 
-    with pytest.raises(getattr(httpx2, kind)):
-        await module._receive(_Network(getattr(httpcore2, raised)("boom")), 1.0, None)
+    server, url = keep_alive
+    server.framing = framing
+    client = httpx2.AsyncClient(timeout=httpx2.Timeout(5.0, read=0.3))
+    async with client, client.stream("POST", url + "/v1/chat/completions", content=b"{}") as response:
+        body = module.chunked_body(response)
+        assert body is not None
+        read = b""
+        with pytest.raises(getattr(httpx2, kind)):
+            while (piece := await body.take()) is not None:
+                read += piece
+        await body.aclose()
+        assert read.startswith(b"data: ")  # what came before the failure was handed on
+
+
+@pytest.mark.parametrize(("framing", "message"), [("stall", "ReadTimeout"), ("reset", "ReadError")])
+async def test_a_stalled_or_reset_stream_fails_through_the_sdk_as_a_network_failure(
+    keep_alive: tuple[KeepAliveServer, str], taken: list[bool], framing: str, message: str
+) -> None:
+    server, url = keep_alive
+    server.framing = framing
+    spec = ModelSpec(
+        "openai", MODELS["openai"], base_url=url + "/v1", api_key=TEST_KEY, extra={"request_timeout": 0.5}
+    )
+    provider = build_provider(spec, retry=None)
+    with pytest.raises(errors.ProviderError) as raised:
+        await call(provider, tools=())
+    assert taken == [True] and raised.value.retryable and message in str(raised.value)
+    server.framing = "chunked"
+    parts, _, _ = await call(provider, tools=())  # the next call on a new connection
+    assert parts == [TextPart(ANSWER)]
+    await provider.aclose()

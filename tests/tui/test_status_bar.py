@@ -115,3 +115,37 @@ async def test_the_spinner_repaints_the_bar_without_a_layout_pass(tmp_path: Path
         assert len(frames) >= 3 and len(layouts) >= 3
         assert not any(layouts), layouts
         assert bar.size == size and size.height == 1  # the frames never changed its size
+
+
+async def test_within_a_second_the_spinner_turns_without_recomputing_the_bar(tmp_path: Path) -> None:
+    # Ten frames a second while busy: the figures, the status line's payload and the
+    # text layout are redone when the seconds change (or a figure does), not per glyph.
+    app, _ = make_app(tmp_path, [[{"sleep": 2.5}, {"text": "late"}]], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        bar = screen.query_one(StatusBar)
+        await pilot.pause()
+        recomputed: list[str] = []
+        original = bar.model.segments
+
+        def counted() -> Any:
+            recomputed.append(bar.shown_text)
+            return original()
+
+        bar.model.segments = counted  # type: ignore[method-assign]
+        glyphs: list[str] = []
+
+        def turned() -> bool:
+            glyph = bar._glyph[1] if bar._glyph is not None else None
+            if glyph is not None and (not glyphs or glyphs[-1] != glyph):
+                glyphs.append(glyph)
+            return len(glyphs) >= 12
+
+        await send(pilot, "hello")
+        await until(pilot, turned, observe=lambda: bar.shown_text)
+        assert all(glyph in SPINNER for glyph in glyphs)
+        assert any(glyph in bar.render_line(0).text for glyph in SPINNER)  # the glyph is on screen
+        seconds = {text.split()[-1] for text in recomputed if text.split()[-1].endswith("s")}
+        # 12 glyphs took at least a second: recomputed a few times (send, the seconds,
+        # events), never once per glyph
+        assert len(recomputed) < len(glyphs) - 4, (len(recomputed), len(glyphs), seconds)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.tui.support import make_app
 from tests.tui.test_chat_flows import SIZE, chat, send, settle
 from tests.tui.test_frame_clock import long_answer, screen_text
@@ -42,11 +44,16 @@ class Watched(MarkdownStreamView):
         return lines
 
 
-async def test_every_frame_of_a_live_stream_shows_the_lines_so_far_in_order() -> None:
-    answer = long_answer(6)
+@pytest.mark.parametrize(("size", "step"), [((80, 24), 4), ((120, 40), 8), ((100, 60), 12)])
+async def test_every_frame_of_a_live_stream_shows_the_lines_so_far_in_order(
+    size: tuple[int, int], step: int
+) -> None:
+    """On every screen: the step is GROW_STEP or a fifth of the screen, the larger."""
+    answer = long_answer(6 if size[1] < 60 else 10)
     app = TranscriptApp()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         view = await _new_view(app, pilot, Watched())
+        assert view.grow_step == step
         for start in range(0, len(answer), 7):
             view.append(answer[start : start + 7])
             await pilot.pause()  # one delta per event-loop turn, as a local stream gives
@@ -59,7 +66,7 @@ async def test_every_frame_of_a_live_stream_shows_the_lines_so_far_in_order() ->
         live = view.seen[:-1]  # the flushes before finish()
         assert len(live) > 3
         for lines, height in live:
-            step = MarkdownStreamView.GROW_STEP
+            step = view.grow_step
             assert height % step == 0 and len(lines) <= height < len(lines) + step
             # Every finished line is the final one, in order; only the growing last line
             # (a word or a closing mark still to come) may differ.

@@ -125,7 +125,7 @@ class SDKProvider(StreamingProvider):
                 reader = self.new_reader(request)
                 out = reader.out
                 decoder = SSEDecoder()
-                pump = BodyPump(chunked_body(response) or response.aiter_bytes())
+                pump = chunked_body(response) or BodyPump(response.aiter_bytes())
                 try:
                     while (data := await pump.take()) is not None:
                         failure = self._feed(reader, decoder.feed(data))

@@ -11,9 +11,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from textual import events
+from textual._compositor import Compositor
 from textual.app import App
 from textual.containers import ScrollableContainer
+from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
 
@@ -24,6 +27,9 @@ PRIVATE_API = (
     ("ScrollableContainer", "_anchor_released"),
     ("TextArea", "_on_key"),
     ("App", "_driver"),
+    ("Compositor", "render_partial_update"),
+    ("Compositor", "_get_renders"),
+    ("Compositor", "_dirty_regions"),
 )
 
 
@@ -69,3 +75,116 @@ def write_to_terminal(app: App[Any], data: str) -> None:
     driver = app._driver
     if driver is not None and not app.is_headless:
         driver.write(data)
+
+
+class RowsCompositor(Compositor):
+    """Textual's compositor, drawing only the cells an update shows.
+
+    Textual draws a frame front to back: the first widget to draw a cell wins it. For a
+    partial update it has every widget that overlaps the box around the changed regions
+    render all of its visible lines, then writes the changed cells; for a full one, every
+    widget renders everything, the screen and the containers under the entries too.
+    While an answer streams (its last line and the status bar's spinner change), that
+    was the screen's 40 lines, the transcript's and its scroll bar's 36, the answer's
+    lines on screen and the prompt, every frame, to write 2 or 3 rows; and after each
+    layout pass, the screen and the transcript rendered again under the entries that
+    hide them (docs/PERFORMANCE.md). Here each widget, in Textual's order, renders only
+    the rows where it holds a cell the update writes that no widget in front has drawn:
+    the cells written, and the widget each comes from, are the same."""
+
+    _to_draw: dict[int, list[tuple[int, int]]] | None = None
+
+    def render_partial_update(self) -> Any:
+        screen = self.size.region
+        to_draw: dict[int, list[tuple[int, int]]] = {}
+        for region in self._dirty_regions:
+            region = region.intersection(screen)
+            for y in region.line_range:
+                to_draw[y] = _merged(to_draw.get(y), region.x, region.right)
+        self._to_draw = to_draw
+        try:
+            return super().render_partial_update()
+        finally:
+            self._to_draw = None
+
+    def render_full_update(self, simplify: bool = False) -> Any:
+        width, height = self.size
+        self._to_draw = {y: [(0, width)] for y in range(height)}
+        try:
+            return super().render_full_update(simplify)
+        finally:
+            self._to_draw = None
+
+    def _get_renders(self, crop: Region | None = None) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        to_draw = self._to_draw  # row -> the spans of cells still to draw, sorted, apart
+        if to_draw is None or crop is None:
+            yield from super()._get_renders(crop)
+            return
+        for widget, (region, clip) in self.visible_widgets.items():
+            if not to_draw:
+                return  # every cell is drawn: the widgets behind are hidden
+            visible = region.intersection(clip)
+            left, right = visible.x, visible.right
+            rows = [
+                y for y in visible.line_range if (spans := to_draw.get(y)) and _overlap(spans, left, right)
+            ]
+            for first, end in _runs(rows):
+                part = Region(left, first, right - left, end - first)
+                strips = widget.render_lines(
+                    Region(left - region.x, first - region.y, part.width, part.height)
+                )
+                for y, strip in zip(part.line_range, strips, strict=False):
+                    if strip.cell_length >= part.width:  # a short line draws only what it has
+                        rest = _without(to_draw[y], left, right)
+                        if rest:
+                            to_draw[y] = rest
+                        else:
+                            del to_draw[y]
+                yield region, part, strips
+
+
+def _overlap(spans: list[tuple[int, int]], left: int, right: int) -> bool:
+    return any(start < right and left < end for start, end in spans)
+
+
+def _merged(spans: list[tuple[int, int]] | None, left: int, right: int) -> list[tuple[int, int]]:
+    """`spans` (sorted, apart) with [left, right) added, merging what touches it."""
+    kept: list[tuple[int, int]] = []
+    for start, end in spans or ():
+        if end < left or start > right:
+            kept.append((start, end))
+        else:
+            left, right = min(left, start), max(right, end)
+    if left < right:
+        kept.append((left, right))
+    kept.sort()
+    return kept
+
+
+def _without(spans: list[tuple[int, int]], left: int, right: int) -> list[tuple[int, int]]:
+    """`spans` (sorted, apart) less [left, right)."""
+    if left <= spans[0][0] and spans[-1][1] <= right:
+        return []  # the usual case: a widget as wide as the row's cells to draw
+    kept: list[tuple[int, int]] = []
+    for start, end in spans:
+        if start < left:
+            kept.append((start, min(end, left)))
+        if end > right:
+            kept.append((max(start, right), end))
+    return kept
+
+
+def _runs(rows: list[int]) -> list[tuple[int, int]]:
+    """Sorted rows as runs of consecutive rows, each (first, one past the last)."""
+    runs: list[tuple[int, int]] = []
+    for y in rows:
+        if runs and runs[-1][1] == y:
+            runs[-1] = (runs[-1][0], y + 1)
+        else:
+            runs.append((y, y + 1))
+    return runs
+
+
+def draw_changed_rows_only(screen: Screen[Any]) -> None:
+    """Give `screen` (before it is mounted) a RowsCompositor in place of Textual's."""
+    screen._compositor = RowsCompositor()

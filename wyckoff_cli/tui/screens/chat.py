@@ -35,6 +35,7 @@ from wyckoff_cli.tui import agents_requests, chat_requests, image_attach
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.entry_batch import EntryBatch
 from wyckoff_cli.tui.frame_clock import clock_of
+from wyckoff_cli.tui.heap import freeze_startup_heap
 from wyckoff_cli.tui.help_table import help_table
 from wyckoff_cli.tui.input_history import load_input_history, save_input_history
 from wyckoff_cli.tui.literal import literal, visible
@@ -46,6 +47,7 @@ from wyckoff_cli.tui.screens.plan_approval import PlanApprovalScreen
 from wyckoff_cli.tui.screens.rewind import DoubleEscape
 from wyckoff_cli.tui.shell_line import attached_lines, drop_attached, run_shell_line, shell_line
 from wyckoff_cli.tui.status_line_view import attach_status_line
+from wyckoff_cli.tui.textual_compat import draw_changed_rows_only
 from wyckoff_cli.tui.transcript_entries import TranscriptEntries
 from wyckoff_cli.tui.transcript_find import FindBar, Finder
 from wyckoff_cli.tui.transcript_fold import TranscriptFold
@@ -81,6 +83,8 @@ class ChatScreen(TranscriptEntries, Screen[None]):
 
     def __init__(self, controller: ChatController) -> None:
         super().__init__()
+        # a streamed line or a spinner's turn redraws its rows, not the box between them
+        draw_changed_rows_only(self)
         self.controller = controller
         self.status = controller.status
         self.router = EventRouter(self, self.status, schedule_flush=self._schedule_flush)
@@ -159,6 +163,7 @@ class ChatScreen(TranscriptEntries, Screen[None]):
         it: the controller's (SDK, session modules, provider), then the answer's renderer."""
         await self.controller.prepare()
         await warm.ready([RENDERER])  # imported on the first delta otherwise (~10-30 ms)
+        freeze_startup_heap()  # the collector's full passes no longer scan the start-up heap
 
     def _ask_hook_trust(self, then: Callable[[], None]) -> None:
         """Project hooks not trusted yet: ask, naming each command, before any turn;

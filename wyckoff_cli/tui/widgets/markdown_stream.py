@@ -90,11 +90,16 @@ class MarkdownStreamView(BlockLinesView):
     """Flushes per second at most while text streams: the app's frame clock's rate
     (tui/frame_clock.py). See docs/PERFORMANCE.md."""
     GROW_STEP = 4
-    """While a live stream grows, the view's height grows this many lines at a time
-    (blank lines below the text until they fill). A layout pass, with the full repaint of
-    the transcript that scrolls, costs more than the rest of a frame: 4 cuts the layout
-    passes of a stream fourfold (docs/PERFORMANCE.md). Exact once finished, and always
-    for text given before mount (a restored answer)."""
+    """While a live stream grows, the view's height grows at least this many lines at a
+    time (blank lines below the text until they fill), and a fifth of the screen's
+    height on a taller screen (`GROW_SCREEN_SHARE`). A layout pass, with the full repaint
+    of the transcript that scrolls, costs more than the rest of a frame, and that repaint
+    costs as many rows as the screen has: growing a share of the screen at a time keeps
+    its cost per line of text the same on any screen (docs/PERFORMANCE.md). Exact once
+    finished, and always for text given before mount (a restored answer)."""
+    GROW_SCREEN_SHARE = 0.2
+    """The share of the screen's height a live stream grows at a time, when that is more
+    than `GROW_STEP` lines: 8 lines on a 40-line screen, 4 on a 24-line one."""
     TAIL_SHARE = 0.25
     """Longest share of the time the growing block's re-render may take: a slow one
     (a long code block) stretches the flush interval so it is re-rendered less often."""
@@ -319,12 +324,19 @@ class MarkdownStreamView(BlockLinesView):
         self._refresh_from(first_line)
 
     def _layout_height(self, lines: int) -> int:
-        # While the answer streams, its height grows in steps of GROW_STEP lines: a
+        # While the answer streams, its height grows in steps of `grow_step` lines: a
         # layout pass (and a full repaint, as the transcript scrolls) every few lines,
         # not every line. Finished, or given whole before mount (a restored answer): exact.
         if self._splitter.closed or not self._live or lines == 0:
             return lines
-        return -(-lines // self.GROW_STEP) * self.GROW_STEP
+        step = self.grow_step
+        return -(-lines // step) * step
+
+    @property
+    def grow_step(self) -> int:
+        """Lines a live stream's height grows at a time on this screen (see GROW_STEP)."""
+        rows = self.app.size.height if self.is_attached else 0
+        return max(self.GROW_STEP, int(rows * self.GROW_SCREEN_SHARE))
 
     def _screen_cells(self) -> int:
         size = self.app.size if self.is_attached else None

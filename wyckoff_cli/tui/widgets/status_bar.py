@@ -93,14 +93,17 @@ class StatusBar(Static):
         self.update(text, layout=False)
 
     def _tick(self, now: float) -> None:
-        # Every frame while busy: work only when the spinner's frame or seconds change.
+        # Every frame while busy: work only when the spinner's frame or seconds change,
+        # and while the seconds stay, only the glyph's cell: what else the bar shows is
+        # refreshed by whoever changes it (the chat screen, once per frame with events).
         if self.busy_since is not None:
             elapsed = time.monotonic() - self.busy_since
-            if (
-                spinner_frame(elapsed) == self._frame
-                and self._shown is not None
-                and self._shown[2] == f"{elapsed:.0f}s"
-            ):
+            frame = spinner_frame(elapsed)
+            if self._shown is not None and self._shown[2] == f"{elapsed:.0f}s":
+                if frame != self._frame and self._glyph is not None:
+                    self._frame = frame
+                    self._glyph = (self._glyph[0], SPINNER[frame])
+                    self.refresh()
                 return
         self.refresh_status()
 
