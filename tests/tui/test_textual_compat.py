@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 from textual._compositor import Compositor
+from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, VerticalScroll
+from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
@@ -23,6 +26,8 @@ OWNERS = {
     "TextArea": TextArea,
     "App": App,
     "Compositor": Compositor,
+    "LinuxDriver": LinuxDriver,
+    "XTermParser": XTermParser,
 }
 
 
@@ -45,6 +50,8 @@ async def test_every_private_attribute_used_exists_on_a_live_app() -> None:
             "TextArea": pilot.app.query_one(TextArea),
             "App": pilot.app,
             "Compositor": pilot.app.screen._compositor,
+            "LinuxDriver": _driver(pilot.app),
+            "XTermParser": XTermParser(),
         }
         missing = [
             f"{owner}.{name}" for owner, name in textual_compat.PRIVATE_API if not hasattr(live[owner], name)
@@ -56,6 +63,17 @@ async def test_every_private_attribute_used_exists_on_a_live_app() -> None:
         textual_compat.forget_line_cache(static)
         assert static in list(textual_compat.visible_widgets(pilot.app.screen))
         assert textual_compat.anchor_released(live["ScrollableContainer"]) in (True, False)
+
+
+def _driver(app: App[None]) -> LinuxDriver:
+    """A Linux driver made (not started) for the check; it sets two signal handlers,
+    put back here."""
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTSTP, signal.SIGCONT)}
+    try:
+        return textual_compat.QuietLinuxDriver(app)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
 
 
 class _Terminal(App[None]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from textual.app import App
+from textual.driver import Driver
 
 from wyckoff_cli.session import keys
 from wyckoff_cli.session.controller import ChatController
@@ -13,6 +14,7 @@ from wyckoff_cli.tui.hyperlinks import terminal_shows_hyperlinks
 from wyckoff_cli.tui.screens.chat import ChatScreen
 from wyckoff_cli.tui.screens.sessions import SessionPicker
 from wyckoff_cli.tui.screens.setup import SetupNeeds, SetupScreen, quit_hint
+from wyckoff_cli.tui.textual_compat import quiet_driver_class
 
 
 class WyckoffApp(App[None]):
@@ -35,6 +37,10 @@ class WyckoffApp(App[None]):
         self.session_id: str | None = None  # the session to resume, known once the app closed
         self.farewell: str | None = None  # what the terminal shows after the app closes
         self.setup_needs: SetupNeeds | None = None  # why the setup screen was shown
+
+    def get_driver_class(self) -> type[Driver]:
+        # Textual's Linux driver with an input thread that sleeps while idle
+        return quiet_driver_class() or super().get_driver_class()
 
     def on_mount(self) -> None:
         # while the terminal is not focused, an approval or a turn's end notifies

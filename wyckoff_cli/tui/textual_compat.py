@@ -7,6 +7,12 @@ fails loudly, naming the attribute, when a Textual release changes one of them.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
+import os
+import selectors
+import sys
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,6 +36,9 @@ PRIVATE_API = (
     ("Compositor", "render_partial_update"),
     ("Compositor", "_get_renders"),
     ("Compositor", "_dirty_regions"),
+    ("LinuxDriver", "run_input_thread"),
+    ("LinuxDriver", "_debug"),
+    ("XTermParser", "_timeout_time"),
 )
 
 
@@ -188,3 +197,87 @@ def _runs(rows: list[int]) -> list[tuple[int, int]]:
 def draw_changed_rows_only(screen: Screen[Any]) -> None:
     """Give `screen` (before it is mounted) a RowsCompositor in place of Textual's."""
     screen._compositor = RowsCompositor()
+
+
+if sys.platform != "win32":  # the Linux driver needs termios
+    from textual.drivers.linux_driver import LinuxDriver
+
+    class _WakingEvent(threading.Event):
+        """The driver's exit flag; setting it also wakes the input thread's `select`
+        through the thread's pipe (`wake_fd`, -1 while no thread runs)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.wake_fd = -1
+            self.lock = threading.Lock()
+
+        def set(self) -> None:
+            super().set()
+            with self.lock:
+                if self.wake_fd >= 0:
+                    with contextlib.suppress(OSError):
+                        os.write(self.wake_fd, b"x")
+
+    class QuietLinuxDriver(LinuxDriver):
+        """Textual's terminal driver, its input thread asleep until there is something to do.
+
+        Textual's input thread polls the terminal ten times a second (`select` with a 0.1 s
+        timeout), to see its exit flag and to time out a lone Escape: an idle app woke ten
+        times a second for nothing. This one waits until a key arrives, the parser's own
+        timeout for an escape sequence is due (then exactly, not up to 0.1 s late), or the
+        exit flag is set, which writes to a pipe the thread also waits on. Each run of the
+        thread has its own pipe (the app suspended for an editor stops it and starts a new
+        one)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.exit_event: _WakingEvent = _WakingEvent()
+
+        def run_input_thread(self) -> None:
+            from textual._time import get_time
+            from textual._xterm_parser import XTermParser
+
+            wake_read, wake_write = os.pipe()
+            os.set_blocking(wake_read, False)
+            os.set_blocking(wake_write, False)
+            flag = self.exit_event
+            with flag.lock:
+                flag.wake_fd = wake_write
+            selector = selectors.SelectSelector()  # as Textual's: a terminal on every platform
+            selector.register(self.fileno, selectors.EVENT_READ)
+            selector.register(wake_read, selectors.EVENT_READ)
+            parser = XTermParser(self._debug)
+            decode = codecs.getincrementaldecoder("utf-8")().decode
+            try:
+                while not flag.is_set():
+                    due = parser._timeout_time  # when a pending escape sequence times out
+                    timeout = None if due is None else max(0.0, due - get_time())
+                    for key, _ in selector.select(timeout):
+                        if key.fd == wake_read:
+                            with contextlib.suppress(BlockingIOError):
+                                os.read(wake_read, 64)
+                            continue
+                        data = os.read(self.fileno, 4096)
+                        if not data:  # the terminal is gone: wait for the exit flag alone
+                            selector.unregister(self.fileno)
+                            continue
+                        for event in parser.feed(decode(data)):
+                            self.process_message(event)
+                    for event in parser.tick():
+                        self.process_message(event)
+                for event in parser.tick():  # an escape sequence that timed out meanwhile
+                    self.process_message(event)
+            finally:
+                selector.close()
+                with flag.lock:
+                    flag.wake_fd = -1
+                os.close(wake_read)
+                os.close(wake_write)
+
+
+def quiet_driver_class() -> type[Any] | None:
+    """`QuietLinuxDriver` where Textual would use its Linux driver (every POSIX terminal,
+    unless `TEXTUAL_DRIVER` names another); None elsewhere, for Textual's own choice."""
+    if sys.platform == "win32" or os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    return QuietLinuxDriver
