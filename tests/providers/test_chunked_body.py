@@ -35,10 +35,12 @@ class KeepAliveServer:
     answer's body is sent: "chunked" (one chunk an event), "trailers" (with chunk
     extensions and trailer fields), "gzip" (chunked, gzip-encoded), "length"
     (Content-Length), "drop" (the connection closed inside a chunk), "stall" (silent
-    after half the events), "reset" (the connection reset after half the events)."""
+    after half the events), "reset" (the connection reset after half the events),
+    "pause" (silent for `pause` seconds half-way, then the rest)."""
 
     def __init__(self) -> None:
         self.framing = "chunked"
+        self.pause = 0.0  # seconds of silence half-way, for "pause"
         self.connections = 0
         self.requests = 0
         self._server: asyncio.Server | None = None
@@ -104,6 +106,9 @@ class KeepAliveServer:
                 writer.write(b"%X\r\n%s" % (len(event), event[: len(event) // 2]))
                 await writer.drain()
                 return False
+            if self.framing == "pause" and n == len(events) // 2:
+                await writer.drain()
+                await asyncio.sleep(self.pause)  # the server thinks, then goes on
             if self.framing in ("stall", "reset") and n == len(events) // 2:
                 await writer.drain()
                 if self.framing == "reset":  # an RST, not a FIN: the peer's socket is gone
@@ -293,3 +298,24 @@ async def test_a_stalled_or_reset_stream_fails_through_the_sdk_as_a_network_fail
     parts, _, _ = await call(provider, tools=())  # the next call on a new connection
     assert parts == [TextPart(ANSWER)]
     await provider.aclose()
+
+
+async def test_the_read_timeout_counts_the_wait_not_the_time_the_reader_was_busy(
+    keep_alive: tuple[KeepAliveServer, str],
+) -> None:
+    """The HTTP client times each read: a reader busy elsewhere for longer than the read
+    timeout, while the server was silent, still waits the whole timeout for what comes next."""
+    import httpx2
+
+    server, url = keep_alive
+    server.framing, server.pause = "pause", 1.1
+    client = httpx2.AsyncClient(timeout=httpx2.Timeout(5.0, read=0.8))
+    async with client, client.stream("POST", url + "/v1/chat/completions", content=b"{}") as response:
+        body = module.chunked_body(response)
+        assert body is not None
+        read = await body.take() or b""
+        await asyncio.sleep(1.0)  # busy elsewhere (the span itself is the test, not a wait)
+        while (piece := await body.take()) is not None:  # the rest arrives 0.1 s into the wait
+            read += piece
+        rendered = render("openai", {"text": ANSWER, "chunk_size": 5})
+        assert read == b"".join(rendered.events + rendered.tail)  # all of it, no ReadTimeout

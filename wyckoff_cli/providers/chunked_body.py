@@ -117,6 +117,7 @@ class ChunkedBody(asyncio.Protocol):
         self._loop = asyncio.get_running_loop()
         self._last = self._loop.time()  # when something last arrived
         self._timer: asyncio.TimerHandle | None = None
+        self._waiting_since = self._last  # when the reader last began to wait
         transport.set_protocol(self)
         transport.resume_reading()  # anyio stops reading between its reads
 
@@ -187,26 +188,33 @@ class ChunkedBody(asyncio.Protocol):
     async def _wait(self) -> None:
         """Until something arrives, the connection ends, or the read timeout passes."""
         self._waiter = self._loop.create_future()
+        self._waiting_since = self._loop.time()
         if self._timeout is not None and self._timer is None:
-            self._timer = self._loop.call_at(self._last + self._timeout, self._check_timeout)
+            self._timer = self._loop.call_at(self._deadline(), self._check_timeout)
         try:
             await self._waiter
         finally:
             self._waiter = None
 
     def _check_timeout(self) -> None:
-        # One timer for the whole body: it fires at the deadline of the last arrival it
-        # knew of, and is armed again while later arrivals moved the deadline on.
+        # One timer for the whole body: it fires at the deadline it knew of, and is armed
+        # again while later arrivals (or a later wait) moved the deadline on.
         self._timer = None
         if self._done or self._timeout is None:
             return
-        deadline = self._last + self._timeout
+        deadline = self._deadline()
         if self._loop.time() < deadline:
             self._timer = self._loop.call_at(deadline, self._check_timeout)
         elif self._waiter is not None:
             self._lost = True
             self._failure = _error("ReadTimeout", "timed out reading the response body", self._request)
             self._wake()
+
+    def _deadline(self) -> float:
+        """The read timeout from the later of the last arrival and the start of this wait
+        (as the HTTP client times each read: a reader busy elsewhere is not the network's
+        silence)."""
+        return max(self._last, self._waiting_since) + (self._timeout or 0.0)
 
     async def _finish(self) -> None:
         """Hand the last chunk and the trailers to h11 until it sees the message end, so
