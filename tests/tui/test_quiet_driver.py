@@ -5,7 +5,6 @@ own driver gives them, and the exit flag ends the thread at once."""
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import threading
 import time
@@ -17,6 +16,7 @@ import pytest
 from textual import events
 from textual.app import App
 
+from tests.tui.test_textual_compat import quiet_driver
 from tests.waiting import until_sync
 from wyckoff_cli.tui import textual_compat
 
@@ -33,8 +33,7 @@ def _wakeups(native_id: int) -> int:
 
 @pytest.fixture
 async def driver() -> AsyncIterator[tuple[Any, int, list[Any], threading.Thread, list[int]]]:
-    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTSTP, signal.SIGCONT)}
-    quiet = textual_compat.QuietLinuxDriver(App())  # a driver is made in the app's event loop
+    quiet = quiet_driver(App())
     keys_in, keys_out = os.pipe()
     quiet.fileno = keys_in  # the "terminal": what the test writes to keys_out
     received: list[Any] = []
@@ -55,8 +54,6 @@ async def driver() -> AsyncIterator[tuple[Any, int, list[Any], threading.Thread,
         quiet.close()
         os.close(keys_in)
         os.close(keys_out)
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
 
 
 def _keys(received: list[Any]) -> list[str]:

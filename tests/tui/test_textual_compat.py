@@ -50,7 +50,7 @@ async def test_every_private_attribute_used_exists_on_a_live_app() -> None:
             "TextArea": pilot.app.query_one(TextArea),
             "App": pilot.app,
             "Compositor": pilot.app.screen._compositor,
-            "LinuxDriver": _driver(pilot.app),
+            "LinuxDriver": quiet_driver(pilot.app),
             "XTermParser": XTermParser(),
         }
         missing = [
@@ -65,9 +65,9 @@ async def test_every_private_attribute_used_exists_on_a_live_app() -> None:
         assert textual_compat.anchor_released(live["ScrollableContainer"]) in (True, False)
 
 
-def _driver(app: App[None]) -> LinuxDriver:
-    """A Linux driver made (not started) for the check; it sets two signal handlers,
-    put back here."""
+def quiet_driver(app: App[None]) -> LinuxDriver:
+    """A QuietLinuxDriver made (not started) in the running loop; the two signal handlers
+    Textual's driver sets as it is made are put back here."""
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTSTP, signal.SIGCONT)}
     try:
         return textual_compat.QuietLinuxDriver(app)

@@ -161,29 +161,33 @@ class ChunkedBody(asyncio.Protocol):
     async def take(self) -> bytes | None:
         """The body bytes since the last call; None once the body has ended."""
         while not self._done:
-            if self._arrived:
-                data = self._arrived[0] if len(self._arrived) == 1 else b"".join(self._arrived)
-                self._arrived.clear()
-                self._size = 0
-                if self._paused:
-                    self._paused = False
-                    self._transport.resume_reading()
-                try:
-                    piece = self._dechunker.feed(data)
-                except ValueError as exc:
-                    self._give_back()
-                    raise _error("RemoteProtocolError", str(exc), self._request) from None
-                if self._dechunker.ending is not None:
-                    await self._finish()
-                if piece:
-                    return piece
-                continue
+            data = await self._next()
+            try:
+                piece = self._dechunker.feed(data)
+            except ValueError as exc:
+                self._give_back()
+                raise _error("RemoteProtocolError", str(exc), self._request) from None
+            if self._dechunker.ending is not None:
+                await self._finish()
+            if piece:
+                return piece
+        return None
+
+    async def _next(self) -> bytes:
+        """What arrived since the last call (waiting for it, the connection reading again
+        if it stopped at `HIGH_WATER`); the failure once the connection ended first."""
+        while not self._arrived:
             if self._lost:
                 self._give_back()
-                failure = self._failure or _error("RemoteProtocolError", _INCOMPLETE, self._request)
-                raise failure
+                raise self._failure or _error("RemoteProtocolError", _INCOMPLETE, self._request)
             await self._wait()
-        return None
+        data = self._arrived[0] if len(self._arrived) == 1 else b"".join(self._arrived)
+        self._arrived.clear()
+        self._size = 0
+        if self._paused:
+            self._paused = False
+            self._transport.resume_reading()
+        return data
 
     async def _wait(self) -> None:
         """Until something arrives, the connection ends, or the read timeout passes."""
@@ -235,15 +239,7 @@ class ChunkedBody(asyncio.Protocol):
                 self._give_back()
                 return
             if event is h11.NEED_DATA:
-                while not self._arrived:
-                    if self._lost:
-                        self._give_back()
-                        raise self._failure or _error("RemoteProtocolError", _INCOMPLETE, self._request)
-                    await self._wait()
-                data = b"".join(self._arrived)
-                self._arrived.clear()
-                self._size = 0
-                state.receive_data(data)
+                state.receive_data(await self._next())
 
     def _give_back(self) -> None:
         """The connection to the HTTP client, reading paused as anyio keeps it between
