@@ -9,11 +9,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from wyckoff_cli.providers.lazy_packages import re_exports
+from wyckoff_cli.providers.lazy_packages import _line_exports, _parsed_exports, re_exports
 from wyckoff_cli.testing.fake_server import FakeServer
 
 
@@ -67,6 +68,80 @@ def toy(tmp_path: Path) -> Path:
 )
 def test_only_an_init_of_re_exports_is_read_as_one(source: str, pure: bool) -> None:
     assert (re_exports(source) is not None) is pure
+
+
+@pytest.mark.parametrize(
+    ("source", "read_by_lines"),
+    [
+        (
+            "# generated\n\nfrom __future__ import annotations\n\nfrom .a import A as A\nfrom .b.c import C\n",
+            True,
+        ),
+        ("from .a import A as A \t\r\nfrom .b import B\rfrom .c import C\n", True),  # Python's line breaks
+        ("from .a import A as A  # noqa\n", False),  # a comment after the import
+        ("from .a import (\n    A as A,\n\n    B\n)\nfrom .c import C\n", True),  # over several lines
+        ("from .a import (\n    A as A,\n    B,\n)\n", True),
+        ("from .a import (\n    A\n    B\n)\n", False),  # no comma between: not Python
+        ("from .a import (\n)\n", False),  # nothing imported: not Python
+        ("from .a import (\n    A,  # first\n)\n", False),  # a comment inside
+        ("from .a import (\n    A,\n", False),  # never closed
+        ("from .a import (\nA,\n)\n", False),  # at the margin inside (Python allows it)
+        ("from .a import (\n    A,\n    )\n", False),
+        ("from .a import (\n    if,\n)\n", False),
+        ('"""doc"""\nfrom .a import A\n', False),
+        ('from .a import A\n__all__ = ["A"]\n', False),
+        ("    from .a import A\n", False),  # indented: not Python
+        ("from .class import A\n", False),  # a keyword: not Python
+        ("from .a import A as None\n", False),
+        ("from .a import A\x1cfrom .b import B\n", False),  # a character Python rejects
+        ("from .a import A\x0cfrom .b import B\n", False),
+        ("from .é import A\n", False),  # names the parser normalises
+        ("from .a import A; B = 1\n", False),
+        ("from . import a\n", False),
+        ("from .a import *\n", False),
+        ("from __future__ import annotations, division\n", True),
+    ],
+)
+def test_an_init_read_line_by_line_reads_as_the_parser_reads_it(source: str, read_by_lines: bool) -> None:
+    def answer(read: Callable[[str], object]) -> object:
+        try:
+            return read(source)
+        except SyntaxError:
+            return "not Python"
+
+    fast = _line_exports(source)
+    assert (fast is not None) is read_by_lines
+    assert answer(re_exports) == answer(_parsed_exports)  # the parser's answer, either way
+    if fast is not None:
+        assert fast == _parsed_exports(source)
+
+
+def test_every_installed_sdk_init_reads_the_same_line_by_line_as_parsed() -> None:
+    """The line reader answers for the SDKs' generated `__init__`s (where the time went)
+    and, wherever it answers, as the parser does, over every package of the SDKs and
+    their dependencies."""
+    import importlib.util
+
+    roots = []
+    for name in ("anthropic", "openai", "google.genai", "pydantic", "httpx2", "textual", "mcp"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            roots.extend(Path(location) for location in spec.submodule_search_locations)
+    answered = compared = 0
+    for init in sorted(init for root in roots for init in root.rglob("__init__.py")):
+        source = init.read_text(encoding="utf-8")
+        fast = _line_exports(source)
+        compared += 1
+        if fast is not None:
+            answered += 1
+            assert fast == _parsed_exports(source), init
+    assert compared > 100
+    spec = importlib.util.find_spec("anthropic")
+    assert spec is not None and spec.origin is not None
+    beta = Path(spec.origin).parent / "types" / "beta" / "__init__.py"
+    read = _line_exports(beta.read_text(encoding="utf-8"))
+    assert read is not None and len(read[0]) > 1_000
+    assert answered > 20
 
 
 def test_a_re_exporting_package_loads_only_the_submodule_a_name_is_taken_from(toy: Path) -> None:
