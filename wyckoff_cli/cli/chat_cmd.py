@@ -65,6 +65,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_app(args: argparse.Namespace, start: Path) -> int:
+    from wyckoff_cli.tui import heap
+
+    heap.hold_collection()  # no collector passes while the app is built (settled once warm)
+    try:
+        return _open_app(args, start)
+    finally:
+        heap.release_collection()  # a start refused, or the app closed before it was warm
+
+
+def _open_app(args: argparse.Namespace, start: Path) -> int:
     from wyckoff_cli.cli.sessions_cmd import export_text
     from wyckoff_cli.session.builder import SessionBuilder, open_workspace
     from wyckoff_cli.session.controller import ChatController

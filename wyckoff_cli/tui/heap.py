@@ -1,29 +1,91 @@
-"""The app's start-up heap, set aside from the garbage collector's full passes.
+"""The app's start-up heap: no collector passes while it is built, then set aside.
 
-Once the app is up (modules, SDK, Textual's and the session's objects), most of the
-heap lives as long as the process. The collector's full pass scans all of it: ~50 ms
-on the event loop every ~15 s while an answer streams (the objects each frame keeps
-count toward the next pass), a stall in the stream and in typing. `freeze_startup_heap()`
-moves what is alive at that moment to the collector's permanent generation
-(`gc.freeze()`): later full passes scan only what came after, ~7 ms. Those objects are
-still freed when nothing refers to them; only a reference cycle among them would stay.
-Once per process: a second freeze would keep the cycles of everything since the first.
+Starting the app builds a heap that lives as long as the process: modules, the SDK's
+classes, Textual's and the session's objects. While it grows, the garbage collector
+keeps scanning it: ~0.28 s of collector passes between launch and the first answer's
+first token on a slow 2-core machine (docs/PERFORMANCE.md), on the paint's and the
+first message's path, and almost nothing to free (a few hundred cycles).
+
+`hold_collection()`, as `wyckoff chat` starts, turns the collector off. `settle_heap()`,
+once the app is warm and no turn is running (or when that turn ends), makes one full
+pass (what start-up left as cycles is freed), then moves what is alive to the
+collector's permanent generation (`gc.freeze()`: later full passes scan only what came
+after, ~7 ms instead of ~50 ms every ~15 s while an answer streams) and turns the
+collector back on. Should the app never get there, the collector is back on after
+`HOLD_LIMIT` seconds whatever happens. Frozen objects are still freed when nothing
+refers to them; only a cycle among them would stay. Once per process: a second freeze
+would keep the cycles of everything since the first.
 """
 
 from __future__ import annotations
 
 import gc
+import threading
 
-__all__ = ["freeze_startup_heap"]
+__all__ = ["HOLD_LIMIT", "app_warm", "hold_collection", "release_collection", "settle_heap", "turn_ended"]
 
-_frozen = False
+HOLD_LIMIT = 20.0
+"""Seconds the collector stays off at most, settled or not (a first turn sent before
+the app was warm settles when it ends, or at this limit)."""
+
+_lock = threading.Lock()
+_state: dict[str, object] = {"held": False, "settled": False, "timer": None, "warm": False}
 
 
-def freeze_startup_heap() -> bool:
-    """Freeze the heap as it is now, the first time this is called; True if it did."""
-    global _frozen
-    if _frozen:
-        return False
-    _frozen = True
-    gc.freeze()
+def hold_collection(limit: float = HOLD_LIMIT) -> bool:
+    """Turn the collector off until `settle_heap()`, or for `limit` seconds at most;
+    True if it did (not when it was off already, or the heap is settled)."""
+    with _lock:
+        if _state["held"] or _state["settled"] or not gc.isenabled():
+            return False
+        gc.disable()
+        timer = threading.Timer(limit, settle_heap)
+        timer.daemon = True
+        _state["held"], _state["timer"] = True, timer
+    timer.start()
     return True
+
+
+def release_collection() -> None:
+    """The collector back on, nothing frozen, if it is held and the heap not settled (the
+    app refused to start, or closed before it was warm); nothing otherwise."""
+    with _lock:
+        if not _state["held"] or _state["settled"]:
+            return
+        timer = _state["timer"]
+        _state["held"], _state["timer"] = False, None
+    if isinstance(timer, threading.Timer):
+        timer.cancel()
+    gc.enable()
+
+
+def settle_heap() -> bool:
+    """The first time: one full pass if the collector was held, the heap as it is then
+    frozen, the collector back on. True if it did (False on every later call)."""
+    with _lock:
+        if _state["settled"]:
+            return False
+        _state["settled"] = True
+        held, timer = bool(_state["held"]), _state["timer"]
+    if isinstance(timer, threading.Timer) and timer is not threading.current_thread():
+        timer.cancel()
+    if held:
+        gc.collect()  # the cycles start-up left, before they would be frozen for good
+    gc.freeze()
+    if held:
+        gc.enable()
+    return True
+
+
+def app_warm(busy: bool) -> None:
+    """The app's warm-up is done: settle now, or when the turn running (`busy`) ends, so
+    that turn's request does not wait for the full pass."""
+    _state["warm"] = True
+    if not busy:
+        settle_heap()
+
+
+def turn_ended() -> None:
+    """A turn ended: settle if the app is warm (a first message sent before it was)."""
+    if _state["warm"]:
+        settle_heap()

@@ -31,11 +31,10 @@ from wyckoff_cli.session.custom_commands import TurnRequest
 from wyckoff_cli.session.lsp import lsp_segment
 from wyckoff_cli.tools.mcp.server_asks import ELICITATION
 from wyckoff_cli.tools.plan import EXIT_PLAN
-from wyckoff_cli.tui import agents_requests, chat_requests, image_attach
+from wyckoff_cli.tui import agents_requests, chat_requests, heap, image_attach
 from wyckoff_cli.tui.completion import Completions
 from wyckoff_cli.tui.entry_batch import EntryBatch
 from wyckoff_cli.tui.frame_clock import clock_of
-from wyckoff_cli.tui.heap import freeze_startup_heap
 from wyckoff_cli.tui.help_table import help_table
 from wyckoff_cli.tui.input_history import load_input_history, save_input_history
 from wyckoff_cli.tui.literal import literal, visible
@@ -163,7 +162,7 @@ class ChatScreen(TranscriptEntries, Screen[None]):
         it: the controller's (SDK, session modules, provider), then the answer's renderer."""
         await self.controller.prepare()
         await warm.ready([RENDERER])  # imported on the first delta otherwise (~10-30 ms)
-        freeze_startup_heap()  # the collector's full passes no longer scan the start-up heap
+        heap.app_warm(self.busy)  # the start-up heap collected once and set aside
 
     def _ask_hook_trust(self, then: Callable[[], None]) -> None:
         """Project hooks not trusted yet: ask, naming each command, before any turn;
@@ -410,6 +409,7 @@ class ChatScreen(TranscriptEntries, Screen[None]):
     @work(exclusive=True, group="turn")
     async def run_turn(self, turn: rq.Turn) -> None:
         await self._route(self.controller.handle(turn))
+        heap.turn_ended()  # a first message sent before the app was warm settles the heap now
         done = self.router.last_done
         if done is not None and done.reason == "aborted" and self.queued:
             self.queue_held = True  # Esc stops the work: nothing more is sent until Enter
