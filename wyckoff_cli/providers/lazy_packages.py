@@ -87,7 +87,7 @@ def _line_exports(source: str) -> Exports | None:
             if _CLOSE.fullmatch(line):
                 if not names or not all(comma for _name, _alias, comma in names[:-1]):
                     return None
-                for name, alias in ((name, alias) for name, alias, _comma in names):
+                for name, alias, _comma in names:
                     if not _exported(exports, submodule, name, alias):
                         return None
                 submodule, names = None, []

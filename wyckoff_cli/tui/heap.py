@@ -28,21 +28,30 @@ HOLD_LIMIT = 20.0
 """Seconds the collector stays off at most, settled or not (a first turn sent before
 the app was warm settles when it ends, or at this limit)."""
 
+
+class _Hold:
+    """The process's one hold: whether the collector is held, the heap settled, the app warm."""
+
+    held = False
+    settled = False
+    warm = False
+    timer: threading.Timer | None = None
+
+
 _lock = threading.Lock()
-_state: dict[str, object] = {"held": False, "settled": False, "timer": None, "warm": False}
+_hold = _Hold()
 
 
 def hold_collection(limit: float = HOLD_LIMIT) -> bool:
     """Turn the collector off until `settle_heap()`, or for `limit` seconds at most;
     True if it did (not when it was off already, or the heap is settled)."""
     with _lock:
-        if _state["held"] or _state["settled"] or not gc.isenabled():
+        if _hold.held or _hold.settled or not gc.isenabled():
             return False
         gc.disable()
-        timer = threading.Timer(limit, settle_heap)
-        timer.daemon = True
-        _state["held"], _state["timer"] = True, timer
-    timer.start()
+        _hold.held, _hold.timer = True, threading.Timer(limit, settle_heap)
+        _hold.timer.daemon = True
+        _hold.timer.start()
     return True
 
 
@@ -50,11 +59,10 @@ def release_collection() -> None:
     """The collector back on, nothing frozen, if it is held and the heap not settled (the
     app refused to start, or closed before it was warm); nothing otherwise."""
     with _lock:
-        if not _state["held"] or _state["settled"]:
+        if not _hold.held or _hold.settled:
             return
-        timer = _state["timer"]
-        _state["held"], _state["timer"] = False, None
-    if isinstance(timer, threading.Timer):
+        timer, _hold.held, _hold.timer = _hold.timer, False, None
+    if timer is not None:
         timer.cancel()
     gc.enable()
 
@@ -63,12 +71,12 @@ def settle_heap() -> bool:
     """The first time: one full pass if the collector was held, the heap as it is then
     frozen, the collector back on. True if it did (False on every later call)."""
     with _lock:
-        if _state["settled"]:
+        if _hold.settled:
             return False
-        _state["settled"] = True
-        held, timer = bool(_state["held"]), _state["timer"]
-    if isinstance(timer, threading.Timer) and timer is not threading.current_thread():
-        timer.cancel()
+        _hold.settled = True
+        held, timer = _hold.held, _hold.timer
+    if timer is not None:
+        timer.cancel()  # nothing when this is the timer's own thread
     if held:
         gc.collect()  # the cycles start-up left, before they would be frozen for good
     gc.freeze()
@@ -80,12 +88,12 @@ def settle_heap() -> bool:
 def app_warm(busy: bool) -> None:
     """The app's warm-up is done: settle now, or when the turn running (`busy`) ends, so
     that turn's request does not wait for the full pass."""
-    _state["warm"] = True
+    _hold.warm = True
     if not busy:
         settle_heap()
 
 
 def turn_ended() -> None:
     """A turn ended: settle if the app is warm (a first message sent before it was)."""
-    if _state["warm"]:
+    if _hold.warm:
         settle_heap()
