@@ -201,7 +201,12 @@ async def test_ctrl_g_waits_for_a_running_turn(tmp_path: Path, editor: Path) -> 
         await pilot.press("ctrl+g")
         await pilot.pause()
         assert runs(editor) == []
-        assert any("Ctrl+G opens your editor once the turn has ended" in n for n in notices(app))
+        # the notice is mounted on a later message: waited for, not assumed after one pause
+        await until(
+            pilot,
+            lambda: any("Ctrl+G opens your editor once the turn has ended" in n for n in notices(app)),
+            observe=lambda: notices(app),
+        )
         await pilot.press("escape")
         await settle(pilot, screen)
 
