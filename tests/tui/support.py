@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any
+
+from textual.app import App
+from textual.drivers.linux_driver import LinuxDriver
 
 from wyckoff_cli.providers.scripted import ScriptedProvider
 from wyckoff_cli.session.builder import SessionBuilder, open_workspace
@@ -12,6 +16,7 @@ from wyckoff_cli.storage.sessions import LoadedSession, SessionStore
 from wyckoff_cli.tools.base import Tool
 from wyckoff_cli.tools.builtin import default_registry
 from wyckoff_cli.tools.registry import ToolRegistry
+from wyckoff_cli.tui import textual_compat
 from wyckoff_cli.tui.app import WyckoffApp
 
 MODEL = "scripted:test"
@@ -55,3 +60,14 @@ def make_app(
 ) -> tuple[WyckoffApp, ScriptedProvider]:
     controller, provider = make_controller(root, rounds, tools, **options)
     return WyckoffApp(controller), provider
+
+
+def quiet_driver(app: App[None]) -> LinuxDriver:
+    """A QuietLinuxDriver made (not started) in the running loop; the two signal handlers
+    Textual's driver sets as it is made are put back here."""
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTSTP, signal.SIGCONT)}
+    try:
+        return textual_compat.QuietLinuxDriver(app)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)

@@ -16,7 +16,7 @@ import pytest
 from textual import events
 from textual.app import App
 
-from tests.tui.test_textual_compat import quiet_driver
+from tests.tui.support import quiet_driver
 from tests.waiting import until_sync
 from wyckoff_cli.tui import textual_compat
 

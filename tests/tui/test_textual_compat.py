@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 from importlib.metadata import version
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
+from tests.tui.support import quiet_driver
 from wyckoff_cli.tui import textual_compat
 
 OWNERS = {
@@ -63,17 +63,6 @@ async def test_every_private_attribute_used_exists_on_a_live_app() -> None:
         textual_compat.forget_line_cache(static)
         assert static in list(textual_compat.visible_widgets(pilot.app.screen))
         assert textual_compat.anchor_released(live["ScrollableContainer"]) in (True, False)
-
-
-def quiet_driver(app: App[None]) -> LinuxDriver:
-    """A QuietLinuxDriver made (not started) in the running loop; the two signal handlers
-    Textual's driver sets as it is made are put back here."""
-    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTSTP, signal.SIGCONT)}
-    try:
-        return textual_compat.QuietLinuxDriver(app)
-    finally:
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
 
 
 class _Terminal(App[None]):
