@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rich.segment import Segment
 from textual._compositor import Compositor
+from textual._styles_cache import StylesCache
 from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, ScrollableContainer, VerticalScroll
 from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from tests.tui.support import quiet_driver
+from tests.waiting import until
 from wyckoff_cli.tui import textual_compat
 
 OWNERS = {
@@ -28,6 +33,7 @@ OWNERS = {
     "Compositor": Compositor,
     "LinuxDriver": LinuxDriver,
     "XTermParser": XTermParser,
+    "StylesCache": StylesCache,
 }
 
 
@@ -52,6 +58,7 @@ async def test_every_private_attribute_used_exists_on_a_live_app() -> None:
             "Compositor": pilot.app.screen._compositor,
             "LinuxDriver": quiet_driver(pilot.app),
             "XTermParser": XTermParser(),
+            "StylesCache": pilot.app.query_one(Static)._styles_cache,
         }
         missing = [
             f"{owner}.{name}" for owner, name in textual_compat.PRIVATE_API if not hasattr(live[owner], name)
@@ -194,3 +201,76 @@ async def test_the_chat_screen_draws_with_the_rows_compositor(tmp_path: Path) ->
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen._compositor, textual_compat.RowsCompositor)
+
+
+class _Growing(textual_compat.LinesKeptOnGrowth):
+    """`height` lines, each naming its row and how often it was drawn; counts draws."""
+
+    DEFAULT_CSS = "_Growing { height: auto; }"
+
+    def __init__(self, height: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lines = height
+        self.drawn: list[int] = []
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        return self.lines
+
+    def render_line(self, y: int) -> Strip:
+        self.drawn.append(y)
+        return Strip([Segment(f"row {y} drawn {self.drawn.count(y)}")])
+
+
+class _GrowApp(App[None]):
+    CSS = "VerticalScroll { height: 1fr; }"
+
+    def __init__(self, view: _Growing) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        with _OnePassScroll():
+            yield self.view
+
+
+class _OnePassScroll(VerticalScroll, textual_compat.SizedInOnePass):
+    pass
+
+
+async def test_a_widget_that_grows_keeps_its_lines_and_needs_one_layout_pass(monkeypatch: Any) -> None:
+    app = _GrowApp(_Growing(6))
+    layouts: list[object] = []
+    original = Screen._refresh_layout
+
+    def counted(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        layouts.append(self)
+        original(self, *args, **kwargs)
+
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        view = app.view
+        assert sorted(view.drawn) == list(range(6))
+        monkeypatch.setattr(Screen, "_refresh_layout", counted)
+        view.drawn.clear()
+        view.lines = 9
+        view.refresh(Region(0, 5, 40, 4), layout=True)  # its last line changed, and it grew
+        await until(pilot, lambda: view.size.height == 9, what="the widget to grow")
+        await pilot.pause()
+        # the lines above the changed one were not drawn again; the changed and new ones were
+        assert sorted(view.drawn) == [5, 6, 7, 8]
+        assert len(layouts) == 1, "a second layout pass after the one that set the size"
+        assert app.query_one(_OnePassScroll).styles.overflow_y == "auto"  # VerticalScroll's CSS kept
+
+
+async def test_a_widget_whose_lines_depend_on_its_height_draws_them_all_again() -> None:
+    view = _Growing(6)
+    view.styles.padding = (0, 0, 1, 0)  # a bottom padding moves as it grows
+    app = _GrowApp(view)
+    async with app.run_test(size=(40, 14)) as pilot:
+        await pilot.pause()
+        view.drawn.clear()
+        view.lines = 8
+        view.refresh(Region(0, 5, 40, 1), layout=True)
+        await until(pilot, lambda: view.outer_size.height == 9, what="the widget to grow")
+        await pilot.pause()
+        assert sorted(view.drawn) == list(range(8))

@@ -29,6 +29,9 @@ from textual.widgets import TextArea
 # (owner, attribute) pairs this module relies on; checked by the test
 PRIVATE_API = (
     ("Widget", "_styles_cache"),
+    ("Widget", "_size_updated"),
+    ("StylesCache", "_cache"),
+    ("StylesCache", "_dirty_lines"),
     ("Screen", "_compositor"),
     ("ScrollableContainer", "_anchor_released"),
     ("TextArea", "_on_key"),
@@ -46,6 +49,51 @@ def forget_line_cache(widget: Widget) -> None:
     """Drop Textual's per-widget line cache. `refresh()` would clear it too, but
     refreshing a widget off screen makes the compositor lay out every entry again."""
     widget._styles_cache.clear()
+
+
+class SizedInOnePass(Widget):
+    """A widget whose new size, set by a layout pass, needs no second pass.
+
+    Textual's compositor hands each widget its size and virtual size after arranging
+    the screen, and the virtual size is a reactive that asks for a layout: every pass
+    that changed a size (a streamed answer that grew, the transcript that scrolls with
+    it) was followed by a second full pass that found nothing to change, ~3-4 ms each
+    (docs/PERFORMANCE.md). The pass that set the size has already arranged and
+    repainted with it, as Textual's own scroll path does (`layout=False`).
+
+    A mixin for the last place among a widget's bases: Textual takes default CSS only
+    along the first base of each class (`class Transcript(VerticalScroll, SizedInOnePass)`)."""
+
+    def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
+class LinesKeptOnGrowth(SizedInOnePass):
+    """A widget whose painted lines stay valid when it grows taller.
+
+    Textual drops a widget's whole line cache (its styled lines: padding, background,
+    filters) on any change of size. A streamed answer grows a few lines at a time and
+    every line above the new ones is unchanged: those are kept (the lines it refreshed
+    itself stay dirty), so the full repaint that follows restyles only the new lines.
+    Only where a line cannot depend on the height: no bottom border, outline or
+    padding, as wide as before."""
+
+    def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
+        cache = self._styles_cache
+        old = self.outer_size
+        kept: dict[int, Strip] = {}
+        if size.width == old.width and size.height > old.height and self._lines_ignore_height():
+            dirty = cache._dirty_lines
+            kept = {y: strip for y, strip in cache._cache.items() if y not in dirty}
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        if kept:
+            cache._cache.update(kept)
+            cache._dirty_lines.difference_update(kept)
+        return resized
+
+    def _lines_ignore_height(self) -> bool:
+        styles = self.styles
+        return styles.gutter.bottom == 0 and styles.outline_bottom[0] in ("", "none")
 
 
 def visible_widgets(screen: Screen[object]) -> Iterable[Widget]:

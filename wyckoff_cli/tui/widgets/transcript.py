@@ -35,7 +35,13 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from wyckoff_cli.tui.textual_compat import anchor_released, forget_line_cache, visible_widgets
+from wyckoff_cli.tui.textual_compat import (
+    LinesKeptOnGrowth,
+    SizedInOnePass,
+    anchor_released,
+    forget_line_cache,
+    visible_widgets,
+)
 
 __all__ = ["BlockLinesView", "RenderableView", "Transcript", "render_renderable"]
 
@@ -162,7 +168,7 @@ class Block:
         return max(1, sum(max(1, math.ceil(len(line) / max(1, width))) for line in text.splitlines()))
 
 
-class BlockLinesView(Widget):
+class BlockLinesView(LinesKeptOnGrowth):
     """A line-API widget made of blocks of cached strips, one blank line between blocks.
 
     The widget is `height: auto`: it sizes itself to its line count, and its parent
@@ -416,11 +422,13 @@ class BlockLinesView(Widget):
         self.refresh()
 
     def _refresh_from(self, first_line: int) -> None:
-        """Repaint from `first_line` down; a layout pass only if the height changed."""
-        if self._layout_height(self.line_count) != self._laid_out:
-            self.refresh(layout=True)
+        """Repaint from `first_line` down; a layout pass only if the height changed.
+        The lines above stay painted, also through that pass (LinesKeptOnGrowth)."""
+        layout = self._layout_height(self.line_count) != self._laid_out
         if self._width:
-            self.refresh(Region(0, first_line, self._width, max(1, self._total - first_line)))
+            self.refresh(Region(0, first_line, self._width, max(1, self._total - first_line)), layout=layout)
+        elif layout:
+            self.refresh(layout=True)
 
 
 class RenderableView(BlockLinesView):
@@ -476,7 +484,7 @@ def _forget_painted_lines(entry: Widget) -> None:
     forget_line_cache(entry)
 
 
-class Transcript(VerticalScroll):
+class Transcript(VerticalScroll, SizedInOnePass):
     """The chat column. Anchored: follows the end until the user scrolls away.
 
     The scrollbar gutter is reserved from the start: otherwise the content width
