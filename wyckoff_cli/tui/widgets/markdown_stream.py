@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from textual.geometry import Size
@@ -28,6 +30,9 @@ from wyckoff_cli.tui.frame_clock import clock_of
 from wyckoff_cli.tui.markdown_blocks import BlockSplitter
 from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
 from wyckoff_cli.tui.widgets.transcript import Block, BlockLinesView
+
+if TYPE_CHECKING:
+    from wyckoff_cli.tui.widgets.markdown_render import CodeLines
 
 __all__ = ["MarkdownStreamView", "render_markdown"]
 
@@ -53,6 +58,36 @@ def render_markdown(
     return render(source, width, console, code_theme, hyperlinks)
 
 
+def render_code_head(
+    source: str,
+    width: int,
+    console: Console,
+    code_theme: str,
+    drawn: tuple[int, CodeLines] | None,
+) -> tuple[list[Strip], CodeLines, bool]:
+    """A fenced code block still streaming in: its new lines, or all of them (see
+    markdown_render.render_code_head)."""
+    from wyckoff_cli.tui.widgets.markdown_render import render_code_head as render
+
+    return render(source, width, console, code_theme, drawn)
+
+
+def _drawn_code_lines(head: str) -> int:
+    """How many lines of code a render of `head` (a fence and whole lines) draws, all of
+    them as they will stay: up to the last line with text (trailing blank lines are not
+    drawn yet). 0, so that the next render draws the whole block, when that line ends
+    with spaces (the render strips them; once a line follows it they are kept) or the
+    code starts with a blank line (the lexer drops it, so its lines are counted
+    otherwise)."""
+    lines = head.split("\n")[1:]
+    last = len(lines)
+    while last and not lines[last - 1].strip():
+        last -= 1
+    if not last or lines[last - 1] != lines[last - 1].rstrip() or not lines[0].strip():
+        return 0
+    return last
+
+
 def render_code_line(
     line: str, width: int, console: Console, code_theme: str = DEFAULT_CODE_THEME
 ) -> list[Strip]:
@@ -60,6 +95,17 @@ def render_code_line(
     from wyckoff_cli.tui.widgets.markdown_render import render_code_line as render
 
     return render(line, width, console, code_theme)
+
+
+@dataclass(frozen=True, slots=True)
+class _CodeHead:
+    """The open code block's complete lines as last drawn."""
+
+    source: str
+    width: int
+    strips: list[Strip]
+    lines: int  # its lines of code drawn as they will stay (_drawn_code_lines)
+    tokens: CodeLines  # their tokens then
 
 
 def _common_prefix(old: list[Strip], new: list[Strip]) -> int:
@@ -130,7 +176,7 @@ class MarkdownStreamView(BlockLinesView):
         self._dirty = False
         self._lazy = False  # text arrived before mount: estimate finished blocks' heights
         self._provisional: Block | None = None  # a tail showing a line not yet highlighted
-        self._code_head: tuple[str, int, list[Strip]] | None = None
+        self._code_head: _CodeHead | None = None
         self._deferred = False  # finished blocks left unrendered while streaming
         self._live = False  # text appended after mount: a live stream (GROW_STEP applies)
         self._arrived = 0  # characters appended since the last flush
@@ -384,17 +430,30 @@ class MarkdownStreamView(BlockLinesView):
         return render_markdown(source, width, self.app.console, self.code_theme, self.hyperlinks)
 
     def _render_open_code(self, source: str, width: int) -> tuple[list[Strip], bool]:
-        """The growing block is a fenced code block: highlight its complete lines once per
-        new line, and show the line still arriving without highlighting until it ends."""
+        """The growing block is a fenced code block: highlight each complete line once,
+        in the context of the lines before it, and show the line still arriving without
+        highlighting until it ends."""
         head, _, partial = source.rpartition("\n")
         if not head:
             return [], False  # only the opening fence has arrived
         cached = self._code_head
-        if cached is not None and cached[0] == head and cached[1] == width:
-            strips = cached[2]
+        console = self.app.console
+        if cached is not None and cached.source == head and cached.width == width:
+            strips = cached.strips
+        elif "\n" not in head:
+            strips = []  # the fence line only
         else:
-            strips = render_markdown(head, width, self.app.console, self.code_theme) if "\n" in head else []
-            self._code_head = (head, width, strips)
+            drawn = None  # lines drawn already: the same block at the same width, grown by lines
+            if (
+                cached is not None
+                and cached.width == width
+                and cached.lines
+                and head.startswith(cached.source + "\n")
+            ):
+                drawn = (cached.lines, cached.tokens)
+            new, tokens, follow = render_code_head(head, width, console, self.code_theme, drawn)
+            strips = cached.strips + new if follow and cached is not None else new
+            self._code_head = _CodeHead(head, width, strips, _drawn_code_lines(head), tokens)
         if not partial:
             return strips, False
-        return strips + render_code_line(partial, width, self.app.console, self.code_theme), True
+        return strips + render_code_line(partial, width, console, self.code_theme), True
