@@ -26,12 +26,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["BlockSplitter", "split_blocks"]
+__all__ = ["BlockSplitter", "last_list_item", "split_blocks"]
 
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^( {0,3})#{1,6}(?:[ \t]|$)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _INDENTED_CODE = re.compile(r"^(?: {4}|\t)")
+_BULLET_ITEM = re.compile(r"([-+*])(?:[ \t]|$)")
+_THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 
 _PLAIN = 0
 _LIST = 1
@@ -212,3 +214,22 @@ def split_blocks(text: str) -> list[str]:
     splitter.feed(text)
     splitter.close()
     return splitter.finished
+
+
+def last_list_item(source: str) -> int:
+    """Where the last item of `source` starts, when `source` is one bullet list of two or
+    more items; 0 otherwise. One bullet list: each line at the margin is an item's first
+    line with the same bullet (`- `, `* ` or `+ `, not a thematic break such as `- - -`),
+    every other line indented or blank. Rendering such a list's items before that one
+    and that item alone gives the lines of the whole list (markdown_stream.py renders a
+    growing list so: its finished items once)."""
+    bullet = ""
+    start = offset = 0
+    for line in source.split("\n"):
+        if line and not line[0].isspace():
+            match = _BULLET_ITEM.match(line)
+            if match is None or _THEMATIC_BREAK.match(line) or bullet not in ("", match.group(1)):
+                return 0
+            bullet, start = match.group(1), offset
+        offset += len(line) + 1
+    return start

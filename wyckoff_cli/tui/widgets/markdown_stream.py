@@ -27,7 +27,7 @@ from textual.strip import Strip
 
 from wyckoff_cli.tui.frame_clock import FRAME_RATE as CLOCK_RATE
 from wyckoff_cli.tui.frame_clock import clock_of
-from wyckoff_cli.tui.markdown_blocks import BlockSplitter
+from wyckoff_cli.tui.markdown_blocks import BlockSplitter, last_list_item
 from wyckoff_cli.tui.widgets.code_theme import DEFAULT_CODE_THEME
 from wyckoff_cli.tui.widgets.transcript import Block, BlockLinesView
 
@@ -177,6 +177,7 @@ class MarkdownStreamView(BlockLinesView):
         self._lazy = False  # text arrived before mount: estimate finished blocks' heights
         self._provisional: Block | None = None  # a tail showing a line not yet highlighted
         self._code_head: _CodeHead | None = None
+        self._list_head: tuple[str, int, list[Strip]] | None = None  # a growing list's items but the last
         self._deferred = False  # finished blocks left unrendered while streaming
         self._live = False  # text appended after mount: a live stream (GROW_STEP applies)
         self._arrived = 0  # characters appended since the last flush
@@ -254,6 +255,7 @@ class MarkdownStreamView(BlockLinesView):
         self._tail = None
         self._provisional = None
         self._code_head = None
+        self._list_head = None
         self._deferred = False
         self._dirty = False
         self._arrived = 0
@@ -427,7 +429,21 @@ class MarkdownStreamView(BlockLinesView):
             if provisional:
                 self._provisional = block
             return strips
+        if block is self._tail and (last := last_list_item(source)):
+            self._provisional = block  # finished, the list is rendered whole
+            return self._render_list_head(source[:last].rstrip("\n"), width) + render_markdown(
+                source[last:], width, self.app.console, self.code_theme, self.hyperlinks
+            )
         return render_markdown(source, width, self.app.console, self.code_theme, self.hyperlinks)
+
+    def _render_list_head(self, head: str, width: int) -> list[Strip]:
+        """A growing bullet list's items before the last: rendered once (a list's lines are
+        its items' lines, each item rendered alone, markdown_blocks.last_list_item)."""
+        cached = self._list_head
+        if cached is None or cached[0] != head or cached[1] != width:
+            strips = render_markdown(head, width, self.app.console, self.code_theme, self.hyperlinks)
+            cached = self._list_head = (head, width, strips)
+        return cached[2]
 
     def _render_open_code(self, source: str, width: int) -> tuple[list[Strip], bool]:
         """The growing block is a fenced code block: highlight each complete line once,
