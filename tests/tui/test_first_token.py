@@ -46,7 +46,7 @@ class _FakeApp:
 
 def test_a_soon_request_replaces_the_frame_a_spinner_armed_for_later() -> None:
     app = _FakeApp()
-    clock = FrameClock(app)
+    clock = FrameClock(app, schedule=app.set_timer)
     spun: list[float] = []
     clock.animate(spun.append)
     app.fire()  # a spinner's frame: the next one is armed a frame later

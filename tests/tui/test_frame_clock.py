@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App
 
 from tests.tui.support import make_app
@@ -166,7 +167,7 @@ class _FakeApp:
 
 def test_the_clock_runs_each_callback_once_a_frame_and_callbacks_asked_for_during_it() -> None:
     app = _FakeApp()
-    clock = FrameClock(app)
+    clock = FrameClock(app, schedule=app.set_timer)
     calls: list[str] = []
 
     def second() -> None:
@@ -187,7 +188,7 @@ def test_the_clock_runs_each_callback_once_a_frame_and_callbacks_asked_for_durin
 
 def test_animations_keep_the_clock_going_until_stopped() -> None:
     app = _FakeApp()
-    clock = FrameClock(app)
+    clock = FrameClock(app, schedule=app.set_timer)
     seen: list[float] = []
     clock.animate(seen.append)
     app.fire()
@@ -237,3 +238,24 @@ async def test_with_a_grow_step_the_streaming_height_grows_in_steps_and_is_exact
         await _settle(pilot, view)
         assert view.size.height == view.line_count == 5
         assert view.rendered_lines()[-1].strip().endswith("c")
+
+
+async def test_frames_run_on_the_event_loop_and_an_error_in_one_ends_the_app_with_it() -> None:
+    from tests.tui.test_transcript_widget import TranscriptApp
+
+    app = TranscriptApp()
+    ran: list[str] = []
+
+    def broken() -> None:
+        ran.append("broken")
+        raise RuntimeError("a frame callback failed")
+
+    with pytest.raises(RuntimeError, match="a frame callback failed"):
+        async with app.run_test() as pilot:
+            clock = clock_of(app)
+            clock.request(lambda: ran.append("first"))
+            await until(pilot, lambda: ran == ["first"] and clock.idle, what="a frame")
+            assert clock.frames == 1
+            clock.request(broken)
+            await until(pilot, lambda: not app.is_running, what="the app to end with the error")
+    assert ran == ["first", "broken"]

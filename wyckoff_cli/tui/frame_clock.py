@@ -13,6 +13,7 @@ last batch's interval, tui/entry_batch.py). See docs/TUI-RENDERING.md.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import weakref
 from collections.abc import Callable
@@ -41,12 +42,37 @@ def spinner_frame(elapsed: float) -> int:
 _CLOCKS: weakref.WeakKeyDictionary[Any, FrameClock] = weakref.WeakKeyDictionary()
 
 
+class _LoopTimer:
+    """A one-shot timer on the event loop, stopped like Textual's (`stop()`)."""
+
+    __slots__ = ("_handle",)
+
+    def __init__(self, delay: float, callback: Callable[[], object]) -> None:
+        self._handle = asyncio.get_running_loop().call_later(delay, callback)
+
+    def stop(self) -> None:
+        self._handle.cancel()
+
+
+def _reraise(error: Exception) -> None:
+    raise error
+
+
 class FrameClock:
     """`request` runs a callback once at the next frame; `animate` every frame until
-    `stop`. `app` is anything with Textual's `set_timer(delay, callback)`."""
+    `stop`. `app` is the Textual app; `schedule(delay, callback)` arms a one-shot timer
+    that has `stop()`: by default one on the event loop, not Textual's `set_timer` (a
+    Textual timer is a task of its own, ~0.2 ms of CPU a frame, docs/PERFORMANCE.md);
+    a callback's error is raised in the app as from any of its callbacks."""
 
-    def __init__(self, app: Any, frame_rate: float = FRAME_RATE) -> None:
+    def __init__(
+        self,
+        app: Any,
+        frame_rate: float = FRAME_RATE,
+        schedule: Callable[[float, Callable[[], object]], Any] | None = None,
+    ) -> None:
         self._app = app
+        self._schedule = schedule or _LoopTimer
         self.interval = 1.0 / frame_rate
         self._pending: dict[Callable[[], object], float] = {}  # callback -> not before
         self._animations: dict[Callable[[float], object], None] = {}
@@ -94,8 +120,17 @@ class FrameClock:
                 return
             self._timer.stop()  # asked for sooner than the frame armed
         self._timer_at = due
-        delay = max(due - time.perf_counter(), 0.001)  # not 0: Textual divides by it
-        self._timer = self._app.set_timer(delay, self._tick, name="frame")
+        delay = max(due - time.perf_counter(), 0.001)
+        self._timer = self._schedule(delay, self._fire)
+
+    def _fire(self) -> None:
+        if not getattr(self._app, "is_running", True):
+            self._timer = None
+            return  # the app has ended
+        try:
+            self._tick()
+        except Exception as error:  # handed to the app, as Textual's timers do
+            self._app.call_next(_reraise, error)
 
     def _tick(self) -> None:
         self._timer = None
