@@ -149,3 +149,37 @@ async def test_within_a_second_the_spinner_turns_without_recomputing_the_bar(tmp
         # 12 glyphs took at least a second: recomputed a few times (send, the seconds,
         # events), never once per glyph
         assert len(recomputed) < len(glyphs) - 4, (len(recomputed), len(glyphs), seconds)
+
+
+async def test_a_spinner_frame_sends_the_terminal_its_cell_not_the_whole_bar(tmp_path: Path) -> None:
+    from tests.tui.test_painted_equals_full_repaint import Terminal, differences
+
+    app, _ = make_app(tmp_path, [[{"sleep": 2.5}, {"text": "late"}]], [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = chat(app)
+        bar = screen.query_one(StatusBar)
+        await pilot.pause()
+        terminal = Terminal(app, SIZE)  # type: ignore[arg-type]
+        sizes: list[int] = []
+        original = terminal.stream.feed
+
+        def fed(data: str) -> None:
+            sizes.append(len(data))
+            original(data)
+
+        terminal.stream.feed = fed  # type: ignore[method-assign]
+        glyphs: set[str] = set()
+
+        def spun() -> bool:
+            if bar._glyph is not None:
+                glyphs.add(bar._glyph[1])
+            return len(glyphs) >= 4
+
+        await send(pilot, "hello")
+        await until(pilot, spun, observe=lambda: bar.shown_text)
+        row = bar.region.y
+        painted = terminal.cells()
+        assert any(cell[0] in SPINNER for cell in painted[row])  # the glyph is on the terminal
+        assert differences(painted, terminal.full_repaint()) == []
+        # most updates were a spinner's frame alone: a few cells, not the bar's row
+        assert sorted(sizes)[len(sizes) // 2] < bar.region.width, sizes
